@@ -1,0 +1,74 @@
+// /openapi/v2 and /openapi/v3 from the vendored 1.25 documents, limited to the served group-versions.
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { dataDir, readData, readDataJson } from '../api/data.js';
+import type { GroupVersionFilter } from '../api/catalog.js';
+
+export interface OpenApiDocumentBytes {
+  body: Buffer;
+  etag: string;
+}
+
+const GROUP_PATH = /^\/apis\/([^/]+)\/([^/]+)\//;
+
+function withEtag(body: Buffer): OpenApiDocumentBytes {
+  return { body, etag: `"${createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase()}"` };
+}
+
+/** `apis__apps__v1_openapi.json` → `apis/apps/v1`. */
+function v3PathOf(file: string): string {
+  return file.replace(/_openapi\.json$/, '').split('__').join('/');
+}
+
+function v3Served(path: string, enabled: GroupVersionFilter): boolean {
+  const m = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
+  return !m || enabled(m[1]!, m[2]!);
+}
+
+export class OpenApi {
+  private v2?: OpenApiDocumentBytes;
+  private v3Root?: Buffer;
+  private readonly v3 = new Map<string, { file: string; doc?: OpenApiDocumentBytes; hash?: string }>();
+
+  constructor(private readonly enabled: GroupVersionFilter) {
+    for (const file of readdirSync(dataDir + 'k8s-1.25/openapi/v3')) {
+      const path = v3PathOf(file);
+      if (v3Served(path, enabled)) this.v3.set(path, { file });
+    }
+  }
+
+  v2Document(): OpenApiDocumentBytes {
+    if (!this.v2) {
+      const doc = readDataJson<{ paths: Record<string, unknown> }>('k8s-1.25/openapi/swagger.json');
+      for (const path of Object.keys(doc.paths)) {
+        const m = GROUP_PATH.exec(path);
+        if (m && !this.enabled(m[1]!, m[2]!)) delete doc.paths[path];
+      }
+      this.v2 = withEtag(Buffer.from(JSON.stringify(doc)));
+    }
+    return this.v2;
+  }
+
+  private v3Entry(path: string): OpenApiDocumentBytes | undefined {
+    const entry = this.v3.get(path);
+    if (!entry) return undefined;
+    entry.doc ??= withEtag(readData(`k8s-1.25/openapi/v3/${entry.file}`));
+    return entry.doc;
+  }
+
+  v3RootDocument(): Buffer {
+    if (!this.v3Root) {
+      const paths: Record<string, { serverRelativeURL: string }> = {};
+      for (const path of [...this.v3.keys()].sort()) {
+        const doc = this.v3Entry(path)!;
+        paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.etag.slice(1, -1)}` };
+      }
+      this.v3Root = Buffer.from(JSON.stringify({ paths }));
+    }
+    return this.v3Root;
+  }
+
+  v3Document(path: string): OpenApiDocumentBytes | undefined {
+    return this.v3Entry(path);
+  }
+}

@@ -1,0 +1,222 @@
+// The endpoint handlers for resource paths: request info → verb → registry → encoded answer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Catalog, ResourceInfo } from '../api/catalog.js';
+import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
+import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
+import {
+  badRequest, fieldNotSupported, fieldRequired, invalid, methodNotAllowed, resourceNotFound, StatusError,
+} from '../errors.js';
+import { applyJsonPatch } from '../fieldmanager/jsonpatch.js';
+import { applyMergePatch } from '../fieldmanager/mergepatch.js';
+import { metadataOf } from '../registry/objects.js';
+import type { DeleteOptions, Registry } from '../registry/store.js';
+import { mediaTypeOf, negotiate } from './negotiation.js';
+import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
+import { serveWatch } from './watch.js';
+
+export interface ResourceRequest {
+  group: string;
+  version: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+  /** The deprecated /watch/ path prefix was used. */
+  watchPath: boolean;
+}
+
+/** Splits the part of a path after /api/v1 or /apis/{g}/{v}, as the reference's request info does. */
+export function parseResourceParts(group: string, version: string, parts: string[]): ResourceRequest | undefined {
+  let watchPath = false;
+  if (parts[0] === 'watch') {
+    watchPath = true;
+    parts = parts.slice(1);
+  }
+  let namespace: string | undefined;
+  if (parts[0] === 'namespaces' && parts.length >= 2) {
+    // /namespaces/{ns}/status and /finalize are subresources of the namespace itself.
+    if (parts.length === 2 || (parts.length === 3 && (parts[2] === 'status' || parts[2] === 'finalize'))) {
+      return { group, version, resource: 'namespaces', name: parts[1], subresource: parts[2], watchPath };
+    }
+    namespace = parts[1];
+    parts = parts.slice(2);
+  }
+  if (parts.length === 0 || parts.length > 3 || parts.some((p) => p === '')) return undefined;
+  return { group, version, namespace, resource: parts[0]!, name: parts[1], subresource: parts[2], watchPath };
+}
+
+const FIELD_VALIDATION = ['', 'Ignore', 'Strict', 'Warn'];
+
+function checkFieldValidation(query: URLSearchParams, optionsKind: string): void {
+  const v = query.get('fieldValidation');
+  if (v !== null && !FIELD_VALIDATION.includes(v)) {
+    throw invalid(optionsKind, 'meta.k8s.io', '', [fieldNotSupported('fieldValidation', v, FIELD_VALIDATION)]);
+  }
+}
+
+function checkDryRun(query: URLSearchParams): void {
+  // Dry-run needs every stage but persistence; until it lands, refuse rather than persist.
+  if (query.has('dryRun')) throw badRequest('dryRun is not supported by this server yet');
+}
+
+type Filter = ((obj: JsonObject) => boolean) | undefined;
+
+function selectorFilter(info: ResourceInfo, query: URLSearchParams): Filter {
+  const labelText = query.get('labelSelector');
+  const fieldText = query.get('fieldSelector');
+  const labels = labelText ? parseLabelSelector(labelText) : undefined;
+  const fields = fieldText ? parseFieldSelector(fieldText) : undefined;
+  if (fields) checkFieldSelector(fields, info.group, info.resource, info.kind);
+  if ((!labels || labels.empty) && (!fields || fields.empty)) return undefined;
+  return (obj) => {
+    if (labels && !labels.matches(metadataOf(obj)['labels'] as Record<string, string> | undefined)) return false;
+    if (fields && !fields.matches(objectFields(info.group, info.resource, obj))) return false;
+    return true;
+  };
+}
+
+function deleteOptionsFrom(body: Buffer, query: URLSearchParams): DeleteOptions {
+  const options: DeleteOptions = {};
+  if (body.length > 0) {
+    const parsed = decodePatch(body);
+    if (!isObject(parsed)) throw badRequest('DeleteOptions must be a JSON object');
+    if (isObject(parsed['preconditions'])) {
+      const p = parsed['preconditions'];
+      options.preconditions = {
+        uid: typeof p['uid'] === 'string' ? p['uid'] : undefined,
+        resourceVersion: typeof p['resourceVersion'] === 'string' ? p['resourceVersion'] : undefined,
+      };
+    }
+    if (typeof parsed['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = parsed['gracePeriodSeconds'];
+    if (typeof parsed['propagationPolicy'] === 'string') options.propagationPolicy = parsed['propagationPolicy'];
+    if (Array.isArray(parsed['dryRun']) && parsed['dryRun'].length) throw badRequest('dryRun is not supported by this server yet');
+  }
+  const grace = query.get('gracePeriodSeconds');
+  if (grace !== null) options.gracePeriodSeconds = Number(grace);
+  const policy = query.get('propagationPolicy');
+  if (policy !== null) options.propagationPolicy = policy;
+  return options;
+}
+
+const PATCH_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
+
+export class ResourceHandler {
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly registry: Registry,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequest, query: URLSearchParams): Promise<void> {
+    const out: Output = { representation: 'json', pretty: wantsPretty(req, query) };
+    try {
+      out.representation = negotiate(req.headers.accept);
+      const info = this.catalog.lookup(r.group, r.version, r.resource);
+      if (!info) throw resourceNotFound();
+      if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
+      if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
+      const result = await this.dispatch(req, res, info, r, query, out);
+      if (result) sendBytes(res, result.status, result.body, out);
+    } catch (err) {
+      sendStatusError(res, err, out);
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, out: Output): Promise<{ status: number; body: Buffer } | undefined> {
+    const method = req.method ?? 'GET';
+    const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
+    if (!verbs) throw resourceNotFound();
+    // Subresources other than status need their own handlers (later issues).
+    if (r.subresource && r.subresource !== 'status') throw resourceNotFound();
+    const allow = (verb: string) => {
+      if (!verbs.includes(verb)) throw methodNotAllowed();
+    };
+    const ns = r.namespace;
+    if (r.name === undefined) {
+      switch (method) {
+        case 'GET': {
+          const watch = r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
+          if (watch) {
+            allow('watch');
+            await serveWatch(req, res, this.registry, info, ns, query, selectorFilter(info, query), out);
+            return undefined;
+          }
+          allow('list');
+          const limit = Number(query.get('limit') ?? 0);
+          const body = await this.registry.list(info, ns, { limit: Number.isFinite(limit) ? limit : 0, continueToken: query.get('continue') ?? undefined, filter: selectorFilter(info, query) });
+          return { status: 200, body };
+        }
+        case 'POST': {
+          allow('create');
+          if (info.namespaced && ns === undefined) throw resourceNotFound();
+          checkFieldValidation(query, 'CreateOptions');
+          checkDryRun(query);
+          const body = await this.objectBody(req, info);
+          return this.registry.create(info, ns, body);
+        }
+        case 'DELETE': {
+          allow('deletecollection');
+          checkDryRun(query);
+          const filter = selectorFilter(info, query);
+          await readBody(req);
+          return this.registry.deleteCollection(info, ns, filter);
+        }
+        default:
+          throw methodNotAllowed();
+      }
+    }
+    const name = r.name;
+    switch (method) {
+      case 'GET':
+        allow('get');
+        return { status: 200, body: await this.registry.get(info, ns, name) };
+      case 'PUT': {
+        allow('update');
+        checkFieldValidation(query, 'UpdateOptions');
+        checkDryRun(query);
+        const body = await this.objectBody(req, info);
+        return this.registry.update(info, ns, name, body, r.subresource);
+      }
+      case 'PATCH': {
+        allow('patch');
+        const type = mediaTypeOf(req.headers['content-type']);
+        if (!PATCH_TYPES.has(type)) throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+        if (type === 'application/apply-patch+yaml' && !query.get('fieldManager')) {
+          throw invalid('PatchOptions', 'meta.k8s.io', '', [fieldRequired('fieldManager', 'is required for apply patch')]);
+        }
+        checkFieldValidation(query, 'PatchOptions');
+        checkDryRun(query);
+        if (type === 'application/strategic-merge-patch+json' || type === 'application/apply-patch+yaml') {
+          // Strategic merge and server-side apply arrive with the field manager (a later issue).
+          throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`, {});
+        }
+        const patch = decodePatch(await readBody(req));
+        const apply = type === 'application/json-patch+json'
+          ? (current: JsonObject) => applyJsonPatch(current, patch)
+          : (current: JsonObject) => {
+            if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+            return applyMergePatch(current, patch);
+          };
+        return this.registry.patch(info, ns, name, apply, r.subresource);
+      }
+      case 'DELETE': {
+        allow('delete');
+        checkDryRun(query);
+        const options = deleteOptionsFrom(await readBody(req), query);
+        return this.registry.delete(info, ns, name, options);
+      }
+      case 'POST':
+        throw methodNotAllowed();
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  private async objectBody(req: IncomingMessage, info: ResourceInfo): Promise<JsonObject> {
+    const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
+    if (type !== 'application/json' && type !== 'application/yaml') {
+      await readBody(req).catch(() => undefined);
+      throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    }
+    return decodeObject(await readBody(req), type, info.kind);
+  }
+}

@@ -1,0 +1,154 @@
+// StatusError: every failure a handler reports, shaped as kube-apiserver's metav1.Status.
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface StatusBody {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, unknown>;
+  status: 'Failure' | 'Success';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+export class StatusError extends Error {
+  readonly code: number;
+  readonly reason: string | undefined;
+  readonly details: StatusDetails | undefined;
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: number, reason: string | undefined, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toStatus(): StatusBody {
+    const body: StatusBody = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, code: this.code };
+    // Key order as the reference serves it: message, reason, details, code.
+    const ordered: StatusBody = { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, status: body.status, message: this.message } as StatusBody;
+    if (this.reason !== undefined) ordered.reason = this.reason;
+    if (this.details !== undefined) ordered.details = this.details;
+    ordered.code = this.code;
+    return ordered;
+  }
+}
+
+/** The qualified resource as the reference names it in messages: "configmaps" or "deployments.apps". */
+export interface QualifiedResource {
+  group: string;
+  resource: string;
+}
+
+function qualified(qr: QualifiedResource): string {
+  return qr.group ? `${qr.resource}.${qr.group}` : qr.resource;
+}
+
+export function notFound(qr: QualifiedResource, name: string): StatusError {
+  return new StatusError(404, 'NotFound', `${qualified(qr)} "${name}" not found`, { name, group: qr.group || undefined, kind: qr.resource });
+}
+
+export function alreadyExists(qr: QualifiedResource, name: string): StatusError {
+  return new StatusError(409, 'AlreadyExists', `${qualified(qr)} "${name}" already exists`, { name, group: qr.group || undefined, kind: qr.resource });
+}
+
+export function conflict(qr: QualifiedResource, name: string, why: string): StatusError {
+  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(qr)} "${name}": ${why}`, { name, group: qr.group || undefined, kind: qr.resource });
+}
+
+export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
+
+export function badRequest(message: string): StatusError {
+  return new StatusError(400, 'BadRequest', message);
+}
+
+export function methodNotAllowed(): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+}
+
+export function resourceNotFound(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+export function notAcceptable(message: string): StatusError {
+  return new StatusError(406, 'NotAcceptable', message, {});
+}
+
+export function unsupportedMediaType(contentType: string): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`, {});
+}
+
+export function requestEntityTooLarge(message = 'the server has rejected the request because it is too large'): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', message, {});
+}
+
+export function internalError(message: string): StatusError {
+  return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+/** A field error in the reference's format: `metadata.name: Invalid value: "X": why`. */
+export interface FieldError {
+  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueTypeInvalid';
+  field: string;
+  /** Text after the field path, e.g. `Invalid value: "X": must be …` or `Required value`. */
+  detail: string;
+}
+
+export function fieldInvalid(field: string, value: unknown, why: string): FieldError {
+  return { type: 'FieldValueInvalid', field, detail: `Invalid value: ${formatValue(value)}: ${why}` };
+}
+
+export function fieldRequired(field: string, why = ''): FieldError {
+  return { type: 'FieldValueRequired', field, detail: why ? `Required value: ${why}` : 'Required value' };
+}
+
+export function fieldForbidden(field: string, why: string): FieldError {
+  return { type: 'FieldValueForbidden', field, detail: `Forbidden: ${why}` };
+}
+
+export function fieldNotSupported(field: string, value: unknown, supported: string[]): FieldError {
+  return { type: 'FieldValueNotSupported', field, detail: `Unsupported value: ${formatValue(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}` };
+}
+
+export function fieldTooLong(field: string, value: unknown, max: number): FieldError {
+  return { type: 'FieldValueTooLong', field, detail: `Too long: must have at most ${max} bytes` };
+}
+
+/** Go's %#v-ish rendering of a value in field errors: strings quoted, numbers bare. */
+export function formatValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null || value === undefined) return 'null';
+  return JSON.stringify(value);
+}
+
+/** 422 Invalid, as the reference aggregates field errors. */
+export function invalid(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
+  const list = errors.map((e) => `${e.field}: ${e.detail}`);
+  const summary = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, {
+    name: name || undefined,
+    group: group || undefined,
+    kind,
+    causes: errors.map((e) => ({ reason: e.type, message: e.detail, field: e.field })),
+  });
+}

@@ -1,0 +1,481 @@
+// The generic registry: Kubernetes object semantics (names, uid, timestamps, generation,
+// preconditions, finalizers, status subresource) over a Storage. Every resource goes through here;
+// per-resource differences come from the catalog's ResourceInfo and small strategy hooks.
+import { randomUUID, randomInt } from 'node:crypto';
+import type { Catalog, ResourceInfo } from '../api/catalog.js';
+import { convert } from '../api/conversion.js';
+import { validateObjectMeta } from '../api/names.js';
+import { isObject } from '../encoding/decode.js';
+import {
+  alreadyExists, badRequest, conflict, fieldRequired, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
+} from '../errors.js';
+import { StorageError, type Storage, type Stored } from '../storage/types.js';
+import { collectionPrefix, objectKey } from './keys.js';
+import { canonical, decode, encode, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
+import { strategyFor } from './strategies.js';
+
+export interface WriteResult {
+  /** HTTP status: 201 for creates, 200 otherwise. */
+  status: number;
+  body: Buffer;
+}
+
+export interface ListQuery {
+  limit?: number;
+  continueToken?: string;
+  /** Filters applied to decoded objects (selectors). */
+  filter?: (obj: JsonObject) => boolean;
+}
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+}
+
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATE_ATTEMPTS = 8;
+const MAX_CONFLICT_RETRIES = 16;
+
+function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
+  return s;
+}
+
+function qr(info: ResourceInfo): { group: string; resource: string } {
+  return { group: info.group, resource: info.resource };
+}
+
+/** The internal package name the reference prints in conversion errors ("core", "apps", "rbac"). */
+function internalGroup(group: string): string {
+  return group ? group.split('.')[0]! : 'core';
+}
+
+export class Registry {
+  constructor(
+    readonly catalog: Catalog,
+    readonly storage: Storage,
+  ) {}
+
+  /** The version objects of this resource are stored in: the group's most preferred one serving it. */
+  storageInfo(info: ResourceInfo): ResourceInfo {
+    return this.catalog.versionsOf(info.group, info.resource)[0] ?? info;
+  }
+
+  // ---- reads ----
+
+  async get(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
+    const stored = await this.storage.get(objectKey(info, namespace, name));
+    if (!stored) throw notFound(qr(info), name);
+    return this.served(info, stored.value);
+  }
+
+  async getObject(info: ResourceInfo, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
+    const stored = await this.storage.get(objectKey(info, namespace, name));
+    return stored ? this.toVersion(info, decode(stored.value)) : undefined;
+  }
+
+  /** Bytes of a stored object as the requested version serves them (the stored bytes when it is the storage version). */
+  private served(info: ResourceInfo, value: Buffer): Buffer {
+    if (this.storageInfo(info).version === info.version) return value;
+    return encode(this.toVersion(info, decode(value)));
+  }
+
+  private toVersion(info: ResourceInfo, obj: JsonObject): JsonObject {
+    const from = String(obj['apiVersion'] ?? '').split('/').pop()!;
+    return convert(obj, info.group, info.resource, from, info.version);
+  }
+
+  async list(info: ResourceInfo, namespace: string | undefined, query: ListQuery = {}): Promise<Buffer> {
+    const prefix = collectionPrefix(info, namespace);
+    let afterKey: string | undefined;
+    if (query.continueToken) afterKey = decodeContinue(query.continueToken, prefix);
+    const limit = query.limit && query.limit > 0 ? query.limit : undefined;
+    const parts: Buffer[] = [];
+    let revision = this.storage.currentRevision();
+    let more = false;
+    let lastKey: string | undefined;
+    const itemPrefix = Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},`);
+    const sameVersion = this.storageInfo(info).version === info.version;
+    // Page through storage until the limit is filled (filters may drop items).
+    for (;;) {
+      const page = await this.storage.list(prefix, { afterKey, limit: limit ? limit - parts.length : undefined });
+      revision = page.revision;
+      for (const item of page.items) {
+        lastKey = item.key;
+        if (query.filter && !query.filter(decode(item.value))) continue;
+        parts.push(listItem(item.value, itemPrefix, sameVersion ? undefined : () => encode(this.toVersion(info, decode(item.value)))));
+      }
+      more = page.more;
+      if (!more || !limit || parts.length >= limit) break;
+      afterKey = lastKey;
+    }
+    const metadata: JsonObject = { resourceVersion: String(revision) };
+    if (more && lastKey) metadata['continue'] = encodeContinue(revision, lastKey.slice(prefix.length));
+    const head = Buffer.from(`{"kind":${JSON.stringify(info.listKind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`);
+    const chunks: Buffer[] = [head];
+    parts.forEach((p, i) => {
+      if (i > 0) chunks.push(COMMA);
+      chunks.push(p);
+    });
+    chunks.push(CLOSE);
+    return Buffer.concat(chunks);
+  }
+
+  // ---- writes ----
+
+  /** Checks the body's kind and apiVersion against the endpoint, as the reference's decoder does. */
+  checkTypeMeta(info: ResourceInfo, obj: JsonObject): void {
+    const kind = stringField(obj, 'kind') ?? info.kind;
+    const apiVersion = stringField(obj, 'apiVersion') ?? info.apiVersion;
+    if (apiVersion !== info.apiVersion) {
+      const other = this.catalog.versionsOf(info.group, info.resource).find((r) => r.apiVersion === apiVersion);
+      if (!other || kind !== info.kind) {
+        throw badRequest(`${kind} in version "${info.version}" cannot be handled as a ${info.kind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:100"`);
+      }
+    }
+    if (kind !== info.kind) {
+      const version = apiVersion.split('/').pop();
+      throw badRequest(`${kind} in version "${version}" cannot be handled as a ${info.kind}: converting (${version}.${kind}) to (${internalGroup(info.group)}.${info.kind}): unknown conversion`);
+    }
+  }
+
+  private checkNamespace(info: ResourceInfo, namespace: string | undefined, meta: JsonObject): void {
+    if (!info.namespaced) {
+      delete meta['namespace'];
+      return;
+    }
+    const given = stringField(meta, 'namespace');
+    if (given && given !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    meta['namespace'] = namespace;
+  }
+
+  private async requireNamespace(namespace: string | undefined): Promise<void> {
+    if (namespace === undefined) return;
+    const ns = await this.storage.get(`/registry/namespaces/${namespace}`);
+    if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    const meta = metadataOf(decode(ns.value));
+    if (meta['deletionTimestamp']) {
+      throw new StatusError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
+        name: namespace, kind: 'namespaces',
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+
+  private validate(info: ResourceInfo, obj: JsonObject, generated: boolean): void {
+    const meta = metadataOf(obj);
+    const errors = validateObjectMeta(meta, info.nameRule, info.namespaced);
+    void generated;
+    if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
+  }
+
+  async create(info: ResourceInfo, namespace: string | undefined, body: JsonObject): Promise<WriteResult> {
+    this.checkTypeMeta(info, body);
+    const meta = metadataOf(body);
+    this.checkNamespace(info, namespace, meta);
+    const generateName = stringField(meta, 'generateName');
+    const explicitName = stringField(meta, 'name');
+    if (!explicitName && !generateName) {
+      throw invalid(info.kind, info.group, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
+    }
+    await this.requireNamespace(info.namespaced ? namespace : undefined);
+    const storeInfo = this.storageInfo(info);
+    const strategy = strategyFor(info);
+    for (let attempt = 0; ; attempt++) {
+      const obj = structuredClone(body);
+      const m = metadataOf(obj);
+      if (!explicitName) m['name'] = `${generateName!.slice(0, 58)}${randomSuffix()}`;
+      for (const k of ['uid', 'resourceVersion', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) delete m[k];
+      m['uid'] = randomUUID();
+      m['creationTimestamp'] = now();
+      if (info.tracksGeneration) m['generation'] = 1;
+      if (info.subresources.has('status')) obj['status'] = {};
+      strategy.prepareForCreate?.(obj);
+      this.validate(info, obj, !explicitName);
+      const stored = this.toVersion(storeInfo, obj);
+      const name = String(m['name']);
+      try {
+        const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
+        return { status: 201, body: this.served(info, result.value) };
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'KeyExists') {
+          if (!explicitName && attempt + 1 < MAX_GENERATE_ATTEMPTS) continue;
+          throw alreadyExists(qr(info), name);
+        }
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency: `mutate` gets the current object (in the
+   * endpoint's version) and returns the desired one. Retries on a storage conflict unless the
+   * caller pinned a resourceVersion.
+   */
+  private async guaranteedUpdate(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: JsonObject) => { obj: JsonObject; pinnedVersion?: string },
+    subresource?: string,
+  ): Promise<WriteResult> {
+    const key = objectKey(info, namespace, name);
+    const storeInfo = this.storageInfo(info);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.storage.get(key);
+      if (!current) throw notFound(qr(info), name);
+      const currentObj = this.toVersion(info, decode(current.value));
+      const { obj, pinnedVersion } = mutate(structuredClone(currentObj));
+      if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
+        throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
+      }
+      const next = this.prepareUpdate(info, currentObj, obj, subresource);
+      if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
+      const nextMeta = metadataOf(next);
+      const finalizers = nextMeta['finalizers'];
+      const finished = nextMeta['deletionTimestamp'] && (!Array.isArray(finalizers) || finalizers.length === 0);
+      const stored = this.toVersion(storeInfo, next);
+      try {
+        const result = finished
+          ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
+          : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
+        return { status: 200, body: this.served(info, result.value) };
+      } catch (err) {
+        if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
+        if (err instanceof StorageError && err.code === 'NotFound') throw notFound(qr(info), name);
+        throw err;
+      }
+    }
+  }
+
+  /** Applies the object semantics of an update to the desired object. */
+  private prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource?: string): JsonObject {
+    const curMeta = metadataOf(current);
+    let next: JsonObject;
+    if (subresource === 'status') {
+      // A status write changes only status.
+      next = { ...structuredClone(current), status: desired['status'] };
+      if (desired['status'] === undefined) delete next['status'];
+    } else {
+      next = desired;
+      const meta = metadataOf(next);
+      // System fields are the server's.
+      for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
+        if (curMeta[k] === undefined) delete meta[k];
+        else meta[k] = curMeta[k];
+      }
+      if (!info.namespaced) delete meta['namespace'];
+      // A write to the main resource ignores status changes where status has its own endpoint.
+      if (info.subresources.has('status')) {
+        if (current['status'] === undefined) delete next['status'];
+        else next['status'] = current['status'];
+      }
+      strategyFor(info).prepareForUpdate?.(next, current);
+      if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
+        meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
+      }
+      const errors = validateObjectMeta(meta, info.nameRule, info.namespaced);
+      if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
+    }
+    metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];
+    return canonical(next, info.kind, info.apiVersion);
+  }
+
+  /** PUT: replace the object (or create it where the resource allows create-on-update). */
+  async update(info: ResourceInfo, namespace: string | undefined, name: string, body: JsonObject, subresource?: string): Promise<WriteResult> {
+    this.checkTypeMeta(info, body);
+    const meta = metadataOf(body);
+    const bodyName = stringField(meta, 'name');
+    if (bodyName !== undefined && bodyName !== name) {
+      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    meta['name'] = name;
+    this.checkNamespace(info, namespace, meta);
+    const pinned = stringField(meta, 'resourceVersion') || undefined;
+    try {
+      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource);
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404 && !subresource && strategyFor(info).allowCreateOnUpdate && !pinned) {
+        return this.create(info, namespace, body);
+      }
+      throw err;
+    }
+  }
+
+  /** PATCH: `apply` turns the current object into the desired one. */
+  async patch(info: ResourceInfo, namespace: string | undefined, name: string, apply: (current: JsonObject) => unknown, subresource?: string): Promise<WriteResult> {
+    return this.guaranteedUpdate(info, namespace, name, (current) => {
+      const currentVersion = stringField(metadataOf(current), 'resourceVersion');
+      const patched = apply(current);
+      if (!isObject(patched)) throw badRequest('the patched object is not a JSON object');
+      this.checkTypeMeta(info, patched);
+      const meta = metadataOf(patched);
+      if (stringField(meta, 'name') !== name) {
+        throw badRequest(`the name of the object (${String(meta['name'] ?? '')}) does not match the name on the URL (${name})`);
+      }
+      if (info.namespaced && stringField(meta, 'namespace') !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      // A resourceVersion the patch sets (or changes) is a precondition, as in the reference.
+      const patchedVersion = stringField(meta, 'resourceVersion');
+      return { obj: patched, pinnedVersion: patchedVersion !== currentVersion ? patchedVersion : undefined };
+    }, subresource);
+  }
+
+  async delete(info: ResourceInfo, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<WriteResult> {
+    const key = objectKey(info, namespace, name);
+    const storeInfo = this.storageInfo(info);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.storage.get(key);
+      if (!current) throw notFound(qr(info), name);
+      const obj = decode(current.value);
+      const meta = metadataOf(obj);
+      checkPreconditions(info, name, meta, options);
+      const strategy = strategyFor(info);
+      if (strategy.beforeDelete) await strategy.beforeDelete(this, obj);
+      const finalizers = meta['finalizers'];
+      try {
+        if (Array.isArray(finalizers) && finalizers.length > 0) {
+          // Finalizers hold the object: mark it and let their owners remove them.
+          if (!meta['deletionTimestamp']) {
+            meta['deletionTimestamp'] = now();
+            meta['deletionGracePeriodSeconds'] = 0;
+          }
+          strategy.prepareForDelete?.(obj);
+          const updated = canonical(obj, storeInfo.kind, storeInfo.apiVersion);
+          const result = await this.storage.update(key, current.modRevision, (rev) => encodeAt(updated, storeInfo, rev));
+          return { status: 200, body: this.served(info, result.value) };
+        }
+        const result = await this.storage.delete(key, current.modRevision, (rev) => {
+          if (strategy.prepareForDelete) {
+            strategy.prepareForDelete(obj);
+            return encodeAt(canonical(obj, storeInfo.kind, storeInfo.apiVersion), storeInfo, rev);
+          }
+          return encodeAt(obj, storeInfo, rev);
+        });
+        if (info.returnsDeletedObject) return { status: 200, body: this.served(info, result.value) };
+        return { status: 200, body: encode(successStatus(info, name, String(meta['uid'] ?? ''))) };
+      } catch (err) {
+        if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_CONFLICT_RETRIES) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** deletecollection: deletes every (matching) object; answers with the list of what was deleted. */
+  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean): Promise<WriteResult> {
+    const prefix = collectionPrefix(info, namespace);
+    const page = await this.storage.list(prefix);
+    const deleted: Buffer[] = [];
+    const itemPrefix = Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},`);
+    for (const item of page.items) {
+      const obj = decode(item.value);
+      if (filter && !filter(obj)) continue;
+      const meta = metadataOf(obj);
+      try {
+        const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']));
+        const value = info.returnsDeletedObject ? result.body : this.served(info, item.value);
+        deleted.push(listItem(value, itemPrefix));
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) continue;
+        throw err;
+      }
+    }
+    const head = Buffer.from(`{"kind":${JSON.stringify(info.listKind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":{"resourceVersion":"${this.storage.currentRevision()}"},"items":[`);
+    const chunks: Buffer[] = [head];
+    deleted.forEach((p, i) => chunks.push(...(i ? [COMMA, p] : [p])));
+    chunks.push(CLOSE);
+    return { status: 200, body: Buffer.concat(chunks) };
+  }
+
+  /** Removes every object of every namespaced resource in a namespace (namespace deletion). */
+  async purgeNamespace(namespace: string): Promise<void> {
+    const seen = new Set<string>();
+    for (const info of this.catalog.all()) {
+      if (!info.namespaced) continue;
+      const prefix = collectionPrefix(info, namespace);
+      if (seen.has(prefix)) continue;
+      seen.add(prefix);
+      const page = await this.storage.list(prefix);
+      for (const item of page.items) {
+        try {
+          await this.storage.delete(item.key);
+        } catch (err) {
+          if (!(err instanceof StorageError && err.code === 'NotFound')) throw err;
+        }
+      }
+    }
+  }
+
+  keyOf(info: ResourceInfo, namespace: string | undefined, name: string): string {
+    return objectKey(info, namespace, name);
+  }
+
+  async stored(key: string): Promise<Stored | undefined> {
+    return this.storage.get(key);
+  }
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+
+/** An item of a list: the object's bytes without its kind and apiVersion (the reference omits them). */
+function listItem(value: Buffer, itemPrefix: Buffer, reencode?: () => Buffer): Buffer {
+  const bytes = reencode ? reencode() : value;
+  if (bytes.subarray(0, itemPrefix.length).equals(itemPrefix)) return Buffer.concat([OPEN, bytes.subarray(itemPrefix.length)]);
+  const obj = decode(bytes);
+  delete obj['kind'];
+  delete obj['apiVersion'];
+  return encode(obj);
+}
+const OPEN = Buffer.from('{');
+
+/** Bytes of an object as stored at a revision: its resourceVersion is that revision. */
+function encodeAt(obj: JsonObject, info: ResourceInfo, revision: number): Buffer {
+  const out = canonical(obj, info.kind, info.apiVersion);
+  metadataOf(out)['resourceVersion'] = String(revision);
+  return encode(canonical(out, info.kind, info.apiVersion));
+}
+
+function checkPreconditions(info: ResourceInfo, name: string, meta: JsonObject, options: DeleteOptions): void {
+  const pre = options.preconditions;
+  if (!pre) return;
+  const prefix = `Operation cannot be fulfilled on ${info.kind} "${name}": `;
+  const details = { name, group: info.group || undefined, kind: info.kind };
+  if (pre.uid !== undefined && pre.uid !== meta['uid']) {
+    throw new StatusError(409, 'Conflict', `${prefix}the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta['uid'])}). The object might have been deleted and then recreated`, details);
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
+    throw new StatusError(409, 'Conflict', `${prefix}the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta['resourceVersion'])}). The object might have been modified`, details);
+  }
+}
+
+function successStatus(info: ResourceInfo, name: string, uid: string): JsonObject {
+  return {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
+    details: { name, group: info.group || undefined, kind: info.resource, uid },
+  };
+}
+
+// Continue tokens: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key after prefix>\u0000"}, as the reference's.
+export function encodeContinue(revision: number, lastKeySuffix: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start: `${lastKeySuffix}\u0000` })).toString('base64');
+}
+
+function decodeContinue(token: string, prefix: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
+  } catch {
+    throw badRequest('continue key is not valid: illegal base64 data at input byte 4');
+  }
+  if (!isObject(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['start'] !== 'string') {
+    throw badRequest('continue key is not valid: continue key is not valid');
+  }
+  const start = parsed['start'].replace(/\u0000$/, '');
+  // The next page starts after the last key served.
+  return prefix + start;
+}

@@ -1,0 +1,73 @@
+// Per-resource hooks on top of the generic registry, only where a resource differs.
+import type { ResourceInfo } from '../api/catalog.js';
+import { StatusError } from '../errors.js';
+import { metadataOf, type JsonObject } from './objects.js';
+import type { Registry } from './store.js';
+
+export interface Strategy {
+  /** PUT of a missing object creates it. */
+  allowCreateOnUpdate?: boolean;
+  prepareForCreate?(obj: JsonObject): void;
+  prepareForUpdate?(next: JsonObject, current: JsonObject): void;
+  /** Runs before a delete is carried out; may refuse it or clean up. */
+  beforeDelete?(registry: Registry, obj: JsonObject): Promise<void>;
+  /** Shapes the object a delete answers with. */
+  prepareForDelete?(obj: JsonObject): void;
+}
+
+// Namespaces the server keeps: deleting them is refused, as the reference's NamespaceLifecycle does.
+export const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+function namespaceLabel(obj: JsonObject): void {
+  const meta = metadataOf(obj);
+  const labels = (meta['labels'] ?? {}) as Record<string, string>;
+  labels['kubernetes.io/metadata.name'] = String(meta['name']);
+  meta['labels'] = labels;
+}
+
+const namespaces: Strategy = {
+  prepareForCreate(obj) {
+    namespaceLabel(obj);
+    const spec = (obj['spec'] ?? {}) as JsonObject;
+    if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
+    obj['spec'] = spec;
+    obj['status'] = { phase: 'Active' };
+  },
+  prepareForUpdate(next) {
+    namespaceLabel(next);
+  },
+  async beforeDelete(registry, obj) {
+    const name = String(metadataOf(obj)['name']);
+    if (IMMORTAL_NAMESPACES.has(name)) {
+      throw new StatusError(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
+    }
+    // Until the namespace controller lands, content goes at once with its namespace.
+    await registry.purgeNamespace(name);
+  },
+  prepareForDelete(obj) {
+    const meta = metadataOf(obj);
+    meta['deletionTimestamp'] ??= new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    obj['status'] = { phase: 'Terminating' };
+  },
+};
+
+const createOnUpdate: Strategy = { allowCreateOnUpdate: true };
+
+const STRATEGIES: Record<string, Strategy> = {
+  '/namespaces': namespaces,
+  '/endpoints': createOnUpdate,
+  '/events': createOnUpdate,
+  '/limitranges': createOnUpdate,
+  'events.k8s.io/events': createOnUpdate,
+  'coordination.k8s.io/leases': createOnUpdate,
+  'rbac.authorization.k8s.io/roles': createOnUpdate,
+  'rbac.authorization.k8s.io/rolebindings': createOnUpdate,
+  'rbac.authorization.k8s.io/clusterroles': createOnUpdate,
+  'rbac.authorization.k8s.io/clusterrolebindings': createOnUpdate,
+};
+
+const NONE: Strategy = {};
+
+export function strategyFor(info: Pick<ResourceInfo, 'group' | 'resource'>): Strategy {
+  return STRATEGIES[`${info.group}/${info.resource}`] ?? NONE;
+}

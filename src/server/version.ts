@@ -1,0 +1,20 @@
+// /version: the release capstan serves the API of, and what it runs on.
+import { readDataJson } from '../api/data.js';
+
+const pkg = readDataJson<{ version: string }>('../package.json');
+
+const ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386' };
+
+export function versionInfo(): Record<string, string> {
+  return {
+    major: '1',
+    minor: '25',
+    gitVersion: `v1.25.0+capstan.${pkg.version}`,
+    gitCommit: process.env['CAPSTAN_GIT_COMMIT'] ?? 'unknown',
+    gitTreeState: 'clean',
+    buildDate: '1970-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${ARCH[process.arch] ?? process.arch}`,
+  };
+}

@@ -1,0 +1,342 @@
+// Storage in an SQLite database file (better-sqlite3), durable on every write.
+//
+// better-sqlite3 is synchronous and each durable commit costs an fsync, so writes are queued and
+// committed together ("group commit"): the first queued write schedules a flush with setImmediate,
+// and the flush applies every queued write, in order, inside one transaction. Each write checks
+// its own precondition, so one failing write does not fail the others. Promises settle only after
+// COMMIT (WAL, synchronous = FULL), and watchers get the events after that, in revision order.
+
+import Database from 'better-sqlite3';
+import { compareKeys, effectiveLimit, prefixEnd } from './keys.js';
+import { applyWrite, checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp, type WriteOutcome } from './ops.js';
+import type {
+  Encode,
+  EventType,
+  ListOptions,
+  ListResult,
+  Storage,
+  Stored,
+  StorageEvent,
+  WatchListener,
+  Watcher,
+} from './types.js';
+import { WatchHub } from './watch-hub.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kv (
+  key TEXT PRIMARY KEY,
+  value BLOB NOT NULL,
+  create_rev INTEGER NOT NULL,
+  mod_rev INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+  rev INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  type INTEGER NOT NULL,
+  value BLOB NOT NULL,
+  prev_value BLOB,
+  create_rev INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+`;
+
+// events.type column values.
+const EVENT_TYPES: readonly EventType[] = ['create', 'update', 'delete'];
+
+interface KvRow {
+  key: string;
+  value: Buffer;
+  create_rev: number;
+  mod_rev: number;
+}
+
+interface EventRow {
+  rev: number;
+  key: string;
+  type: number;
+  value: Buffer;
+  prev_value: Buffer | null;
+  create_rev: number;
+}
+
+type Params = Record<string, string | number>;
+
+interface Pending {
+  op: WriteOp;
+  resolve: (stored: Stored) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; result: Stored } | { ok: false; error: unknown };
+
+function toStored(row: KvRow): Stored {
+  return { key: row.key, value: row.value, createRevision: row.create_rev, modRevision: row.mod_rev };
+}
+
+function toEvent(row: EventRow): StorageEvent {
+  const event: StorageEvent = {
+    type: EVENT_TYPES[row.type] ?? 'update',
+    key: row.key,
+    value: row.value,
+    createRevision: row.create_rev,
+    modRevision: row.rev,
+  };
+  if (row.prev_value !== null) event.prevValue = row.prev_value;
+  return event;
+}
+
+export class SqliteStorage implements Storage {
+  private readonly hub = new WatchHub();
+  private readonly statements = new Map<string, Database.Statement<[Params], unknown>>();
+  private queue: Pending[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private commits = 0;
+
+  private readonly selectKv;
+  private readonly upsertKv;
+  private readonly deleteKv;
+  private readonly insertEvent;
+  private readonly setMeta;
+  private readonly runBatch: (batch: readonly Pending[], events: StorageEvent[]) => Outcome[];
+  private readonly runCompact: (revision: number) => void;
+
+  /** Opens (creating if needed) the database file at `path`. */
+  static open(path: string): SqliteStorage {
+    const db = new Database(path);
+    try {
+      db.pragma('journal_mode = WAL');
+      // FULL: the WAL is fsynced at every COMMIT, so a resolved write survives power loss.
+      db.pragma('synchronous = FULL');
+      db.exec(SCHEMA);
+      return new SqliteStorage(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  private constructor(private readonly db: Database.Database) {
+    this.selectKv = db.prepare<[string], KvRow>('SELECT key, value, create_rev, mod_rev FROM kv WHERE key = ?');
+    this.upsertKv = db.prepare<[string, Buffer, number, number]>(
+      'INSERT INTO kv (key, value, create_rev, mod_rev) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (key) DO UPDATE SET value = excluded.value, mod_rev = excluded.mod_rev',
+    );
+    this.deleteKv = db.prepare<[string]>('DELETE FROM kv WHERE key = ?');
+    this.insertEvent = db.prepare<[number, string, number, Buffer, Buffer | null, number]>(
+      'INSERT INTO events (rev, key, type, value, prev_value, create_rev) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.setMeta = db.prepare<[string, number]>(
+      'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    );
+    const getMeta = db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck();
+    this.revision = getMeta.get('revision') ?? 0;
+    this.compacted = getMeta.get('compacted') ?? 0;
+
+    const batchTx = db.transaction((batch: readonly Pending[], events: StorageEvent[]) => this.applyBatch(batch, events));
+    // IMMEDIATE takes the write lock up front rather than upgrading mid-transaction.
+    this.runBatch = (batch, events) => batchTx.immediate(batch, events);
+    const deleteEvents = db.prepare<[number]>('DELETE FROM events WHERE rev <= ?');
+    const compactTx = db.transaction((revision: number) => {
+      deleteEvents.run(revision);
+      this.setMeta.run('compacted', revision);
+    });
+    this.runCompact = (revision) => compactTx.immediate(revision);
+  }
+
+  /** Number of write transactions committed by this instance (group commit makes it < writes). */
+  get commitCount(): number {
+    return this.commits;
+  }
+
+  async get(key: string): Promise<Stored | undefined> {
+    this.assertOpen();
+    const row = this.selectKv.get(key);
+    return row ? toStored(row) : undefined;
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.assertOpen();
+    const limit = effectiveLimit(options.limit);
+    // Paging from a key before the prefix is the same as not paging.
+    const after = options.afterKey !== undefined && compareKeys(options.afterKey, prefix) >= 0 ? options.afterKey : undefined;
+    const { sql, params } = this.range(
+      'SELECT key, value, create_rev, mod_rev FROM kv WHERE',
+      prefix,
+      after,
+      'ORDER BY key LIMIT @limit',
+    );
+    // LIMIT -1 is "no limit" in SQLite; one extra row tells whether more follow.
+    params['limit'] = limit === undefined ? -1 : limit + 1;
+    const rows = this.stmt(sql).all(params) as KvRow[];
+    const more = limit !== undefined && rows.length > limit;
+    if (more) rows.length = limit;
+    return { items: rows.map(toStored), revision: this.revision, more };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen();
+    const { sql, params } = this.range('SELECT COUNT(*) FROM kv WHERE', prefix, undefined, '');
+    return this.stmt(sql).pluck().get(params) as number;
+  }
+
+  create(key: string, encode: Encode): Promise<Stored> {
+    return this.enqueue({ kind: 'create', key, encode });
+  }
+
+  update(key: string, expectModRevision: number, encode: Encode): Promise<Stored> {
+    return this.enqueue({ kind: 'update', key, expectModRevision, encode });
+  }
+
+  delete(key: string, expectModRevision?: number, tombstone?: Tombstone): Promise<Stored> {
+    return this.enqueue({ kind: 'delete', key, expectModRevision, tombstone });
+  }
+
+  watch(prefix: string, fromRevision: number, listener: WatchListener): Watcher {
+    this.assertOpen();
+    if (fromRevision < this.compacted) throw compactedError(fromRevision, this.compacted);
+    // Read synchronously: no commit can land between this read and the registration below.
+    const { sql, params } = this.range(
+      'SELECT rev, key, type, value, prev_value, create_rev FROM events WHERE rev > @rev AND',
+      prefix,
+      undefined,
+      'ORDER BY rev',
+    );
+    params['rev'] = fromRevision;
+    const rows = this.stmt(sql).all(params) as EventRow[];
+    return this.hub.add(prefix, fromRevision, rows.map(toEvent), listener);
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    const target = Math.min(revision, this.revision);
+    if (target <= this.compacted) return;
+    this.runCompact(target);
+    this.compacted = target;
+  }
+
+  currentRevision(): number {
+    return this.revision;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  /** Commits queued writes, then closes the database. Later calls reject with Closed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw closedError();
+  }
+
+  private enqueue(op: WriteOp): Promise<Stored> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise<Stored>((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      this.flushTimer ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits every queued write in one transaction, then settles their promises and notifies. */
+  private flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+
+    const before = this.revision;
+    const events: StorageEvent[] = [];
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.runBatch(batch, events);
+      this.commits++;
+    } catch (err) {
+      // The transaction was rolled back: none of these revisions exist.
+      this.revision = before;
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    batch.forEach((p, i) => {
+      const o = outcomes[i] as Outcome;
+      if (o.ok) p.resolve(o.result);
+      else p.reject(o.error);
+    });
+    this.hub.publish(events);
+  }
+
+  /** Body of the batch transaction. Op failures are returned; SQL failures throw (abort all). */
+  private applyBatch(batch: readonly Pending[], events: StorageEvent[]): Outcome[] {
+    const outcomes = batch.map(({ op }): Outcome => {
+      const row = this.selectKv.get(op.key);
+      const current = row ? toStored(row) : undefined;
+      const failed = checkPrecondition(op, current);
+      if (failed) return { ok: false, error: failed };
+      let outcome: WriteOutcome;
+      try {
+        outcome = applyWrite(op, current, this.revision + 1);
+      } catch (error) {
+        return { ok: false, error }; // the encoder threw: skip this op, keep the revision unused
+      }
+      const { result, event, next } = outcome;
+      this.revision = event.modRevision;
+      if (next) this.upsertKv.run(next.key, next.value, next.createRevision, next.modRevision);
+      else this.deleteKv.run(op.key);
+      this.insertEvent.run(
+        event.modRevision,
+        event.key,
+        EVENT_TYPES.indexOf(event.type),
+        event.value,
+        event.prevValue ?? null,
+        event.createRevision,
+      );
+      events.push(event);
+      return { ok: true, result };
+    });
+    if (events.length > 0) this.setMeta.run('revision', this.revision);
+    return outcomes;
+  }
+
+  /**
+   * A key-range query over `prefix`: `key >= prefix` (or `key > after` when paging) and, unless the
+   * prefix has no upper bound, `key < prefixEnd`, so the primary-key index serves it.
+   */
+  private range(head: string, prefix: string, after: string | undefined, tail: string): { sql: string; params: Params } {
+    const params: Params = {};
+    let where: string;
+    if (after !== undefined) {
+      where = 'key > @lo';
+      params['lo'] = after;
+    } else {
+      where = 'key >= @lo';
+      params['lo'] = prefix;
+    }
+    const end = prefixEnd(prefix);
+    if (end !== undefined) {
+      where += ' AND key < @hi';
+      params['hi'] = end;
+    }
+    return { sql: `${head} ${where} ${tail}`, params };
+  }
+
+  /** Prepared statements for the few range-query shapes, built once each. */
+  private stmt(sql: string): Database.Statement<[Params], unknown> {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare<[Params], unknown>(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+}

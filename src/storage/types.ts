@@ -1,0 +1,89 @@
+// The Storage interface: a key-value store with one global revision, as etcd's.
+// Values are opaque bytes; the layer above decides what they hold.
+
+/** One key's current value. Revisions are plain numbers (2^53 writes is never reached). */
+export interface Stored {
+  key: string;
+  value: Buffer;
+  /** Revision of the write that created this key (unchanged by updates). */
+  createRevision: number;
+  /** Revision of the latest write to this key. */
+  modRevision: number;
+}
+
+/** Builds a value once its revision is known, so the bytes can carry their own resourceVersion. */
+export type Encode = (revision: number) => Buffer;
+
+export interface ListOptions {
+  /** Return only keys strictly greater than this one (for paging). */
+  afterKey?: string;
+  /** At most this many items; `more` tells whether others follow. Absent or 0 means no limit. */
+  limit?: number;
+}
+
+export interface ListResult {
+  items: Stored[];
+  /** The store's revision the list was read at. */
+  revision: number;
+  more: boolean;
+}
+
+export type EventType = 'create' | 'update' | 'delete';
+
+export interface StorageEvent {
+  type: EventType;
+  key: string;
+  /** The new value; for a delete, the tombstone the delete's encoder built (or the last value). */
+  value: Buffer;
+  /** The value before this write (absent for a create). */
+  prevValue?: Buffer;
+  createRevision: number;
+  /** The revision of this write. */
+  modRevision: number;
+}
+
+export type WatchListener = (event: StorageEvent) => void;
+
+export interface Watcher {
+  stop(): void;
+}
+
+export type StorageErrorCode = 'KeyExists' | 'NotFound' | 'Conflict' | 'Compacted' | 'Closed';
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  /** For Conflict: the key's current modRevision. For Compacted: the compacted revision. */
+  readonly revision: number | undefined;
+  constructor(code: StorageErrorCode, message: string, revision?: number) {
+    super(message);
+    this.code = code;
+    this.revision = revision;
+  }
+}
+
+export interface Storage {
+  get(key: string): Promise<Stored | undefined>;
+  /** Keys that start with `prefix`, in key order. */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /** Number of keys under `prefix`. */
+  count(prefix: string): Promise<number>;
+  /** Fails with KeyExists when the key is present. Resolves once durable. */
+  create(key: string, encode: Encode): Promise<Stored>;
+  /** Compare-and-swap on modRevision: NotFound when absent, Conflict when the key's modRevision differs. */
+  update(key: string, expectModRevision: number, encode: Encode): Promise<Stored>;
+  /**
+   * Removes the key. With expectModRevision, Conflict when it differs. `tombstone` builds the value
+   * that delete events (and the result) carry, given the delete's revision and the last value.
+   */
+  delete(key: string, expectModRevision?: number, tombstone?: (revision: number, last: Buffer) => Buffer): Promise<Stored>;
+  /**
+   * Every change under `prefix` after `fromRevision`, first those in retained history, then live ones,
+   * in revision order. Throws Compacted (synchronously) when history before fromRevision+1 is gone.
+   */
+  watch(prefix: string, fromRevision: number, listener: WatchListener): Watcher;
+  /** Forget history at or below `revision`. */
+  compact(revision: number): Promise<void>;
+  currentRevision(): number;
+  compactedRevision(): number;
+  close(): Promise<void>;
+}

@@ -1,0 +1,410 @@
+// One behavioural suite run against both Storage backends, plus SQLite-only checks
+// (group commit, restart, batch rollback).
+
+import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareKeys, prefixEnd } from '../../src/storage/keys.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
+import { SqliteStorage } from '../../src/storage/sqlite.js';
+import { StorageError, type Encode, type Storage, type StorageErrorCode, type StorageEvent } from '../../src/storage/types.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'capstan-storage-test-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+let fileSeq = 0;
+
+/** An encoder whose bytes carry the revision, as the layer above does with resourceVersion. */
+const enc =
+  (name: string): Encode =>
+  (rev) =>
+    Buffer.from(`${name}@${rev}`);
+const text = (b: Buffer | undefined): string | undefined => b?.toString();
+
+function isError(code: StorageErrorCode, revision?: number): (err: unknown) => boolean {
+  return (err) => {
+    assert.ok(err instanceof StorageError, `expected StorageError, got ${String(err)}`);
+    assert.equal(err.code, code);
+    if (revision !== undefined) assert.equal(err.revision, revision);
+    return true;
+  };
+}
+
+async function waitFor(cond: () => boolean, what: string, ms = 2000): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
+
+function collect(store: Storage, prefix: string, from: number): { events: StorageEvent[]; stop: () => void } {
+  const events: StorageEvent[] = [];
+  const w = store.watch(prefix, from, (e) => events.push(e));
+  return { events, stop: () => w.stop() };
+}
+
+const revs = (events: readonly StorageEvent[]): number[] => events.map((e) => e.modRevision);
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+interface Backend {
+  name: string;
+  open(): { store: Storage; path?: string };
+}
+
+const backends: Backend[] = [
+  { name: 'MemoryStorage', open: () => ({ store: new MemoryStorage() }) },
+  {
+    name: 'SqliteStorage',
+    open: () => {
+      const path = join(tmp, `db-${++fileSeq}.sqlite`);
+      return { store: SqliteStorage.open(path), path };
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe(backend.name, () => {
+    let store: Storage;
+    beforeEach(() => {
+      store = backend.open().store;
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('creates, gets, updates and deletes', async () => {
+      assert.equal(store.currentRevision(), 0);
+      const c = await store.create('/registry/pods/a', enc('a'));
+      assert.deepEqual({ ...c, value: text(c.value) }, { key: '/registry/pods/a', value: 'a@1', createRevision: 1, modRevision: 1 });
+      const g = await store.get('/registry/pods/a');
+      assert.equal(text(g?.value), 'a@1');
+      assert.equal(g?.modRevision, 1);
+
+      const u = await store.update('/registry/pods/a', 1, enc('a2'));
+      assert.deepEqual([text(u.value), u.createRevision, u.modRevision], ['a2@2', 1, 2]);
+      assert.equal((await store.get('/registry/pods/a'))?.modRevision, 2);
+
+      const d = await store.delete('/registry/pods/a');
+      assert.deepEqual([text(d.value), d.createRevision, d.modRevision], ['a2@2', 1, 3]);
+      assert.equal(await store.get('/registry/pods/a'), undefined);
+      assert.equal(store.currentRevision(), 3);
+      assert.equal(await store.get('/nothing'), undefined);
+    });
+
+    it('reports KeyExists, NotFound and Conflict with the current revision', async () => {
+      await store.create('/k', enc('k'));
+      await store.update('/k', 1, enc('k'));
+      await assert.rejects(store.create('/k', enc('again')), isError('KeyExists'));
+      await assert.rejects(store.update('/missing', 1, enc('x')), isError('NotFound'));
+      await assert.rejects(store.delete('/missing'), isError('NotFound'));
+      await assert.rejects(store.update('/k', 1, enc('stale')), isError('Conflict', 2));
+      await assert.rejects(store.delete('/k', 1), isError('Conflict', 2));
+      assert.equal(text((await store.get('/k'))?.value), 'k@2');
+      assert.equal(store.currentRevision(), 2, 'failed writes consume no revision');
+      const d = await store.delete('/k', 2);
+      assert.equal(d.modRevision, 3);
+    });
+
+    it('builds delete tombstones from the revision and the last value', async () => {
+      await store.create('/t', enc('t'));
+      const w = collect(store, '/t', 1);
+      const d = await store.delete('/t', undefined, (rev, last) => Buffer.from(`gone@${rev} was ${last.toString()}`));
+      assert.equal(text(d.value), 'gone@2 was t@1');
+      await waitFor(() => w.events.length === 1, 'delete event');
+      const [e] = w.events;
+      assert.deepEqual([e?.type, text(e?.value), text(e?.prevValue), e?.createRevision, e?.modRevision], ['delete', 'gone@2 was t@1', 't@1', 1, 2]);
+      w.stop();
+    });
+
+    it('lists by prefix with afterKey, limit and more', async () => {
+      for (const k of ['/registry/pods/ns/b', '/registry/pods/ns/a', '/registry/pods2/x', '/registry/pod', '/registry/pods/ns/c']) {
+        await store.create(k, enc(k));
+      }
+      const all = await store.list('/registry/pods/');
+      assert.deepEqual(all.items.map((i) => i.key), ['/registry/pods/ns/a', '/registry/pods/ns/b', '/registry/pods/ns/c']);
+      assert.equal(all.more, false);
+      assert.equal(all.revision, 5);
+      assert.equal(text(all.items[0]?.value), '/registry/pods/ns/a@2');
+
+      // No trailing slash: the sibling /registry/pods2 matches as a string prefix, /registry/pod does not.
+      assert.deepEqual((await store.list('/registry/pods')).items.map((i) => i.key), [
+        '/registry/pods/ns/a',
+        '/registry/pods/ns/b',
+        '/registry/pods/ns/c',
+        '/registry/pods2/x',
+      ]);
+
+      const p1 = await store.list('/registry/pods/', { limit: 2 });
+      assert.deepEqual(p1.items.map((i) => i.key), ['/registry/pods/ns/a', '/registry/pods/ns/b']);
+      assert.equal(p1.more, true);
+      const p2 = await store.list('/registry/pods/', { limit: 2, afterKey: '/registry/pods/ns/b' });
+      assert.deepEqual(p2.items.map((i) => i.key), ['/registry/pods/ns/c']);
+      assert.equal(p2.more, false);
+      const exact = await store.list('/registry/pods/', { limit: 3 });
+      assert.equal(exact.more, false);
+      assert.equal((await store.list('/registry/pods/', { limit: 0 })).items.length, 3, 'limit 0 means no limit');
+      assert.equal((await store.list('/registry/pods/', { afterKey: '/a' })).items.length, 3, 'afterKey before the prefix');
+      assert.equal((await store.list('/registry/pods/', { afterKey: '/z' })).items.length, 0);
+      assert.equal((await store.list('/none/')).items.length, 0);
+      assert.equal((await store.list('')).items.length, 5, 'empty prefix lists everything');
+    });
+
+    it('orders keys by code point, as SQLite does', async () => {
+      for (const k of ['/u/\u{1F600}', '/u/\uFFFD', '/u/b', '/u/\u{10FFFF}x']) await store.create(k, enc(k));
+      assert.deepEqual((await store.list('/u/')).items.map((i) => i.key), ['/u/b', '/u/\uFFFD', '/u/\u{1F600}', '/u/\u{10FFFF}x']);
+      assert.equal(await store.count('/u/\u{10FFFF}'), 1);
+      assert.equal(await store.count('/u/\uFFFD'), 1);
+    });
+
+    it('counts keys under a prefix', async () => {
+      for (const k of ['/c/a', '/c/b', '/c2/a', '/d']) await store.create(k, enc(k));
+      assert.equal(await store.count('/c/'), 2);
+      assert.equal(await store.count('/c'), 3);
+      assert.equal(await store.count('/x'), 0);
+      assert.equal(await store.count(''), 4);
+      await store.delete('/c/a');
+      assert.equal(await store.count('/c/'), 1);
+    });
+
+    it('increases revisions strictly across keys', async () => {
+      const seen: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        seen.push((await store.create(`/r/${i}`, enc('x'))).modRevision);
+        seen.push((await store.update(`/r/${i}`, seen[seen.length - 1] as number, enc('y'))).modRevision);
+      }
+      assert.deepEqual(seen, range(1, 20));
+      assert.equal(store.currentRevision(), 20);
+    });
+
+    it('watch replays history from a revision, then live events, in order', async () => {
+      await store.create('/w/a', enc('a')); // 1
+      await store.create('/other/x', enc('x')); // 2
+      await store.update('/w/a', 1, enc('a')); // 3
+      await store.create('/w/b', enc('b')); // 4
+      const w = collect(store, '/w/', 1);
+      assert.equal(w.events.length, 0, 'delivery is asynchronous');
+      await store.delete('/w/a'); // 5
+      await store.create('/w2/sibling', enc('s')); // 6
+      await store.update('/w/b', 4, enc('b')); // 7
+      await waitFor(() => w.events.length >= 4, 'four events');
+      await settle();
+      assert.deepEqual(revs(w.events), [3, 4, 5, 7]);
+      assert.deepEqual(w.events.map((e) => e.type), ['update', 'create', 'delete', 'update']);
+      assert.deepEqual(w.events.map((e) => text(e.prevValue)), ['a@1', undefined, 'a@3', 'b@4']);
+      assert.equal(w.events[1]?.createRevision, 4);
+      w.stop();
+
+      const fromZero = collect(store, '', 0);
+      await waitFor(() => fromZero.events.length >= 7, 'full replay');
+      assert.deepEqual(revs(fromZero.events), range(1, 7));
+      fromZero.stop();
+
+      const future = collect(store, '', 9);
+      await store.create('/f/1', enc('f')); // 8
+      await store.create('/f/2', enc('f')); // 9
+      await store.create('/f/3', enc('f')); // 10
+      await waitFor(() => future.events.length >= 1, 'event after a future revision');
+      assert.deepEqual(revs(future.events), [10]);
+      future.stop();
+    });
+
+    it('watch misses and repeats nothing while writes are in flight', async () => {
+      const watchers: { from: number; events: StorageEvent[]; stop: () => void }[] = [];
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < 150; i++) {
+        writes.push(
+          store.create(`/f/${i}`, enc('v')).then((s) => {
+            // Right after a write resolves, before its event has been delivered anywhere.
+            if (i % 20 === 0) watchers.push({ from: s.modRevision - 1, ...collect(store, '/f/', s.modRevision - 1) });
+          }),
+        );
+        if (i % 10 === 5) {
+          const from = Math.max(0, store.currentRevision() - 2);
+          watchers.push({ from, ...collect(store, '/f/', from) });
+          await new Promise((r) => setImmediate(r)); // let a batch commit between watchers
+        }
+      }
+      await Promise.all(writes);
+      const last = store.currentRevision();
+      assert.equal(last, 150);
+      for (const w of watchers) await waitFor(() => w.events.length >= last - w.from, `events after ${w.from}`);
+      await settle();
+      for (const w of watchers) {
+        assert.deepEqual(revs(w.events), range(w.from + 1, last), `watcher from ${w.from}`);
+        w.stop();
+      }
+    });
+
+    it('watch throws Compacted below the compacted revision', async () => {
+      for (let i = 0; i < 5; i++) await store.create(`/k/${i}`, enc('v'));
+      await store.compact(3);
+      assert.equal(store.compactedRevision(), 3);
+      assert.throws(() => store.watch('/k/', 2, () => {}), isError('Compacted', 3));
+      assert.throws(() => store.watch('/k/', 0, () => {}), isError('Compacted', 3));
+      const w = collect(store, '/k/', 3);
+      await waitFor(() => w.events.length >= 2, 'retained history');
+      assert.deepEqual(revs(w.events), [4, 5]);
+      w.stop();
+      await store.compact(2); // never goes backwards
+      assert.equal(store.compactedRevision(), 3);
+      await store.compact(100); // not beyond the current revision
+      assert.equal(store.compactedRevision(), 5);
+    });
+
+    it('stop() ends delivery, even of queued events', async () => {
+      const w = collect(store, '/s/', 0);
+      await store.create('/s/1', enc('v'));
+      await waitFor(() => w.events.length === 1, 'first event');
+      w.stop();
+      await store.create('/s/2', enc('v'));
+      const queued = collect(store, '/s/', 0);
+      queued.stop(); // its replay was queued but not yet delivered
+      await settle();
+      assert.equal(w.events.length, 1);
+      assert.equal(queued.events.length, 0);
+    });
+
+    it('a throwing listener does not break other listeners', async () => {
+      let thrown = 0;
+      const bad = store.watch('/b/', 0, () => {
+        thrown++;
+        throw new Error('listener failure (expected in this test)');
+      });
+      const good = collect(store, '/b/', 0);
+      await store.create('/b/1', enc('v'));
+      await store.create('/b/2', enc('v'));
+      await waitFor(() => good.events.length === 2, 'events for the good listener');
+      assert.equal(thrown, 2);
+      bad.stop();
+      good.stop();
+    });
+
+    it('200 concurrent creates get distinct revisions', async () => {
+      const before = store instanceof SqliteStorage ? store.commitCount : 0;
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.create(`/p/${i}`, enc(`p${i}`))));
+      const set = new Set(results.map((r) => r.modRevision));
+      assert.equal(set.size, 200);
+      assert.deepEqual([...set].sort((a, b) => a - b), range(1, 200));
+      results.forEach((r) => assert.equal(text(r.value), `p${r.key.slice(3)}@${r.modRevision}`));
+      assert.equal(await store.count('/p/'), 200);
+      if (store instanceof SqliteStorage) {
+        const commits = store.commitCount - before;
+        assert.ok(commits < 200, `expected group commit, got ${commits} commits for 200 writes`);
+      }
+    });
+
+    it('a failed op in a batch does not affect the others', async () => {
+      await store.create('/x/existing', enc('e')); // 1
+      const ops = [
+        store.create('/x/a', enc('a')),
+        store.create('/x/existing', enc('dup')),
+        store.update('/x/existing', 99, enc('stale')),
+        store.create('/x/b', () => {
+          throw new Error('encoder failed');
+        }),
+        store.update('/x/existing', 1, enc('e2')),
+        store.create('/x/c', enc('c')),
+      ];
+      const settled = await Promise.allSettled(ops);
+      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+      const value = (i: number) => (settled[i] as PromiseFulfilledResult<{ modRevision: number; value: Buffer }>).value;
+      assert.deepEqual([value(0).modRevision, value(4).modRevision, value(5).modRevision], [2, 3, 4]);
+      assert.equal(text(value(4).value), 'e2@3');
+      assert.ok(isError('KeyExists')((settled[1] as PromiseRejectedResult).reason));
+      assert.ok(isError('Conflict', 1)((settled[2] as PromiseRejectedResult).reason));
+      assert.equal(((settled[3] as PromiseRejectedResult).reason as Error).message, 'encoder failed');
+      assert.equal(await store.get('/x/b'), undefined);
+      assert.equal(store.currentRevision(), 4);
+    });
+
+    it('rejects with Closed after close', async () => {
+      await store.create('/c', enc('v'));
+      await store.close();
+      await assert.rejects(store.get('/c'), isError('Closed'));
+      await assert.rejects(store.create('/d', enc('v')), isError('Closed'));
+      await assert.rejects(store.list('/'), isError('Closed'));
+      assert.throws(() => store.watch('/', 0, () => {}), isError('Closed'));
+      await store.close(); // idempotent
+    });
+  });
+}
+
+describe('SqliteStorage durability', () => {
+  const path = (): string => join(tmp, `durable-${++fileSeq}.sqlite`);
+
+  it('keeps keys, the revision and the compacted revision across restart', async () => {
+    const file = path();
+    let store = SqliteStorage.open(file);
+    const writes = Array.from({ length: 50 }, (_, i) => store.create(`/r/${i}`, enc(`r${i}`)));
+    await Promise.all(writes);
+    await store.update('/r/7', 8, enc('r7b')); // 51
+    await store.delete('/r/9'); // 52
+    await store.compact(40);
+    // Queued but not awaited: close() must commit it.
+    const pending = store.create('/r/last', enc('last')); // 53
+    await store.close();
+    assert.equal((await pending).modRevision, 53);
+
+    store = SqliteStorage.open(file);
+    try {
+      assert.equal(store.currentRevision(), 53);
+      assert.equal(store.compactedRevision(), 40);
+      assert.equal(await store.count('/r/'), 50);
+      const r7 = await store.get('/r/7');
+      assert.deepEqual([text(r7?.value), r7?.createRevision, r7?.modRevision], ['r7b@51', 8, 51]);
+      assert.equal(await store.get('/r/9'), undefined);
+      assert.throws(() => store.watch('/r/', 39, () => {}), isError('Compacted', 40));
+      const w = collect(store, '/r/', 40);
+      assert.equal((await store.create('/r/new', enc('n'))).modRevision, 54);
+      await waitFor(() => w.events.length >= 14, 'replay after restart');
+      assert.deepEqual(revs(w.events), range(41, 54));
+      assert.deepEqual(w.events.slice(-3).map((e) => e.type), ['delete', 'create', 'create']);
+      assert.equal(text(w.events.at(-3)?.value), 'r9@10', 'delete event carries the last value');
+      w.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects the whole batch and reuses its revisions when the transaction fails', async () => {
+    const store = SqliteStorage.open(path());
+    try {
+      await store.create('/ok', enc('ok')); // 1
+      const commits = store.commitCount;
+      // A null value violates NOT NULL: an SQL error, which aborts the transaction.
+      const bad = store.create('/bad', () => null as unknown as Buffer);
+      const good = store.create('/good', enc('good'));
+      await assert.rejects(bad);
+      await assert.rejects(good);
+      assert.equal(store.commitCount, commits);
+      assert.equal(store.currentRevision(), 1);
+      assert.equal(await store.get('/good'), undefined);
+      assert.equal((await store.create('/good', enc('good'))).modRevision, 2);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('keys', () => {
+  it('computes the end of a prefix range', () => {
+    assert.equal(prefixEnd('/registry/pods/'), '/registry/pods0');
+    assert.equal(prefixEnd('a'), 'b');
+    assert.equal(prefixEnd(''), undefined);
+    assert.equal(prefixEnd('a\u{10FFFF}'), 'b');
+    assert.equal(prefixEnd('\u{10FFFF}'), undefined);
+    assert.equal(prefixEnd('a\uD7FF'), 'a\uE000');
+    assert.equal(prefixEnd('a\uFFFF'), 'a\u{10000}');
+  });
+
+  it('compares by code point', () => {
+    assert.ok(compareKeys('\uFFFD', '\u{1F600}') < 0);
+    assert.ok(compareKeys('a', 'ab') < 0);
+    assert.equal(compareKeys('x', 'x'), 0);
+    assert.ok(compareKeys('b', 'a') > 0);
+  });
+});
