@@ -97,7 +97,7 @@ export function unsupportedMediaType(contentType: string): StatusError {
 }
 
 export function requestEntityTooLarge(message = 'the server has rejected the request because it is too large'): StatusError {
-  return new StatusError(413, 'RequestEntityTooLarge', message, {});
+  return new StatusError(413, 'RequestEntityTooLarge', message);
 }
 
 export function internalError(message: string): StatusError {

@@ -49,11 +49,15 @@ function representationOf(range: MediaRange): Representation | undefined {
 /** The representation to answer with, or 406 when nothing offered is served. */
 export function negotiate(accept: string | undefined): Representation {
   if (!accept || !accept.trim()) return 'json';
+  let transform = false;
   for (const range of parseMediaRanges(accept)) {
     if (range.q <= 0) continue;
     const r = representationOf(range);
     if (r) return r;
+    if (range.params['as'] !== undefined) transform = true;
   }
+  // A transformation nobody serves is refused in the reference's other wording.
+  if (transform) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${AVAILABLE}`);
   throw notAcceptableError();
 }
 

@@ -29,7 +29,9 @@ function orderedMetadata(meta: JsonObject): JsonObject {
 /** kind, apiVersion and metadata first (as the reference's structs), the rest in the order given. */
 export function canonical(obj: JsonObject, kind: string, apiVersion: string): JsonObject {
   const out: JsonObject = { kind, apiVersion, metadata: orderedMetadata(metadataOf(obj)) };
-  for (const k of Object.keys(obj)) if (!(k in out)) out[k] = obj[k];
+  for (const k of Object.keys(obj)) if (!(k in out) && k !== 'status') out[k] = obj[k];
+  // status last, as it comes after spec in the reference's types.
+  if (obj['status'] !== undefined) out['status'] = obj['status'];
   return out;
 }
 

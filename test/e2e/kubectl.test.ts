@@ -1,0 +1,163 @@
+// End to end: the real capstan command on a real database file, driven by the real kubectl.
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { repoRoot } from '../helpers.js';
+
+const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
+
+interface Capstan {
+  process: ChildProcess;
+  kubeconfig: string;
+  dataDir: string;
+}
+
+export async function startCapstan(dataDir: string, extra: string[] = []): Promise<Capstan> {
+  const child = spawn(process.execPath, [join(repoRoot, 'dist/src/cmd/capstan.js'), '--data-dir', dataDir, '--secure-port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const kubeconfig = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`capstan did not start: ${output}`)), 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /kubeconfig: (.+)\n/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`capstan exited with ${code}: ${output}`)));
+  });
+  return { process: child, kubeconfig, dataDir };
+}
+
+export async function stopCapstan(c: Capstan): Promise<void> {
+  if (c.process.exitCode !== null) return;
+  const exited = new Promise((resolve) => c.process.once('exit', resolve));
+  c.process.kill('SIGTERM');
+  await exited;
+}
+
+export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin!.end(input);
+  });
+}
+
+async function ok(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  const r = await kubectl(kubeconfig, args, input);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+const manifests = {
+  configmap: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'e2e-config', namespace: 'e2e', labels: { app: 'e2e' } }, data: { color: 'blue' } },
+  deployment: {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'e2e-web', namespace: 'e2e' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.25' }] } } },
+  },
+  priorityclass: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'e2e-high' }, value: 1000, description: 'e2e' },
+};
+
+describe('kubectl against capstan', () => {
+  let capstan: Capstan;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-'));
+    capstan = await startCapstan(join(dir, 'data'));
+  });
+  after(async () => {
+    await stopCapstan(capstan);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the system namespaces', async () => {
+    const out = await ok(capstan.kubeconfig, ['get', 'ns', '-o', 'json']);
+    const names = JSON.parse(out).items.map((i: { metadata: { name: string } }) => i.metadata.name).sort();
+    assert.deepEqual(names, ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+  });
+
+  it('api-resources lists every built-in resource of 1.25, api-versions every group-version', async () => {
+    const out = await ok(capstan.kubeconfig, ['api-resources', '--no-headers', '-o', 'name']);
+    const names = out.trim().split('\n');
+    for (const n of ['pods', 'deployments.apps', 'customresourcedefinitions.apiextensions.k8s.io', 'flowschemas.flowcontrol.apiserver.k8s.io', 'csistoragecapacities.storage.k8s.io', 'leases.coordination.k8s.io', 'horizontalpodautoscalers.autoscaling']) {
+      assert.ok(names.includes(n), `${n} missing from api-resources`);
+    }
+    assert.equal(names.length, 55, names.join(' '));
+    const versions = (await ok(capstan.kubeconfig, ['api-versions'])).trim().split('\n');
+    assert.ok(versions.includes('autoscaling/v2beta2') && versions.includes('flowcontrol.apiserver.k8s.io/v1beta1') && versions.includes('v1'));
+    assert.ok(!versions.some((v) => v.includes('alpha')));
+  });
+
+  it('explains pods.spec.containers from the served OpenAPI', async () => {
+    const out = await ok(capstan.kubeconfig, ['explain', 'pods.spec.containers']);
+    assert.match(out, /KIND:\s+Pod/);
+    assert.match(out, /imagePullPolicy/);
+  });
+
+  for (const [what, manifest] of Object.entries(manifests)) {
+    it(`create, get, replace, patch (merge and json) and delete a ${what}`, async () => {
+      const kc = capstan.kubeconfig;
+      const file = join(dir, `${what}.json`);
+      if ((manifest.metadata as { namespace?: string }).namespace) {
+        await kubectl(kc, ['create', 'namespace', 'e2e']);
+      }
+      writeFileSync(file, JSON.stringify(manifest));
+      const created = await ok(kc, ['create', '-f', file]);
+      assert.match(created, /created/);
+      const resource = `${manifest.kind.toLowerCase()}/${manifest.metadata.name}`;
+      const nsArgs = (manifest.metadata as { namespace?: string }).namespace ? ['-n', 'e2e'] : [];
+      const got = JSON.parse(await ok(kc, ['get', resource, ...nsArgs, '-o', 'json']));
+      assert.equal(got.metadata.name, manifest.metadata.name);
+      assert.match(got.metadata.uid, /^[0-9a-f-]{36}$/);
+      assert.match(got.metadata.resourceVersion, /^\d+$/);
+
+      // replace: change a label with a full PUT
+      const replaced = structuredClone(manifest) as typeof manifest & { metadata: { labels?: Record<string, string> } };
+      replaced.metadata.labels = { ...replaced.metadata.labels, replaced: 'yes' };
+      writeFileSync(file, JSON.stringify(replaced));
+      await ok(kc, ['replace', '-f', file]);
+      const afterReplace = JSON.parse(await ok(kc, ['get', resource, ...nsArgs, '-o', 'json']));
+      assert.equal(afterReplace.metadata.labels.replaced, 'yes');
+      assert.equal(afterReplace.metadata.uid, got.metadata.uid);
+      assert.ok(Number(afterReplace.metadata.resourceVersion) > Number(got.metadata.resourceVersion));
+
+      await ok(kc, ['patch', resource, ...nsArgs, '--type', 'merge', '-p', '{"metadata":{"annotations":{"merged":"true"}}}']);
+      await ok(kc, ['patch', resource, ...nsArgs, '--type', 'json', '-p', '[{"op":"add","path":"/metadata/labels/jsonpatched","value":"yes"},{"op":"remove","path":"/metadata/labels/replaced"}]']);
+      const patched = JSON.parse(await ok(kc, ['get', resource, ...nsArgs, '-o', 'json']));
+      assert.equal(patched.metadata.annotations.merged, 'true');
+      assert.equal(patched.metadata.labels.jsonpatched, 'yes');
+      assert.equal(patched.metadata.labels.replaced, undefined);
+
+      const failed = await kubectl(kc, ['patch', resource, ...nsArgs, '--type', 'json', '-p', '[{"op":"test","path":"/metadata/name","value":"other"}]']);
+      assert.notEqual(failed.code, 0);
+      assert.match(failed.stderr, /the server rejected our request due to an error in our request/);
+
+      const deleted = await ok(kc, ['delete', resource, ...nsArgs]);
+      assert.match(deleted, /deleted/);
+      const gone = await kubectl(kc, ['get', resource, ...nsArgs, '-o', 'json']);
+      assert.notEqual(gone.code, 0);
+      assert.match(gone.stderr, /NotFound|not found/);
+    });
+  }
+
+  it('keeps objects and the revision across a restart of the database file', async () => {
+    const kc = capstan.kubeconfig;
+    await ok(kc, ['create', 'configmap', 'survivor', '--from-literal=k=v']);
+    const before = JSON.parse(await ok(kc, ['get', 'configmap', 'survivor', '-o', 'json']));
+    await stopCapstan(capstan);
+    capstan = await startCapstan(capstan.dataDir);
+    const afterRestart = JSON.parse(await ok(capstan.kubeconfig, ['get', 'configmap', 'survivor', '-o', 'json']));
+    assert.deepEqual(afterRestart, before);
+    await ok(capstan.kubeconfig, ['label', 'configmap', 'survivor', 'again=yes']);
+    const relabeled = JSON.parse(await ok(capstan.kubeconfig, ['get', 'configmap', 'survivor', '-o', 'json']));
+    assert.ok(Number(relabeled.metadata.resourceVersion) > Number(before.metadata.resourceVersion));
+  });
+});

@@ -1,0 +1,117 @@
+// Raw HTTP requests that must fail as the reference fails (../shared/reference/errors), and leave
+// stored data untouched.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RunningServer } from '../../src/server/server.js';
+import { call, fixture, memoryServer, placeholders, type Fixture, type Reply } from '../helpers.js';
+
+const NS = '/api/v1/namespaces/ref-errors';
+
+async function replay(server: RunningServer, f: Fixture, body: unknown = f.request.body): Promise<Reply> {
+  const headers = { ...f.request.headers };
+  return call(server.url, f.request.method, f.request.path, { body: body === null ? undefined : body, headers });
+}
+
+function withoutManagedFields(v: unknown): unknown {
+  const copy = structuredClone(v) as { metadata?: Record<string, unknown> };
+  if (copy.metadata) delete copy.metadata['managedFields'];
+  return copy;
+}
+
+describe('errors as the reference answers them', () => {
+  let server: RunningServer;
+  let existingRv: string;
+  before(async () => {
+    server = await memoryServer();
+    assert.equal((await call(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ref-errors' } } })).status, 201);
+    const created = await call(server.url, 'POST', `${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'existing' }, data: { key: 'value' } } });
+    assert.equal(created.status, 201);
+    existingRv = created.json.metadata.resourceVersion;
+  });
+  after(() => server.close());
+
+  const exact = [
+    'create-malformed-json', 'create-namespace-mismatch', 'create-wrong-kind', 'create-wrong-apiversion',
+    'get-missing-pod', 'get-missing-namespace-object', 'delete-missing-configmap', 'patch-missing-object-merge',
+    'update-missing-object', 'unknown-resource', 'put-on-collection', 'post-on-object-path',
+    'unsupported-accept', 'unsupported-accept-table-version', 'create-existing-configmap',
+    'create-unsupported-content-type', 'patch-json-content-type', 'patch-unknown-content-type',
+    'create-invalid-name-uppercase', 'field-validation-invalid-value', 'patch-invalid-json-patch',
+    'apply-without-field-manager', 'delete-uid-precondition-mismatch',
+  ];
+  for (const name of exact) {
+    it(`${name}: same status, content type and Status body; nothing changes`, async () => {
+      const f = fixture(`errors/${name}`);
+      const before = await call(server.url, 'GET', `${NS}/configmaps`);
+      const reply = await replay(server, f);
+      assert.equal(reply.status, f.response.status, `${reply.status} ${reply.text}`);
+      assert.equal(reply.headers['content-type'], f.response.headers['content-type']);
+      assert.deepEqual(placeholders(reply.json), f.response.body);
+      const afterList = await call(server.url, 'GET', `${NS}/configmaps`);
+      assert.deepEqual(afterList.json.items, before.json.items);
+    });
+  }
+
+  it('update-name-mismatch: 400 naming both names', async () => {
+    const f = fixture('errors/update-name-mismatch');
+    const body = structuredClone(f.request.body) as { metadata: { resourceVersion: string } };
+    body.metadata.resourceVersion = existingRv;
+    const reply = await replay(server, f, body);
+    assert.equal(reply.status, 400);
+    assert.deepEqual(reply.json, f.response.body);
+  });
+
+  it('update-stale-resourceversion: 409 Conflict and the newer write stays', async () => {
+    const f = fixture('errors/update-stale-resourceversion');
+    const created = await call(server.url, 'POST', `${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale' }, data: { key: 'v1' } } });
+    const oldRv = created.json.metadata.resourceVersion;
+    const updated = await call(server.url, 'PUT', `${NS}/configmaps/stale`, { body: { ...created.json, data: { key: 'v2' } } });
+    assert.equal(updated.status, 200);
+    assert.notEqual(updated.json.metadata.resourceVersion, oldRv);
+    const body = structuredClone(f.request.body) as { metadata: Record<string, unknown> };
+    body.metadata['resourceVersion'] = oldRv;
+    body.metadata['uid'] = created.json.metadata.uid;
+    body.metadata['creationTimestamp'] = created.json.metadata.creationTimestamp;
+    const reply = await replay(server, f, body);
+    assert.equal(reply.status, 409);
+    assert.deepEqual(reply.json, f.response.body);
+    const now = await call(server.url, 'GET', `${NS}/configmaps/stale`);
+    assert.equal(now.json.data.key, 'v2');
+  });
+
+  it('delete-resourceversion-precondition-mismatch: 409 naming both versions', async () => {
+    const f = fixture('errors/delete-resourceversion-precondition-mismatch');
+    const stale = String(Number(existingRv) - 1);
+    const reply = await replay(server, f, { ...(f.request.body as object), preconditions: { resourceVersion: stale } });
+    assert.equal(reply.status, 409);
+    const expected = f.response.body as { message: string };
+    assert.equal(reply.json.message, expected.message.replace(/\(\d+\) does not match the ResourceVersion in record \(\d+\)/, `(${stale}) does not match the ResourceVersion in record (${existingRv})`));
+    assert.deepEqual({ ...reply.json, message: '' }, { ...expected, message: '' });
+    assert.equal((await call(server.url, 'GET', `${NS}/configmaps/existing`)).status, 200);
+  });
+
+  it('create-body-over-3mib: 413 and nothing stored', async () => {
+    const f = fixture('errors/create-body-over-3mib');
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'huge' }, data: { big: 'x'.repeat(3 * 1024 * 1024) } });
+    const reply = await call(server.url, 'POST', f.request.path, { body });
+    assert.equal(reply.status, 413);
+    assert.deepEqual(reply.json, f.response.body);
+    assert.equal((await call(server.url, 'GET', `${NS}/configmaps/huge`)).status, 404);
+  });
+
+  it('patch-json-patch-missing-path: a replace of a missing key adds it', async () => {
+    const f = fixture('errors/patch-json-patch-missing-path');
+    const reply = await replay(server, f);
+    assert.equal(reply.status, 200);
+    assert.deepEqual(withoutManagedFields(placeholders(reply.json)), withoutManagedFields(f.response.body));
+  });
+
+  it('list-invalid-limit: limit=-1 lists everything', async () => {
+    const reply = await call(server.url, 'GET', `${NS}/configmaps?limit=-1`);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json.kind, 'ConfigMapList');
+    assert.equal(reply.json.metadata.continue, undefined);
+    assert.ok(reply.json.items.length >= 2);
+    assert.equal(reply.json.items[0].kind, undefined, 'list items carry no kind, as the reference serves them');
+  });
+});

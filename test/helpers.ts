@@ -1,0 +1,82 @@
+// Shared test helpers: the repo root, reference fixtures, an in-process server and a raw HTTP client.
+import { existsSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, type RunningServer } from '../src/server/server.js';
+
+function findRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+export const repoRoot = findRoot();
+export const referenceDir = join(repoRoot, '../shared/reference');
+
+export interface Fixture {
+  description: string;
+  request: { method: string; path: string; headers: Record<string, string>; body: unknown };
+  response: { status: number | null; headers: Record<string, unknown>; body: unknown; rawBody?: string };
+}
+
+export function fixture(name: string): Fixture {
+  return JSON.parse(readFileSync(join(referenceDir, `${name}.json`), 'utf8')) as Fixture;
+}
+
+export async function memoryServer(): Promise<RunningServer> {
+  return startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '' });
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+}
+
+export function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const url = new URL(path, base);
+  let payload: Buffer | undefined;
+  if (options.body !== undefined) payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
+  // Content-Length always: Node's client would otherwise send a DELETE body unframed.
+  const headers: Record<string, string> = { Accept: 'application/json', ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}), ...options.headers };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/** Puts the fixtures' placeholders into an answer of ours, so the two compare as the README says. */
+export function placeholders(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => placeholders(v, key));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = placeholders(v, k);
+    return out;
+  }
+  if (typeof value === 'string') {
+    if (key === 'resourceVersion') return '<rv>';
+    if (UID.test(value) && value !== '00000000-0000-0000-0000-000000000000') return '<uid>';
+    if (TIME.test(value)) return '<time>';
+  }
+  return value;
+}
