@@ -88,6 +88,8 @@ function toEvent(row: EventRow): StorageEvent {
   return event;
 }
 
+const CACHE_LIMIT = 500_000;
+
 export class SqliteStorage implements Storage {
   private readonly hub = new WatchHub();
   private readonly statements = new Map<string, Database.Statement<[Params], unknown>>();
@@ -97,6 +99,8 @@ export class SqliteStorage implements Storage {
   private compacted: number;
   private closed = false;
   private commits = 0;
+  /** Current values by key (null: known absent), kept in step with commits, so gets skip SQLite. */
+  private readonly cache = new Map<string, Stored | null>();
 
   private readonly selectKv;
   private readonly upsertKv;
@@ -156,8 +160,18 @@ export class SqliteStorage implements Storage {
 
   async get(key: string): Promise<Stored | undefined> {
     this.assertOpen();
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached ?? undefined;
     const row = this.selectKv.get(key);
-    return row ? toStored(row) : undefined;
+    const stored = row ? toStored(row) : undefined;
+    this.remember(key, stored ?? null);
+    return stored;
+  }
+
+  private remember(key: string, value: Stored | null): void {
+    // Bounded: past the cap start over rather than grow without limit.
+    if (this.cache.size >= CACHE_LIMIT && !this.cache.has(key)) this.cache.clear();
+    this.cache.set(key, value);
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -267,6 +281,9 @@ export class SqliteStorage implements Storage {
       this.revision = before;
       for (const p of batch) p.reject(err);
       return;
+    }
+    for (const e of events) {
+      this.remember(e.key, e.type === 'delete' ? null : { key: e.key, value: e.value, createRevision: e.createRevision, modRevision: e.modRevision });
     }
     batch.forEach((p, i) => {
       const o = outcomes[i] as Outcome;
