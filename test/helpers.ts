@@ -62,7 +62,7 @@ export function call(base: string, method: string, path: string, options: { body
   });
 }
 
-const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /** Puts the fixtures' placeholders into an answer of ours, so the two compare as the README says. */
@@ -75,8 +75,8 @@ export function placeholders(value: unknown, key = ''): unknown {
   }
   if (typeof value === 'string') {
     if (key === 'resourceVersion') return '<rv>';
-    if (UID.test(value) && value !== '00000000-0000-0000-0000-000000000000') return '<uid>';
     if (TIME.test(value)) return '<time>';
+    return value.replace(UIDS, (u) => (u === '00000000-0000-0000-0000-000000000000' ? u : '<uid>'));
   }
   return value;
 }

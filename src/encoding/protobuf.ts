@@ -75,25 +75,22 @@ const POINTER_FIELDS = new Set<string>([
   'setHostnameAsFQDN', 'privileged', 'allowPrivilegeEscalation', 'readOnlyRootFilesystem', 'runAsNonRoot',
   'controller', 'blockOwnerDeletion', 'suspend', 'manualSelector', 'allocateLoadBalancerNodePorts',
   'ready', 'serving', 'terminating', 'optional', 'allowVolumeExpansion', 'attachRequired', 'podInfoOnMount',
-  'storageCapacity', 'requiresRepublish', 'seLinuxMount', 'xKubernetesPreserveUnknownFields', 'unschedulable',
-  'CSIVolumeSource.readOnly', 'preserveUnknownFields', 'allowed', 'sendInitialEvents', 'insecureSkipTLSVerify',
+  'storageCapacity', 'requiresRepublish', 'xKubernetesPreserveUnknownFields', 'CSIVolumeSource.readOnly',
+  'preserveUnknownFields', 'allowed', 'started',
   // integer pointers
   'replicas', 'terminationGracePeriodSeconds', 'activeDeadlineSeconds', 'deletionGracePeriodSeconds',
   'revisionHistoryLimit', 'progressDeadlineSeconds', 'parallelism', 'completions', 'backoffLimit',
   'ttlSecondsAfterFinished', 'startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit',
   'runAsUser', 'runAsGroup', 'fsGroup', 'defaultMode', 'mode', 'priority', 'expirationSeconds', 'minReplicas',
-  'targetCPUUtilizationPercentage', 'partition', 'leaseDurationSeconds', 'leaseTransitions', 'value',
-  'healthCheckNodePort', 'gracePeriodSeconds', 'seconds', 'limit', 'timeoutSeconds', 'sizeLimit', 'count',
-  'selectPolicy', 'stabilizationWindowSeconds', 'fsGroupChangePolicy', 'maxSkew', 'minDomains', 'port',
-  'MutatingWebhook.timeoutSeconds', 'ValidatingWebhook.timeoutSeconds', 'handSize', 'queueLengthLimit',
-  'queues', 'assuredConcurrencyShares', 'nominalConcurrencyShares', 'lendablePercent', 'borrowingLimitPercent',
-  'maximumVolumeSize', 'availableReplicas', 'collisionCount', 'observedGeneration', 'currentReplicas',
-  'updatedReplicas', 'readyReplicas', 'fullyLabeledReplicas', 'number', 'tolerationSeconds', 'maxItems',
-  'minItems', 'maxLength', 'minLength', 'maxProperties', 'minProperties', 'maximum', 'minimum', 'multipleOf',
+  'targetCPUUtilizationPercentage', 'partition', 'leaseDurationSeconds', 'leaseTransitions', 'PriorityClass.value',
+  'healthCheckNodePort', 'gracePeriodSeconds', 'timeoutSeconds', 'stabilizationWindowSeconds', 'minDomains',
+  'port', 'collisionCount', 'tolerationSeconds', 'maxItems', 'minItems', 'maxLength', 'minLength',
+  'maxProperties', 'minProperties', 'maximum', 'minimum', 'multipleOf',
   // string pointers ("" is meaningful)
   'storageClassName', 'volumeMode', 'ingressClassName', 'preemptionPolicy', 'runtimeClassName', 'loadBalancerClass',
   'internalTrafficPolicy', 'ipFamilyPolicy', 'appProtocol', 'sideEffects', 'matchPolicy', 'failurePolicy',
-  'reinvocationPolicy', 'scope', 'hostname', 'nodeName', 'zone', 'fsType', 'pathType', 'fieldPath',
+  'reinvocationPolicy', 'scope', 'selectPolicy', 'fsGroupChangePolicy', 'pathType',
+  'Endpoint.hostname', 'Endpoint.nodeName', 'Endpoint.zone', 'EndpointAddress.nodeName',
 ]);
 
 /** Probe's integer fields are not pointers (0 means "default"), whatever the names above say. */
