@@ -178,30 +178,44 @@ export function protobufTypeFor(apiVersion: string, kind: string): protobuf.Type
   return undefined;
 }
 
+export interface ProtobufEnvelope {
+  apiVersion: string;
+  kind: string;
+  raw: Buffer;
+  contentEncoding: string;
+  contentType: string;
+}
+
+/** Checks the magic and decodes the runtime.Unknown envelope (kind may be empty, e.g. for a WatchEvent). */
+export function decodeProtobufEnvelope(body: Buffer, expectedKind?: string): ProtobufEnvelope {
+  if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
+    throw unrecognized(expectedKind, `provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${hexExcerpt(body)})`);
+  }
+  let envelope: Record<string, unknown>;
+  try {
+    envelope = protobufRegistry().unknown.decode(body.subarray(4)) as unknown as Record<string, unknown>;
+  } catch {
+    throw unrecognized(expectedKind, `unexpected EOF (${hexExcerpt(body)})`);
+  }
+  const typeMeta = (envelope.typeMeta ?? {}) as Record<string, unknown>;
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return {
+    apiVersion: str(typeMeta.apiVersion),
+    kind: str(typeMeta.kind),
+    raw: envelope.raw instanceof Uint8Array ? Buffer.from(envelope.raw) : Buffer.alloc(0),
+    contentEncoding: str(envelope.contentEncoding),
+    contentType: str(envelope.contentType),
+  };
+}
+
 /**
  * Decodes a Kubernetes protobuf body. `expectedKind` (optional) only shapes error messages the way the
  * reference words them ("the object provided is unrecognized (must be of type ConfigMap): …").
  */
 export function decodeProtobufObject(body: Buffer, expectedKind?: string): DecodedProtobufObject {
-  if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
-    throw unrecognized(expectedKind, `provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${hexExcerpt(body)})`);
-  }
-  const reg = protobufRegistry();
-  let envelope: Record<string, unknown>;
-  try {
-    envelope = reg.unknown.decode(body.subarray(4)) as unknown as Record<string, unknown>;
-  } catch {
-    throw unrecognized(expectedKind, `unexpected EOF (${hexExcerpt(body)})`);
-  }
-  const typeMeta = (envelope.typeMeta ?? {}) as Record<string, unknown>;
-  const apiVersion = typeof typeMeta.apiVersion === 'string' ? typeMeta.apiVersion : '';
-  const kind = typeof typeMeta.kind === 'string' ? typeMeta.kind : '';
+  const { apiVersion, kind, raw, contentType, contentEncoding } = decodeProtobufEnvelope(body, expectedKind);
   if (!kind) throw unrecognized(expectedKind, `Object 'Kind' is missing in '${hexExcerpt(body)}'`);
-  const raw = envelope.raw instanceof Uint8Array ? Buffer.from(envelope.raw) : Buffer.alloc(0);
-  const contentType = typeof envelope.contentType === 'string' ? envelope.contentType : '';
-  const contentEncoding = typeof envelope.contentEncoding === 'string' ? envelope.contentEncoding : '';
   if (contentEncoding) throw unrecognized(expectedKind, `unsupported contentEncoding "${contentEncoding}"`);
-
   let fields: Record<string, unknown>;
   if (contentType === 'application/json') {
     let parsed: unknown;
@@ -216,21 +230,29 @@ export function decodeProtobufObject(body: Buffer, expectedKind?: string): Decod
     if (contentType && contentType !== 'application/vnd.kubernetes.protobuf') {
       throw unrecognized(expectedKind, `unsupported contentType "${contentType}" in the protobuf envelope`);
     }
-    const type = protobufTypeFor(apiVersion, kind);
-    if (!type) throw unrecognized(expectedKind, `no kind "${kind}" is registered for version "${apiVersion}" in the protobuf encoding`);
-    let message: protobuf.Message;
-    try {
-      message = type.decode(raw);
-    } catch {
-      throw unrecognized(expectedKind, `unexpected EOF (${hexExcerpt(body)})`);
-    }
-    fields = messageToJson(type, message as unknown as Record<string, unknown>);
+    fields = decodeProtobufRaw(apiVersion, kind, raw, expectedKind, body);
   }
   const object: Record<string, unknown> = {};
   if (kind) object.kind = kind;
   if (apiVersion) object.apiVersion = apiVersion;
   for (const [k, v] of Object.entries(fields)) if (k !== 'kind' && k !== 'apiVersion') object[k] = v;
   return { apiVersion, kind, object };
+}
+
+/**
+ * Decodes the raw message of (apiVersion, kind) — the `raw` of a runtime.Unknown, without magic or
+ * envelope — into its JSON fields (no kind/apiVersion added).
+ */
+export function decodeProtobufRaw(apiVersion: string, kind: string, raw: Uint8Array, expectedKind?: string, body: Uint8Array = raw): Record<string, unknown> {
+  const type = protobufTypeFor(apiVersion, kind);
+  if (!type) throw unrecognized(expectedKind, `no kind "${kind}" is registered for version "${apiVersion}" in the protobuf encoding`);
+  let message: protobuf.Message;
+  try {
+    message = type.decode(raw);
+  } catch {
+    throw unrecognized(expectedKind, `unexpected EOF (${hexExcerpt(Buffer.from(body))})`);
+  }
+  return messageToJson(type, message as unknown as Record<string, unknown>);
 }
 
 // ---- message → JSON ----
@@ -249,7 +271,22 @@ function isZero(v: unknown): boolean {
   return toNumber(v) === 0 && typeof v !== 'string';
 }
 
+/** Go embedded structs (`json:",inline"`): their fields are merged into the parent object. */
+const INLINE_FIELDS = new Set<string>([
+  'Volume.volumeSource', 'PersistentVolumeSpec.persistentVolumeSource', 'Probe.handler',
+  'EphemeralContainer.ephemeralContainerCommon', 'IngressRule.ingressRuleValue', 'RuleWithOperations.rule',
+  'ConfigMapKeySelector.localObjectReference', 'SecretKeySelector.localObjectReference',
+  'ConfigMapEnvSource.localObjectReference', 'SecretEnvSource.localObjectReference',
+  'ConfigMapVolumeSource.localObjectReference', 'ConfigMapProjection.localObjectReference',
+  'SecretProjection.localObjectReference',
+]);
+
+/** Proto field names that are not the JSON names (go-to-protobuf lower-cased only the first letter). */
+const JSON_NAMES: Record<string, string> = { aPIGroup: 'apiGroup', uID: 'uid', Webhooks: 'webhooks' };
+
 function jsonName(message: string, field: string): string {
+  const renamed = JSON_NAMES[field];
+  if (renamed !== undefined) return renamed;
   if (message === 'JSONSchemaProps') {
     if (field === 'ref') return '$ref';
     if (field === 'schema') return '$schema';
@@ -398,7 +435,7 @@ function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Recor
       const entries = Object.entries(v as Record<string, unknown>);
       if (entries.length === 0) continue;
       const obj: Record<string, unknown> = {};
-      for (const [k, item] of entries) obj[k] = convertValue(field, item);
+      for (const [k, item] of entries) obj[k] = convertValue(field, item) ?? null; // e.g. a zero Time → null
       out[key] = obj;
       continue;
     }
@@ -410,7 +447,11 @@ function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Recor
     }
     if (field.resolvedType instanceof protobuf.Type) {
       const value = messageJson(field.resolvedType, v as Record<string, unknown>);
-      if (value !== undefined) out[key] = value;
+      if (INLINE_FIELDS.has(`${type.name}.${field.name}`) && typeof value === 'object' && value !== null) {
+        Object.assign(out, value);
+      } else if (value !== undefined) {
+        out[key] = value;
+      }
       continue;
     }
     if (isZero(v)) {

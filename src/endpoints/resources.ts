@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
 import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
+import { decodeProtobufObject } from '../encoding/protobuf.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
 import {
   badRequest, fieldNotSupported, fieldRequired, invalid, methodNotAllowed, resourceNotFound, StatusError,
@@ -98,6 +99,7 @@ function deleteOptionsFrom(body: Buffer, query: URLSearchParams): DeleteOptions 
   return options;
 }
 
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const PATCH_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
 
 export class ResourceHandler {
@@ -213,6 +215,7 @@ export class ResourceHandler {
 
   private async objectBody(req: IncomingMessage, info: ResourceInfo): Promise<JsonObject> {
     const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
+    if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), info.kind).object;
     if (type !== 'application/json' && type !== 'application/yaml') {
       await readBody(req).catch(() => undefined);
       throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
