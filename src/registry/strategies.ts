@@ -51,10 +51,27 @@ const namespaces: Strategy = {
   },
 };
 
+/** Secret stringData is write-only: it is merged into data (base64) and never stored. */
+function mergeStringData(obj: JsonObject): void {
+  const stringData = obj['stringData'];
+  if (stringData === undefined) return;
+  delete obj['stringData'];
+  if (typeof stringData !== 'object' || stringData === null || Array.isArray(stringData)) return;
+  const data = (typeof obj['data'] === 'object' && obj['data'] !== null ? obj['data'] : {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  obj['data'] = data;
+}
+
+const secrets: Strategy = {
+  prepareForCreate: mergeStringData,
+  prepareForUpdate: mergeStringData,
+};
+
 const createOnUpdate: Strategy = { allowCreateOnUpdate: true };
 
 const STRATEGIES: Record<string, Strategy> = {
   '/namespaces': namespaces,
+  '/secrets': secrets,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,
   '/limitranges': createOnUpdate,
