@@ -80,3 +80,10 @@ export function placeholders(value: unknown, key = ''): unknown {
   }
   return value;
 }
+
+/** managedFields arrive with the field manager; comparisons leave them out until then. */
+export function withoutManagedFields(v: unknown): unknown {
+  const copy = structuredClone(v) as { metadata?: Record<string, unknown> };
+  if (copy.metadata) delete copy.metadata['managedFields'];
+  return copy;
+}

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders, type Fixture, type Reply } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, withoutManagedFields, type Fixture, type Reply } from '../helpers.js';
 
 const NS = '/api/v1/namespaces/ref-errors';
 
@@ -12,11 +12,6 @@ async function replay(server: RunningServer, f: Fixture, body: unknown = f.reque
   return call(server.url, f.request.method, f.request.path, { body: body === null ? undefined : body, headers });
 }
 
-function withoutManagedFields(v: unknown): unknown {
-  const copy = structuredClone(v) as { metadata?: Record<string, unknown> };
-  if (copy.metadata) delete copy.metadata['managedFields'];
-  return copy;
-}
 
 describe('errors as the reference answers them', () => {
   let server: RunningServer;

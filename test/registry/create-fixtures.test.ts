@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, withoutManagedFields } from '../helpers.js';
 
 const MATCHING = [
     'apps-v1-controllerrevisions',
@@ -32,11 +32,6 @@ const MATCHING = [
     'storage.k8s.io-v1beta1-csistoragecapacities',
 ];
 
-function withoutManagedFields(v: unknown): unknown {
-  const copy = structuredClone(v) as { metadata?: Record<string, unknown> };
-  if (copy.metadata) delete copy.metadata['managedFields'];
-  return copy;
-}
 
 describe('creates as the reference stores them', () => {
   let server: RunningServer;
