@@ -32,6 +32,8 @@ export class StatusError extends Error {
   readonly details: StatusDetails | undefined;
   /** Extra response headers, e.g. Retry-After. */
   readonly headers: Record<string, string>;
+  /** The Status's ListMeta (a 410 for an expired continue token carries a fresh token here). */
+  metadata: Record<string, unknown> = {};
 
   constructor(code: number, reason: string | undefined, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
@@ -44,7 +46,7 @@ export class StatusError extends Error {
   toStatus(): StatusBody {
     const body: StatusBody = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, code: this.code };
     // Key order as the reference serves it: message, reason, details, code.
-    const ordered: StatusBody = { kind: body.kind, apiVersion: body.apiVersion, metadata: body.metadata, status: body.status, message: this.message } as StatusBody;
+    const ordered: StatusBody = { kind: body.kind, apiVersion: body.apiVersion, metadata: this.metadata, status: body.status, message: this.message } as StatusBody;
     if (this.reason !== undefined) ordered.reason = this.reason;
     if (this.details !== undefined) ordered.details = this.details;
     ordered.code = this.code;

@@ -10,6 +10,7 @@ import {
 import { applyJsonPatch } from '../fieldmanager/jsonpatch.js';
 import { applyMergePatch } from '../fieldmanager/mergepatch.js';
 import { metadataOf } from '../registry/objects.js';
+import { listPlan, parseResourceVersion } from '../registry/readoptions.js';
 import type { DeleteOptions, Registry } from '../registry/store.js';
 import { mediaTypeOf, negotiate } from './negotiation.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
@@ -139,13 +140,13 @@ export class ResourceHandler {
           const watch = r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
           if (watch) {
             allow('watch');
-            await serveWatch(req, res, this.registry, info, ns, query, selectorFilter(info, query), out);
+            await serveWatch(req, res, this.registry, info, ns, query, selectorFilter(info, query));
             return undefined;
           }
           allow('list');
-          const limit = Number(query.get('limit') ?? 0);
-          const body = await this.registry.list(info, ns, { limit: Number.isFinite(limit) ? limit : 0, continueToken: query.get('continue') ?? undefined, filter: selectorFilter(info, query) });
-          return { status: 200, body };
+          const filter = selectorFilter(info, query);
+          const { plan } = listPlan(query, false);
+          return { status: 200, body: await this.registry.list(info, ns, plan, filter) };
         }
         case 'POST': {
           allow('create');
@@ -170,7 +171,7 @@ export class ResourceHandler {
     switch (method) {
       case 'GET':
         allow('get');
-        return { status: 200, body: await this.registry.get(info, ns, name) };
+        return { status: 200, body: await this.registry.get(info, ns, name, parseResourceVersion(query.get('resourceVersion'))) };
       case 'PUT': {
         allow('update');
         checkFieldValidation(query, 'UpdateOptions');

@@ -1,16 +1,20 @@
-// Watch: newline-delimited JSON events {"type","object"} over a chunked response.
-// Starting state: resourceVersion unset or "0" → synthetic ADDED for what exists, then changes;
-// another version → only the changes after it (410 in an ERROR event when that history is gone).
+// Watch: newline-delimited JSON events {"type","object"} over a chunked response, served from the
+// watch cache. resourceVersion unset or "0": synthetic ADDED for the current state, then changes;
+// another version: only the changes after it (an ERROR event with 410 when that history is gone).
+// With selectors, an object that stops matching is DELETED and one that starts matching ADDED.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceInfo } from '../api/catalog.js';
-import { StatusError } from '../errors.js';
+
 import { collectionPrefix } from '../registry/keys.js';
 import { decode, type JsonObject } from '../registry/objects.js';
+import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';
 import type { Registry } from '../registry/store.js';
-import { StorageError, type StorageEvent } from '../storage/types.js';
-import { CONTENT_TYPES, type Representation } from './negotiation.js';
+import type { CacheEvent } from '../storage/cacher.js';
+import { StorageError, type Watcher } from '../storage/types.js';
 
-const DEFAULT_TIMEOUT_SECONDS = 30 * 60;
+/** A watcher whose unsent output passes this is closed (the client re-lists), never buffered on. */
+export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
+const BOOKMARK_INTERVAL_MS = 60_000;
 
 export async function serveWatch(
   req: IncomingMessage,
@@ -20,62 +24,88 @@ export async function serveWatch(
   namespace: string | undefined,
   query: URLSearchParams,
   filter: ((obj: JsonObject) => boolean) | undefined,
-  out: { representation: Representation },
 ): Promise<void> {
-  const rvParam = query.get('resourceVersion') ?? '';
-  const timeout = Number(query.get('timeoutSeconds') ?? DEFAULT_TIMEOUT_SECONDS * (1 + Math.random()));
+  listPlan(query, true); // validates resourceVersionMatch and friends as the reference does
+  const requested = parseResourceVersion(query.get('resourceVersion'));
+  const timeoutParam = query.get('timeoutSeconds');
+  // Without timeoutSeconds the server closes a watch after a random 30–60 minutes, as the reference.
+  const timeoutMs = timeoutParam !== null && Number(timeoutParam) > 0 ? Number(timeoutParam) * 1000 : (30 + Math.random() * 30) * 60_000;
+  const bookmarks = query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1';
+  const cacher = await registry.cacher(info);
   const prefix = collectionPrefix(info, namespace);
-  const storage = registry.storage;
+  const sameVersion = registry.storageInfo(info).version === info.version;
+  const matches = (value: Buffer | undefined): boolean => value !== undefined && (!filter || filter(decode(value)));
+
   let from: number;
   const initial: Buffer[] = [];
-  if (rvParam === '' || rvParam === '0') {
-    const page = await storage.list(prefix);
-    from = page.revision;
-    for (const item of page.items) {
-      const obj = decode(item.value);
-      if (!filter || filter(obj)) initial.push(event('ADDED', item.value));
-    }
+  if (requested === undefined || requested === 0) {
+    const snapshot = cacher.list({ prefix });
+    from = snapshot.revision;
+    for (const value of snapshot.items) if (matches(value)) initial.push(frame('ADDED', value));
   } else {
-    from = Number(rvParam);
-    if (!Number.isInteger(from) || from < 0) throw new StatusError(400, 'BadRequest', `invalid resource version: ${rvParam}`);
+    from = requested;
   }
-  res.writeHead(200, { 'Content-Type': CONTENT_TYPES[out.representation === 'yaml' ? 'json' : out.representation], 'Transfer-Encoding': 'chunked' });
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  for (const line of initial) res.write(line);
-  let watcher: { stop(): void } | undefined;
+  let watcher: Watcher | undefined;
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  let lastRevision = from;
   const end = () => {
     watcher?.stop();
-    clearTimeout(timer);
+    clearTimeout(deadline);
+    clearTimeout(bookmarkTimer);
     if (!res.writableEnded) res.end();
   };
-  const timer = setTimeout(end, Math.max(0, timeout) * 1000);
+  const deadline = setTimeout(end, timeoutMs);
   req.on('close', end);
+  res.on('close', end);
+  const send = (bytes: Buffer) => {
+    if (res.writableEnded) return;
+    res.write(bytes);
+    if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) end();
+  };
+  for (const bytes of initial) send(bytes);
+
   try {
-    watcher = storage.watch(prefix, from, (e: StorageEvent) => {
-      const obj = decode(e.value);
-      const matches = !filter || filter(obj);
-      const before = e.prevValue && filter ? filter(decode(e.prevValue)) : e.type !== 'create';
+    watcher = cacher.watch(from, (e: CacheEvent) => {
+      if (!e.key.startsWith(prefix)) return;
+      lastRevision = e.rev;
+      const now = e.type !== 'delete' && matches(e.value);
+      const before = e.type === 'create' ? false : filter ? matches(e.prevValue) : true;
       let type: string | undefined;
-      if (e.type === 'create') type = matches ? 'ADDED' : undefined;
-      else if (e.type === 'delete') type = before || !filter ? 'DELETED' : undefined;
-      else if (matches && before) type = 'MODIFIED';
-      else if (matches) type = 'ADDED';
+      if (e.type === 'delete') type = before ? 'DELETED' : undefined;
+      else if (now && before) type = 'MODIFIED';
+      else if (now) type = 'ADDED';
       else if (before) type = 'DELETED';
-      if (type) res.write(event(type, e.value));
+      if (!type) return;
+      send(sameVersion ? e.frame(type) : frame(type, registry.servedBytes(info, e.value)));
     });
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Compacted') {
-      const status = new StatusError(410, 'Expired', `too old resource version: ${from} (${err.revision ?? 0})`).toStatus();
-      res.write(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      const status = tooOldResourceVersion(from, err.revision ?? 0).toStatus();
+      send(Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
       end();
       return;
     }
     end();
     throw err;
   }
+
+  if (bookmarks) {
+    // One bookmark ahead of the deadline (as the reference: about 2 s before it), else every minute.
+    const schedule = (delay: number) => {
+      bookmarkTimer = setTimeout(() => {
+        const rv = Math.max(lastRevision, cacher.revision());
+        send(Buffer.from(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":{"resourceVersion":"${rv}","creationTimestamp":null}}}\n`));
+        schedule(BOOKMARK_INTERVAL_MS);
+      }, delay);
+    };
+    schedule(Math.min(BOOKMARK_INTERVAL_MS, Math.max(timeoutMs - 2000, timeoutMs / 2)));
+  }
 }
 
-function event(type: string, object: Buffer): Buffer {
+function frame(type: string, object: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
 }
 

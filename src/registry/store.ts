@@ -10,7 +10,11 @@ import {
   alreadyExists, badRequest, conflict, fieldRequired, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
-import { collectionPrefix, objectKey } from './keys.js';
+import { Cacher } from '../storage/cacher.js';
+import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
+import {
+  CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, tooOldResourceVersion, type ReadPlan,
+} from './readoptions.js';
 import { canonical, decode, encode, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
 import { strategyFor } from './strategies.js';
 
@@ -18,13 +22,6 @@ export interface WriteResult {
   /** HTTP status: 201 for creates, 200 otherwise. */
   status: number;
   body: Buffer;
-}
-
-export interface ListQuery {
-  limit?: number;
-  continueToken?: string;
-  /** Filters applied to decoded objects (selectors). */
-  filter?: (obj: JsonObject) => boolean;
 }
 
 export interface DeleteOptions {
@@ -52,10 +49,18 @@ function internalGroup(group: string): string {
   return group ? group.split('.')[0]! : 'core';
 }
 
+export interface RegistryOptions {
+  /** How long changes stay available to watches, exact lists and continue tokens (ms). */
+  historyWindowMs: number;
+}
+
 export class Registry {
+  private readonly cachers = new Map<string, Promise<Cacher>>();
+
   constructor(
     readonly catalog: Catalog,
     readonly storage: Storage,
+    readonly options: RegistryOptions = { historyWindowMs: 5 * 60_000 },
   ) {}
 
   /** The version objects of this resource are stored in: the group's most preferred one serving it. */
@@ -65,15 +70,41 @@ export class Registry {
 
   // ---- reads ----
 
-  async get(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
-    const stored = await this.storage.get(objectKey(info, namespace, name));
-    if (!stored) throw notFound(qr(info), name);
-    return this.served(info, stored.value);
+  /** The watch cache of a resource (one per storage prefix, shared by its versions), started on first use. */
+  cacher(info: ResourceInfo): Promise<Cacher> {
+    const prefix = resourcePrefix(info);
+    let c = this.cachers.get(prefix);
+    if (!c) {
+      c = Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs });
+      this.cachers.set(prefix, c);
+    }
+    return c;
+  }
+
+  /** Waits (up to the reference's 3 s) for the store to reach a revision; 504 when it does not. */
+  async waitForRevision(revision: number): Promise<void> {
+    const deadline = Date.now() + TOO_LARGE_WAIT_MS;
+    while (this.storage.currentRevision() < revision) {
+      if (Date.now() >= deadline) throw tooLargeResourceVersion(revision, this.storage.currentRevision());
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async get(info: ResourceInfo, namespace: string | undefined, name: string, resourceVersion?: number): Promise<Buffer> {
+    if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
+    const value = (await this.cacher(info)).get(objectKey(info, namespace, name));
+    if (!value) throw notFound(qr(info), name);
+    return this.served(info, value);
   }
 
   async getObject(info: ResourceInfo, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
     const stored = await this.storage.get(objectKey(info, namespace, name));
     return stored ? this.toVersion(info, decode(stored.value)) : undefined;
+  }
+
+  /** Stored bytes as an endpoint of another version serves them. */
+  servedBytes(info: ResourceInfo, value: Buffer): Buffer {
+    return this.served(info, value);
   }
 
   /** Bytes of a stored object as the requested version serves them (the stored bytes when it is the storage version). */
@@ -87,37 +118,46 @@ export class Registry {
     return convert(obj, info.group, info.resource, from, info.version);
   }
 
-  async list(info: ResourceInfo, namespace: string | undefined, query: ListQuery = {}): Promise<Buffer> {
+  /** A list as the plan says: the current state or an exact retained revision, paged. */
+  async list(info: ResourceInfo, namespace: string | undefined, plan: ReadPlan, filter?: (obj: JsonObject) => boolean): Promise<Buffer> {
+    const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
-    let afterKey: string | undefined;
-    if (query.continueToken) afterKey = decodeContinue(query.continueToken, prefix);
-    const limit = query.limit && query.limit > 0 ? query.limit : undefined;
-    const parts: Buffer[] = [];
-    let revision = this.storage.currentRevision();
-    let more = false;
-    let lastKey: string | undefined;
-    const itemPrefix = Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},`);
-    const sameVersion = this.storageInfo(info).version === info.version;
-    // Page through storage until the limit is filled (filters may drop items).
-    for (;;) {
-      const page = await this.storage.list(prefix, { afterKey, limit: limit ? limit - parts.length : undefined });
-      revision = page.revision;
-      for (const item of page.items) {
-        lastKey = item.key;
-        if (query.filter && !query.filter(decode(item.value))) continue;
-        parts.push(listItem(item.value, itemPrefix, sameVersion ? undefined : () => encode(this.toVersion(info, decode(item.value)))));
+    const base = resourcePrefix(info);
+    let result;
+    if (plan.kind === 'current') {
+      if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan);
+      result = cacher.list({ prefix, limit: plan.limit, filter: filter && ((v) => filter(decode(v))), countRemaining: !filter });
+    } else {
+      if (plan.revision > this.storage.currentRevision()) await this.waitForRevision(plan.revision);
+      try {
+        result = cacher.list({
+          prefix, revision: plan.revision, limit: plan.limit,
+          afterKey: plan.afterKey !== undefined ? base + plan.afterKey : undefined,
+          filter: filter && ((v) => filter(decode(v))), countRemaining: !filter,
+        });
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'Compacted') {
+          if (plan.afterKey === undefined) throw tooOldResourceVersion(plan.revision, err.revision ?? 0);
+          // An expired continue token: 410, with a token to carry on inconsistently at the current state.
+          const expired = new StatusError(410, 'Expired', CONTINUE_EXPIRED_MESSAGE);
+          expired.metadata = { continue: encodeContinue(this.storage.currentRevision(), plan.afterKey) };
+          throw expired;
+        }
+        throw err;
       }
-      more = page.more;
-      if (!more || !limit || parts.length >= limit) break;
-      afterKey = lastKey;
     }
-    const metadata: JsonObject = { resourceVersion: String(revision) };
-    if (more && lastKey) metadata['continue'] = encodeContinue(revision, lastKey.slice(prefix.length));
+    const metadata: JsonObject = { resourceVersion: String(result.revision) };
+    if (result.continueAfter !== undefined) {
+      metadata['continue'] = encodeContinue(result.revision, result.continueAfter.slice(base.length));
+      if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
+    }
+    const itemPrefix = Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(this.storageInfo(info).apiVersion)},`);
+    const sameVersion = this.storageInfo(info).version === info.version;
     const head = Buffer.from(`{"kind":${JSON.stringify(info.listKind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`);
     const chunks: Buffer[] = [head];
-    parts.forEach((p, i) => {
+    result.items.forEach((value, i) => {
       if (i > 0) chunks.push(COMMA);
-      chunks.push(p);
+      chunks.push(listItem(sameVersion ? value : this.served(info, value), sameVersion ? itemPrefix : Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},`)));
     });
     chunks.push(CLOSE);
     return Buffer.concat(chunks);
@@ -423,8 +463,7 @@ const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
 
 /** An item of a list: the object's bytes without its kind and apiVersion (the reference omits them). */
-function listItem(value: Buffer, itemPrefix: Buffer, reencode?: () => Buffer): Buffer {
-  const bytes = reencode ? reencode() : value;
+function listItem(bytes: Buffer, itemPrefix: Buffer): Buffer {
   if (bytes.subarray(0, itemPrefix.length).equals(itemPrefix)) return Buffer.concat([OPEN, bytes.subarray(itemPrefix.length)]);
   const obj = decode(bytes);
   delete obj['kind'];
@@ -460,22 +499,3 @@ function successStatus(info: ResourceInfo, name: string, uid: string): JsonObjec
   };
 }
 
-// Continue tokens: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key after prefix>\u0000"}, as the reference's.
-export function encodeContinue(revision: number, lastKeySuffix: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start: `${lastKeySuffix}\u0000` })).toString('base64');
-}
-
-function decodeContinue(token: string, prefix: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
-  } catch {
-    throw badRequest('continue key is not valid: illegal base64 data at input byte 4');
-  }
-  if (!isObject(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['start'] !== 'string') {
-    throw badRequest('continue key is not valid: continue key is not valid');
-  }
-  const start = parsed['start'].replace(/\u0000$/, '');
-  // The next page starts after the last key served.
-  return prefix + start;
-}

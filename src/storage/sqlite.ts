@@ -285,12 +285,14 @@ export class SqliteStorage implements Storage {
     for (const e of events) {
       this.remember(e.key, e.type === 'delete' ? null : { key: e.key, value: e.value, createRevision: e.createRevision, modRevision: e.modRevision });
     }
+    // Watchers first: their deliveries are queued before the writers' continuations, so a caller
+    // that awaited a write finds every watch cache already holding it.
+    this.hub.publish(events);
     batch.forEach((p, i) => {
       const o = outcomes[i] as Outcome;
       if (o.ok) p.resolve(o.result);
       else p.reject(o.error);
     });
-    this.hub.publish(events);
   }
 
   /** Body of the batch transaction. Op failures are returned; SQL failures throw (abort all). */

@@ -61,6 +61,10 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * Ordering promise of every backend: a write's events are queued to watchers before the write's
+ * promise settles, so code that awaited a write sees it in any watch-fed cache.
+ */
 export interface Storage {
   get(key: string): Promise<Stored | undefined>;
   /** Keys that start with `prefix`, in key order. */

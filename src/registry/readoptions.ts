@@ -1,0 +1,120 @@
+// ListOptions / GetOptions as the reference validates them: resourceVersion, resourceVersionMatch,
+// limit and continue, turned into a plan for the watch cache (see SPEC "Resource version semantics").
+import { badRequest, fieldForbidden, fieldNotSupported, invalid, StatusError, type FieldError } from '../errors.js';
+import { isObject } from '../encoding/decode.js';
+
+export type ReadPlan =
+  /** The current state, at least as new as `notOlderThan` (wait for it when the store is behind). */
+  | { kind: 'current'; notOlderThan?: number; limit?: number }
+  /** Exactly the state at `revision` (410 when it is no longer retained). */
+  | { kind: 'exact'; revision: number; limit?: number; afterKey?: string };
+
+export interface ContinueToken {
+  revision: number;
+  /** The key (relative to the resource prefix) after which the next page starts. */
+  start: string;
+}
+
+const MATCH_VALUES = ['Exact', 'NotOlderThan', ''];
+
+/** resourceVersion as a number; "" → undefined. The reference fails "abc" with a strconv message. */
+export function parseResourceVersion(text: string | null): number | undefined {
+  if (text === null || text === '') return undefined;
+  if (!/^\d+$/.test(text)) {
+    throw badRequest(`resourceVersion: Invalid value: "${text}": strconv.ParseUint: parsing "${text}": invalid syntax`);
+  }
+  return Number(text);
+}
+
+/** The first error Go's encoding/json reports for a text, for continue-token messages. */
+function goJsonFirstError(text: string): string {
+  const t = text.trimStart();
+  const c = t[0];
+  if (c === undefined) return 'unexpected end of JSON input';
+  const literal = (word: string): string | undefined => {
+    for (let i = 1; i < word.length; i++) {
+      if (t[i] === undefined) return 'unexpected end of JSON input';
+      if (t[i] !== word[i]) return `invalid character '${t[i]}' in literal ${word} (expecting '${word[i]}')`;
+    }
+    return undefined;
+  };
+  if (c === 'n') return literal('null') ?? 'json: cannot unmarshal null';
+  if (c === 't') return literal('true') ?? 'json: cannot unmarshal bool';
+  if (c === 'f') return literal('false') ?? 'json: cannot unmarshal bool';
+  if (!'{["-0123456789'.includes(c)) {
+    const shown = c.charCodeAt(0) < 0x20 || c.charCodeAt(0) > 0x7e ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
+    return `invalid character '${shown}' looking for beginning of value`;
+  }
+  return 'continue key is not valid';
+}
+
+export function decodeContinue(token: string): ContinueToken {
+  const bytes = Buffer.from(token, 'base64');
+  // Decoded as Latin-1 so that a stray byte is quoted as the reference quotes it.
+  const text = bytes.toString('latin1');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw badRequest(`invalid continue token: continue key is not valid: ${goJsonFirstError(text)}`);
+  }
+  if (!isObject(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') {
+    throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+  if (parsed['rv'] === 0) throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  return { revision: parsed['rv'], start: parsed['start'].replace(/\u0000$/, '') };
+}
+
+export function encodeContinue(revision: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start: `${start}\u0000` })).toString('base64');
+}
+
+function listOptionsInvalid(errors: FieldError[]): StatusError {
+  return invalid('ListOptions', 'meta.k8s.io', '', errors);
+}
+
+/** Validates the list query and decides how to serve it. */
+export function listPlan(query: URLSearchParams, isWatch: boolean): { plan: ReadPlan; token?: ContinueToken } {
+  const rvText = query.get('resourceVersion') ?? '';
+  const match = query.get('resourceVersionMatch') ?? '';
+  const continueText = query.get('continue') ?? '';
+  const limitText = query.get('limit');
+  const limit = limitText && /^-?\d+$/.test(limitText) && Number(limitText) > 0 ? Number(limitText) : undefined;
+  if (match !== '') {
+    const errors: FieldError[] = [];
+    if (isWatch) errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch'));
+    if (rvText === '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (continueText !== '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (!MATCH_VALUES.includes(match)) errors.push(fieldNotSupported('resourceVersionMatch', match, MATCH_VALUES));
+    else if (match === 'Exact' && rvText === '0') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (errors.length) throw listOptionsInvalid(errors);
+  }
+  const rv = parseResourceVersion(rvText);
+  if (continueText !== '') {
+    if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
+    const token = decodeContinue(continueText);
+    return { plan: { kind: 'exact', revision: token.revision, limit, afterKey: token.start }, token };
+  }
+  if (rv === undefined) return { plan: { kind: 'current', limit } };
+  // "0": any version — from the cache, whole (the reference's cache does not page).
+  if (rv === 0) return { plan: { kind: 'current' } };
+  if (match === 'Exact') return { plan: { kind: 'exact', revision: rv, limit } };
+  if (match === 'NotOlderThan' || limit === undefined) return { plan: { kind: 'current', notOlderThan: rv, limit } };
+  return { plan: { kind: 'exact', revision: rv, limit } };
+}
+
+export const TOO_LARGE_WAIT_MS = 3000;
+
+export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  }, { 'Retry-After': '1' });
+}
+
+export function tooOldResourceVersion(requested: number, oldest: number): StatusError {
+  return new StatusError(410, 'Expired', `too old resource version: ${requested} (${oldest})`);
+}
+
+export const CONTINUE_EXPIRED_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';

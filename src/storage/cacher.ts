@@ -1,0 +1,274 @@
+// The watch cache: for one resource prefix, every current object plus the changes of the retained
+// window, fed by the storage's watch. Gets, lists (now or at an exact retained revision, paged) and
+// watches (from any retained revision) are served from memory; each event is framed once and the
+// same bytes go to every watcher.
+import { compareKeys } from './keys.js';
+import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
+
+interface Version {
+  rev: number;
+  /** null: the key was deleted at this revision. */
+  value: Buffer | null;
+}
+
+export class CacheEvent {
+  private framed?: Map<string, Buffer>;
+  constructor(
+    readonly type: EventType,
+    readonly key: string,
+    readonly value: Buffer,
+    readonly prevValue: Buffer | undefined,
+    readonly rev: number,
+    readonly at: number,
+  ) {}
+
+  /** `{"type":T,"object":…}\n`, built once per event and type, shared by every watcher. */
+  frame(type: string): Buffer {
+    this.framed ??= new Map();
+    let bytes = this.framed.get(type);
+    if (!bytes) {
+      bytes = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), this.value, FRAME_END]);
+      this.framed.set(type, bytes);
+    }
+    return bytes;
+  }
+}
+const FRAME_END = Buffer.from('}\n');
+
+export interface CacheListOptions {
+  /** Keys under this prefix (at least the cacher's own). */
+  prefix: string;
+  /** Serve the state at exactly this revision; the current state when absent. */
+  revision?: number;
+  /** Start after this key (paging). */
+  afterKey?: string;
+  /** At most this many items (after filtering). */
+  limit?: number;
+  filter?: (value: Buffer) => boolean;
+  /** Count the items left after a full page (for remainingItemCount). */
+  countRemaining?: boolean;
+}
+
+export interface CacheListResult {
+  items: Buffer[];
+  revision: number;
+  /** Key of the last item served, when more follow. */
+  continueAfter?: string;
+  remaining?: number;
+}
+
+export type CacheListener = (event: CacheEvent) => void;
+
+export interface CacherOptions {
+  /** How long changes are kept for watches and exact lists (ms). */
+  windowMs: number;
+  /** Upper bound of retained events, whatever their age. */
+  maxEvents?: number;
+  now?: () => number;
+}
+
+export class Cacher {
+  private readonly keys: string[] = [];
+  private readonly versions = new Map<string, Version[]>();
+  private history: CacheEvent[] = [];
+  private readonly listeners = new Set<CacheListener>();
+  /** The oldest revision whose state (and every change after it) this cache can still give. */
+  private oldest: number;
+  private upstream?: Watcher;
+  private readonly now: () => number;
+  private readonly windowMs: number;
+  private readonly maxEvents: number;
+
+  private constructor(
+    private readonly storage: Storage,
+    readonly prefix: string,
+    startRevision: number,
+    options: CacherOptions,
+  ) {
+    this.oldest = startRevision;
+    this.now = options.now ?? Date.now;
+    this.windowMs = options.windowMs;
+    this.maxEvents = options.maxEvents ?? 500_000;
+  }
+
+  static async start(storage: Storage, prefix: string, options: CacherOptions): Promise<Cacher> {
+    const page = await storage.list(prefix);
+    const cacher = new Cacher(storage, prefix, page.revision, options);
+    for (const item of page.items) {
+      cacher.keys.push(item.key);
+      cacher.versions.set(item.key, [{ rev: item.modRevision, value: item.value }]);
+    }
+    cacher.upstream = storage.watch(prefix, page.revision, (e) => cacher.onEvent(e));
+    return cacher;
+  }
+
+  stop(): void {
+    this.upstream?.stop();
+    this.listeners.clear();
+  }
+
+  /** The revision every read of this cache reflects: all committed writes have been delivered. */
+  revision(): number {
+    return this.storage.currentRevision();
+  }
+
+  oldestRevision(): number {
+    this.evict();
+    return this.oldest;
+  }
+
+  get(key: string): Buffer | undefined {
+    const list = this.versions.get(key);
+    const last = list?.[list.length - 1];
+    return last?.value ?? undefined;
+  }
+
+  list(options: CacheListOptions): CacheListResult {
+    const revision = options.revision ?? this.revision();
+    if (options.revision !== undefined) this.assertRetained(options.revision);
+    const items: Buffer[] = [];
+    let i = options.afterKey !== undefined ? this.upperBound(options.afterKey) : this.lowerBound(options.prefix);
+    if (i < this.keys.length && compareKeys(this.keys[i]!, options.prefix) < 0) i = this.lowerBound(options.prefix);
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    let lastKey: string | undefined;
+    for (; i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      if (!key.startsWith(options.prefix)) break;
+      if (items.length >= limit) {
+        // One more live (and matching) item decides whether there is a next page.
+        const rest = this.countFrom(i, options.prefix, revision, options.filter, options.countRemaining ? Infinity : 1);
+        if (rest === 0) return { items, revision };
+        return { items, revision, continueAfter: lastKey, remaining: options.countRemaining ? rest : undefined };
+      }
+      const value = this.valueAt(key, revision);
+      if (!value || (options.filter && !options.filter(value))) continue;
+      items.push(value);
+      lastKey = key;
+    }
+    return { items, revision };
+  }
+
+  /**
+   * Delivers every change after `fromRevision` (retained history first, then live ones) in order.
+   * Throws StorageError Compacted when the history after fromRevision is gone.
+   */
+  watch(fromRevision: number, listener: CacheListener): Watcher {
+    this.assertRetained(fromRevision);
+    let start = this.history.length;
+    while (start > 0 && this.history[start - 1]!.rev > fromRevision) start--;
+    const replay = this.history.slice(start);
+    // Live events wait until the replay has been delivered, so order holds.
+    let pending: CacheEvent[] | undefined = [];
+    const live: CacheListener = (e) => {
+      if (e.rev <= fromRevision) return; // a watch from a revision not reached yet starts after it
+      if (pending) pending.push(e);
+      else listener(e);
+    };
+    this.listeners.add(live);
+    queueMicrotask(() => {
+      if (!this.listeners.has(live)) return;
+      for (const e of replay) listener(e);
+      const queued = pending!;
+      pending = undefined;
+      for (const e of queued) listener(e);
+    });
+    return { stop: () => this.listeners.delete(live) };
+  }
+
+  watcherCount(): number {
+    return this.listeners.size;
+  }
+
+  private assertRetained(revision: number): void {
+    this.evict();
+    if (revision < this.oldest) throw new StorageError('Compacted', `too old resource version: ${revision} (${this.oldest})`, this.oldest);
+  }
+
+  private onEvent(e: StorageEvent): void {
+    const event = new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, this.now());
+    let list = this.versions.get(e.key);
+    if (!list) {
+      list = [];
+      this.versions.set(e.key, list);
+      this.keys.splice(this.lowerBound(e.key), 0, e.key);
+    }
+    list.push({ rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
+    this.history.push(event);
+    this.evict();
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        process.emitWarning(`watch cache listener threw: ${err instanceof Error ? err.message : String(err)}`, 'CacheWarning');
+      }
+    }
+  }
+
+  /** Drops changes older than the window (or past the count bound) and the versions only they needed. */
+  private evict(): void {
+    const horizon = this.now() - this.windowMs;
+    let drop = 0;
+    while (drop < this.history.length && (this.history[drop]!.at < horizon || this.history.length - drop > this.maxEvents)) drop++;
+    if (drop === 0) return;
+    const dropped = this.history.slice(0, drop);
+    this.history = this.history.slice(drop);
+    this.oldest = Math.max(this.oldest, dropped[dropped.length - 1]!.rev);
+    for (const e of dropped) this.prune(e.key);
+  }
+
+  /** Keeps a key's versions newer than `oldest` plus the one in force at `oldest`. */
+  private prune(key: string): void {
+    const list = this.versions.get(key);
+    if (!list) return;
+    let keepFrom = 0;
+    for (let i = 0; i < list.length; i++) if (list[i]!.rev <= this.oldest) keepFrom = i;
+    if (keepFrom > 0) list.splice(0, keepFrom);
+    if (list.length === 1 && list[0]!.value === null) {
+      this.versions.delete(key);
+      const i = this.lowerBound(key);
+      if (this.keys[i] === key) this.keys.splice(i, 1);
+    }
+  }
+
+  private valueAt(key: string, revision: number): Buffer | null {
+    const list = this.versions.get(key);
+    if (!list) return null;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]!.rev <= revision) return list[i]!.value;
+    return null;
+  }
+
+  private countFrom(i: number, prefix: string, revision: number, filter: ((v: Buffer) => boolean) | undefined, max: number): number {
+    let n = 0;
+    for (; i < this.keys.length && n < max; i++) {
+      const key = this.keys[i]!;
+      if (!key.startsWith(prefix)) break;
+      const value = this.valueAt(key, revision);
+      if (value && (!filter || filter(value))) n++;
+    }
+    return n;
+  }
+
+  /** First index whose key is >= `key`. */
+  private lowerBound(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys(this.keys[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index whose key is > `key`. */
+  private upperBound(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys(this.keys[mid]!, key) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
