@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const server = await startServer({ bindAddress: options.bindAddress, port: options.securePort, storage: options.storage, dataDir });
+  const server = await startServer({ bindAddress: options.bindAddress, port: options.securePort, storage: options.storage, dataDir, historyWindowMs: options.watchHistoryWindowMs });
   const kubeconfigPath = `${dataDir}/kubeconfig`;
   const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;
   writeFileSync(kubeconfigPath, kubeconfig(`http://${clientHost.includes(':') ? `[${clientHost}]` : clientHost}:${server.port}`));

@@ -24,6 +24,8 @@ export interface ServerOptions {
   storage: 'sqlite' | 'memory';
   /** Folder of the database file (sqlite). */
   dataDir: string;
+  /** How long changes stay available to watches, exact lists and continue tokens (default 5 min). */
+  historyWindowMs?: number;
 }
 
 export interface RunningServer {
@@ -36,7 +38,9 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
   const catalog = Catalog.load(defaultEnabled);
-  const registry = new Registry(catalog, storage);
+  const historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
+  const registry = new Registry(catalog, storage, { historyWindowMs });
+  const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
   const openapi = new OpenApi(defaultEnabled);
   const resources = new ResourceHandler(catalog, registry);
@@ -117,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     storage,
     async close() {
       shuttingDown = true;
+      compactor.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -124,6 +129,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await storage.close();
     },
   };
+}
+
+/**
+ * Forgets storage history older than the window, as the reference's periodic etcd compaction:
+ * revisions are sampled over time, and the newest sample older than the window is compacted.
+ */
+function startCompactor(storage: Storage, windowMs: number): { stop(): void } {
+  const samples: Array<{ at: number; revision: number }> = [];
+  const period = Math.max(50, Math.min(60_000, windowMs / 5));
+  const timer = setInterval(() => {
+    const now = Date.now();
+    samples.push({ at: now, revision: storage.currentRevision() });
+    let target: number | undefined;
+    while (samples.length > 0 && samples[0]!.at <= now - windowMs) target = samples.shift()!.revision;
+    if (target !== undefined && target > storage.compactedRevision()) {
+      storage.compact(target).catch((err: unknown) => console.error('compaction failed:', err));
+    }
+  }, period);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Buffer; etag: string }, immutable = false): void {

@@ -170,3 +170,29 @@ describe('registry object semantics', () => {
     assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED one', 'ADDED two', 'DELETED one']);
   });
 });
+
+describe('history window', () => {
+  it('forgets changes older than the window: 410 for an old watch start, storage compacted', async () => {
+    const { startServer } = await import('../../src/server/server.js');
+    const server = await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 300 });
+    try {
+      const first = await call(server.url, 'POST', CM, { body: { metadata: { name: 'old' } } });
+      const rv = Number(first.json.metadata.resourceVersion);
+      await call(server.url, 'GET', CM); // starts the watch cache
+      await call(server.url, 'PUT', `${CM}/old`, { body: { metadata: { name: 'old' }, data: { a: 'b' } } });
+      await new Promise((r) => setTimeout(r, 900));
+      await call(server.url, 'POST', CM, { body: { metadata: { name: 'new' } } });
+      const watch = await call(server.url, 'GET', `${CM}?watch=1&resourceVersion=${rv}`);
+      assert.equal(watch.status, 200);
+      const event = JSON.parse(watch.text.trim());
+      assert.equal(event.type, 'ERROR');
+      assert.equal(event.object.code, 410);
+      assert.match(event.object.message, new RegExp(`^too old resource version: ${rv} \\(\\d+\\)$`));
+      const exact = await call(server.url, 'GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+      assert.equal(exact.status, 410);
+      assert.ok(server.storage.compactedRevision() > rv);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { OptionsError, parseDuration, parseOptions } from '../../src/cmd/options.js';
+
+describe('command-line options', () => {
+  it('has the reference defaults', () => {
+    const o = parseOptions([]);
+    assert.equal(o.bindAddress, '127.0.0.1');
+    assert.equal(o.securePort, 6443);
+    assert.equal(o.dataDir, './.capstan');
+    assert.equal(o.storage, 'sqlite');
+    assert.equal(o.watchHistoryWindowMs, 300_000);
+  });
+
+  it('parses every flag', () => {
+    const o = parseOptions(['--bind-address', '0.0.0.0', '--secure-port=0', '--data-dir', '/tmp/x', '--storage', 'memory', '--watch-history-window', '1m30s']);
+    assert.deepEqual(o, { bindAddress: '0.0.0.0', securePort: 0, dataDir: '/tmp/x', storage: 'memory', watchHistoryWindowMs: 90_000, help: false });
+  });
+
+  it('refuses bad values with a message naming the flag', () => {
+    assert.throws(() => parseOptions(['--secure-port', '70000']), (e: unknown) => e instanceof OptionsError && /--secure-port/.test(e.message));
+    assert.throws(() => parseOptions(['--storage', 'etcd3']), /--storage/);
+    assert.throws(() => parseOptions(['--watch-history-window', 'soon']), /--watch-history-window/);
+    assert.throws(() => parseOptions(['--no-such-flag']), OptionsError);
+  });
+
+  it('reads Go durations', () => {
+    assert.equal(parseDuration('5m'), 300_000);
+    assert.equal(parseDuration('250ms'), 250);
+    assert.equal(parseDuration('1h0m0s'), 3_600_000);
+    assert.equal(parseDuration('1.5s'), 1500);
+    assert.equal(parseDuration(''), undefined);
+    assert.equal(parseDuration('5x'), undefined);
+  });
+});
