@@ -1,8 +1,22 @@
-// Content negotiation: which representation an Accept header asks for, and what a body's
-// Content-Type says it is.
+// Content negotiation: which representation an Accept header asks for (format and, for
+// `as=Table` / `as=PartialObjectMetadata[List]`, a transformation), and what a body's Content-Type is.
 import { notAcceptable, StatusError } from '../errors.js';
 
-export type Representation = 'json' | 'yaml';
+export type Format = 'json' | 'yaml';
+/** Kept for callers that only care about the serialization. */
+export type Representation = Format;
+
+export type Transform = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+
+/** What the request is for: transformations apply to some targets only. */
+export type Target = 'object' | 'list' | 'watch' | 'other';
+
+export interface Negotiated {
+  format: Format;
+  transform?: Transform;
+  /** Group version of the transformation's kind: meta.k8s.io/v1 or v1beta1. */
+  transformVersion?: string;
+}
 
 export interface MediaRange {
   type: string;
@@ -35,9 +49,7 @@ export function parseMediaRanges(header: string): MediaRange[] {
 
 const AVAILABLE = 'application/json, application/yaml, application/vnd.kubernetes.protobuf';
 
-function representationOf(range: MediaRange): Representation | undefined {
-  // Transformations (as=Table, as=PartialObjectMetadata, …) are not served yet: skip to the next range.
-  if (range.params['as'] !== undefined) return undefined;
+function formatOf(range: MediaRange): Format | undefined {
   const { type, subtype } = range;
   if ((type === '*' || type === 'application') && subtype === '*') return 'json';
   if (type !== 'application') return undefined;
@@ -46,14 +58,32 @@ function representationOf(range: MediaRange): Representation | undefined {
   return undefined;
 }
 
+/** Transformations the server renders, and for which targets. */
+const TRANSFORMS: Record<string, { targets: Target[]; versions: string[] }> = {
+  Table: { targets: ['object', 'list', 'watch'], versions: ['v1', 'v1beta1'] },
+  PartialObjectMetadata: { targets: ['object', 'watch'], versions: ['v1', 'v1beta1'] },
+  PartialObjectMetadataList: { targets: ['list'], versions: ['v1', 'v1beta1'] },
+};
+
+function negotiatedOf(range: MediaRange, target: Target, tableAvailable: boolean): Negotiated | undefined {
+  const format = formatOf(range);
+  if (!format) return undefined;
+  const as = range.params['as'];
+  if (as === undefined) return { format };
+  const spec = TRANSFORMS[as];
+  if (!spec || range.params['g'] !== 'meta.k8s.io' || !spec.versions.includes(range.params['v'] ?? '')) return undefined;
+  if (!spec.targets.includes(target) || (as === 'Table' && !tableAvailable)) return undefined;
+  return { format, transform: as as Transform, transformVersion: `meta.k8s.io/${range.params['v']}` };
+}
+
 /** The representation to answer with, or 406 when nothing offered is served. */
-export function negotiate(accept: string | undefined): Representation {
-  if (!accept || !accept.trim()) return 'json';
+export function negotiate(accept: string | undefined, target: Target = 'other', tableAvailable = true): Negotiated {
+  if (!accept || !accept.trim()) return { format: 'json' };
   let transform = false;
   for (const range of parseMediaRanges(accept)) {
     if (range.q <= 0) continue;
-    const r = representationOf(range);
-    if (r) return r;
+    const n = negotiatedOf(range, target, tableAvailable);
+    if (n) return n;
     if (range.params['as'] !== undefined) transform = true;
   }
   // A transformation nobody serves is refused in the reference's other wording.
@@ -65,10 +95,10 @@ export function notAcceptableError(): StatusError {
   return notAcceptable(`406: Not Acceptable\n\nAvailable representations: ${AVAILABLE}`);
 }
 
-export const CONTENT_TYPES: Record<Representation, string> = {
-  json: 'application/json',
-  yaml: 'application/yaml',
-};
+/** The reference names only the serialization in Content-Type, whatever the transformation. */
+export function contentTypeOf(n: Negotiated): string {
+  return n.format === 'yaml' ? 'application/yaml' : 'application/json';
+}
 
 /** The bare media type of a Content-Type header (lower case, no parameters). */
 export function mediaTypeOf(contentType: string | undefined): string {

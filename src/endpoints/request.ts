@@ -1,9 +1,9 @@
-// Reading request bodies (bounded) and writing responses in the negotiated representation.
+// Reading request bodies (bounded) and writing responses in the negotiated serialization.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
-import { CONTENT_TYPES, type Representation } from './negotiation.js';
+import { contentTypeOf, type Format } from './negotiation.js';
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -33,19 +33,24 @@ export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boole
 }
 
 export interface Output {
-  representation: Representation;
+  format: Format;
   pretty: boolean;
 }
 
+/** JSON bytes in the output's serialization: as they are, indented, or as YAML (keys sorted, as Go's). */
+export function serialize(body: Buffer, out: Output): Buffer {
+  if (out.format === 'yaml') return Buffer.from(toYaml(JSON.parse(body.toString('utf8')), { sortMapEntries: true }));
+  if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2) + '\n');
+  return body;
+}
+
 export function sendBytes(res: ServerResponse, status: number, body: Buffer, out: Output, headers: Record<string, string> = {}): void {
-  let payload = body;
-  if (out.representation === 'yaml') payload = Buffer.from(toYaml(JSON.parse(body.toString('utf8'))));
-  else if (out.pretty) payload = Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2) + '\n');
-  res.writeHead(status, { ...headers, 'Content-Type': CONTENT_TYPES[out.representation], 'Content-Length': payload.length });
+  const payload = serialize(body, out);
+  res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': payload.length });
   res.end(payload);
 }
 
-export function sendStatusError(res: ServerResponse, err: unknown, out: Output = { representation: 'json', pretty: false }): void {
+export function sendStatusError(res: ServerResponse, err: unknown, out: Output = { format: 'json', pretty: false }): void {
   const status = err instanceof StatusError ? err : internalError(err instanceof Error ? err.message : String(err));
   if (!(err instanceof StatusError)) console.error('internal error:', err);
   if (res.headersSent) {
@@ -55,7 +60,7 @@ export function sendStatusError(res: ServerResponse, err: unknown, out: Output =
   const body = Buffer.from(JSON.stringify(status.toStatus()));
   // The reference indents its 406 answer (it cannot negotiate a serializer for it).
   const pretty = status.code === 406 ? true : out.pretty;
-  sendBytes(res, status.code, body, { representation: status.code === 406 ? 'json' : out.representation, pretty }, status.headers);
+  sendBytes(res, status.code, body, { format: status.code === 406 ? 'json' : out.format, pretty }, status.headers);
 }
 
 export function sendText(res: ServerResponse, status: number, text: string): void {

@@ -12,9 +12,17 @@ import { applyMergePatch } from '../fieldmanager/mergepatch.js';
 import { metadataOf } from '../registry/objects.js';
 import { listPlan, parseResourceVersion } from '../registry/readoptions.js';
 import type { DeleteOptions, Registry } from '../registry/store.js';
-import { mediaTypeOf, negotiate } from './negotiation.js';
+import { mediaTypeOf, negotiate, type Negotiated, type Target } from './negotiation.js';
+import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { serveWatch } from './watch.js';
+
+/** Table rendering needs the printers; until they are wired, Accept falls through to plain JSON. */
+const TABLE_AVAILABLE = false;
+
+function isWatch(r: ResourceRequest, query: URLSearchParams): boolean {
+  return r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
+}
 
 export interface ResourceRequest {
   group: string;
@@ -110,21 +118,24 @@ export class ResourceHandler {
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequest, query: URLSearchParams): Promise<void> {
-    const out: Output = { representation: 'json', pretty: wantsPretty(req, query) };
+    const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
     try {
-      out.representation = negotiate(req.headers.accept);
+      const method = req.method ?? 'GET';
+      const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r, query) ? 'watch' : 'list') : r.subresource && r.subresource !== 'status' ? 'other' : 'object';
+      const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE);
+      out.format = negotiated.format;
       const info = this.catalog.lookup(r.group, r.version, r.resource);
       if (!info) throw resourceNotFound();
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
-      const result = await this.dispatch(req, res, info, r, query, out);
+      const result = await this.dispatch(req, res, info, r, query, negotiated);
       if (result) sendBytes(res, result.status, result.body, out);
     } catch (err) {
       sendStatusError(res, err, out);
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, out: Output): Promise<{ status: number; body: Buffer } | undefined> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, n: Negotiated): Promise<{ status: number; body: Buffer } | undefined> {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
@@ -137,16 +148,15 @@ export class ResourceHandler {
     if (r.name === undefined) {
       switch (method) {
         case 'GET': {
-          const watch = r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
-          if (watch) {
+          if (isWatch(r, query)) {
             allow('watch');
-            await serveWatch(req, res, this.registry, info, ns, query, selectorFilter(info, query));
+            await serveWatch(req, res, this.registry, info, ns, query, selectorFilter(info, query), n);
             return undefined;
           }
           allow('list');
           const filter = selectorFilter(info, query);
           const { plan } = listPlan(query, false);
-          return { status: 200, body: await this.registry.list(info, ns, plan, filter) };
+          return { status: 200, body: renderList(info, await this.registry.list(info, ns, plan, filter), n, query) };
         }
         case 'POST': {
           allow('create');
@@ -161,7 +171,8 @@ export class ResourceHandler {
           checkDryRun(query);
           const filter = selectorFilter(info, query);
           await readBody(req);
-          return this.registry.deleteCollection(info, ns, filter);
+          const deleted = await this.registry.deleteCollection(info, ns, filter);
+          return { status: 200, body: renderList(info, deleted, n, query) };
         }
         default:
           throw methodNotAllowed();
@@ -171,7 +182,7 @@ export class ResourceHandler {
     switch (method) {
       case 'GET':
         allow('get');
-        return { status: 200, body: await this.registry.get(info, ns, name, parseResourceVersion(query.get('resourceVersion'))) };
+        return { status: 200, body: renderObject(info, await this.registry.get(info, ns, name, parseResourceVersion(query.get('resourceVersion'))), n, query) };
       case 'PUT': {
         allow('update');
         checkFieldValidation(query, 'UpdateOptions');

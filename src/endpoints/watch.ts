@@ -10,6 +10,8 @@ import { decode, type JsonObject } from '../registry/objects.js';
 import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';
 import type { Registry } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
+import type { Negotiated } from './negotiation.js';
+import { renderEventObject } from './representations.js';
 import { StorageError, type Watcher } from '../storage/types.js';
 
 /** A watcher whose unsent output passes this is closed (the client re-lists), never buffered on. */
@@ -24,6 +26,7 @@ export async function serveWatch(
   namespace: string | undefined,
   query: URLSearchParams,
   filter: ((obj: JsonObject) => boolean) | undefined,
+  n: Negotiated = { format: 'json' },
 ): Promise<void> {
   listPlan(query, true); // validates resourceVersionMatch and friends as the reference does
   const requested = parseResourceVersion(query.get('resourceVersion'));
@@ -34,6 +37,9 @@ export async function serveWatch(
   const cacher = await registry.cacher(info);
   const prefix = collectionPrefix(info, namespace);
   const sameVersion = registry.storageInfo(info).version === info.version;
+  // Events go out in stored bytes (framed once, shared by watchers) unless a version or a transformation asks otherwise.
+  const plain = sameVersion && !n.transform;
+  const render = (value: Buffer) => renderEventObject(info, sameVersion ? value : registry.servedBytes(info, value), n, query);
   const matches = (value: Buffer | undefined): boolean => value !== undefined && (!filter || filter(decode(value)));
 
   let from: number;
@@ -41,7 +47,7 @@ export async function serveWatch(
   if (requested === undefined || requested === 0) {
     const snapshot = cacher.list({ prefix });
     from = snapshot.revision;
-    for (const value of snapshot.items) if (matches(value)) initial.push(frame('ADDED', value));
+    for (const value of snapshot.items) if (matches(value)) initial.push(frame('ADDED', plain ? value : render(value)));
   } else {
     from = requested;
   }
@@ -79,7 +85,7 @@ export async function serveWatch(
       else if (now) type = 'ADDED';
       else if (before) type = 'DELETED';
       if (!type) return;
-      send(sameVersion ? e.frame(type) : frame(type, registry.servedBytes(info, e.value)));
+      send(plain ? e.frame(type) : frame(type, render(e.value)));
     });
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Compacted') {
@@ -97,7 +103,9 @@ export async function serveWatch(
     const schedule = (delay: number) => {
       bookmarkTimer = setTimeout(() => {
         const rv = Math.max(lastRevision, cacher.revision());
-        send(Buffer.from(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":{"resourceVersion":"${rv}","creationTimestamp":null}}}\n`));
+        const kind = n.transform === 'PartialObjectMetadata' ? 'PartialObjectMetadata' : info.kind;
+        const apiVersion = n.transform === 'PartialObjectMetadata' ? n.transformVersion! : info.apiVersion;
+        send(Buffer.from(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rv}","creationTimestamp":null}}}\n`));
         schedule(BOOKMARK_INTERVAL_MS);
       }, delay);
     };

@@ -49,6 +49,12 @@ function internalGroup(group: string): string {
   return group ? group.split('.')[0]! : 'core';
 }
 
+/** A list's ListMeta and its items: whole objects (with kind and apiVersion) of the endpoint's version. */
+export interface ObjectList {
+  metadata: JsonObject;
+  items: Buffer[];
+}
+
 export interface RegistryOptions {
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
   historyWindowMs: number;
@@ -119,7 +125,7 @@ export class Registry {
   }
 
   /** A list as the plan says: the current state or an exact retained revision, paged. */
-  async list(info: ResourceInfo, namespace: string | undefined, plan: ReadPlan, filter?: (obj: JsonObject) => boolean): Promise<Buffer> {
+  async list(info: ResourceInfo, namespace: string | undefined, plan: ReadPlan, filter?: (obj: JsonObject) => boolean): Promise<ObjectList> {
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
     const base = resourcePrefix(info);
@@ -151,16 +157,7 @@ export class Registry {
       metadata['continue'] = encodeContinue(result.revision, result.continueAfter.slice(base.length));
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
-    const itemPrefix = Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(this.storageInfo(info).apiVersion)},`);
-    const sameVersion = this.storageInfo(info).version === info.version;
-    const head = Buffer.from(`{"kind":${JSON.stringify(info.listKind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`);
-    const chunks: Buffer[] = [head];
-    result.items.forEach((value, i) => {
-      if (i > 0) chunks.push(COMMA);
-      chunks.push(listItem(sameVersion ? value : this.served(info, value), sameVersion ? itemPrefix : Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},`)));
-    });
-    chunks.push(CLOSE);
-    return Buffer.concat(chunks);
+    return { metadata, items: result.items.map((v) => this.served(info, v)) };
   }
 
   // ---- writes ----
@@ -406,29 +403,22 @@ export class Registry {
   }
 
   /** deletecollection: deletes every (matching) object; answers with the list of what was deleted. */
-  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean): Promise<WriteResult> {
-    const prefix = collectionPrefix(info, namespace);
-    const page = await this.storage.list(prefix);
+  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean): Promise<ObjectList> {
+    const page = await this.storage.list(collectionPrefix(info, namespace));
     const deleted: Buffer[] = [];
-    const itemPrefix = Buffer.from(`{"kind":${JSON.stringify(info.kind)},"apiVersion":${JSON.stringify(info.apiVersion)},`);
     for (const item of page.items) {
       const obj = decode(item.value);
       if (filter && !filter(obj)) continue;
       const meta = metadataOf(obj);
       try {
         const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']));
-        const value = info.returnsDeletedObject ? result.body : this.served(info, item.value);
-        deleted.push(listItem(value, itemPrefix));
+        deleted.push(info.returnsDeletedObject ? result.body : this.served(info, item.value));
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;
         throw err;
       }
     }
-    const head = Buffer.from(`{"kind":${JSON.stringify(info.listKind)},"apiVersion":${JSON.stringify(info.apiVersion)},"metadata":{"resourceVersion":"${this.storage.currentRevision()}"},"items":[`);
-    const chunks: Buffer[] = [head];
-    deleted.forEach((p, i) => chunks.push(...(i ? [COMMA, p] : [p])));
-    chunks.push(CLOSE);
-    return { status: 200, body: Buffer.concat(chunks) };
+    return { metadata: { resourceVersion: String(this.storage.currentRevision()) }, items: deleted };
   }
 
   /** Removes every object of every namespaced resource in a namespace (namespace deletion). */
@@ -458,19 +448,6 @@ export class Registry {
     return this.storage.get(key);
   }
 }
-
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']}');
-
-/** An item of a list: the object's bytes without its kind and apiVersion (the reference omits them). */
-function listItem(bytes: Buffer, itemPrefix: Buffer): Buffer {
-  if (bytes.subarray(0, itemPrefix.length).equals(itemPrefix)) return Buffer.concat([OPEN, bytes.subarray(itemPrefix.length)]);
-  const obj = decode(bytes);
-  delete obj['kind'];
-  delete obj['apiVersion'];
-  return encode(obj);
-}
-const OPEN = Buffer.from('{');
 
 /** Bytes of an object as stored at a revision: its resourceVersion is that revision. */
 function encodeAt(obj: JsonObject, info: ResourceInfo, revision: number): Buffer {

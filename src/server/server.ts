@@ -62,7 +62,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const query = url.searchParams;
     if (await health.handle(req, res, path, query)) return;
-    const out = { representation: 'json' as const, pretty: wantsPretty(req, query) };
+    const out = { format: 'json' as const, pretty: wantsPretty(req, query) };
     if (path === '/version') {
       if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
       return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
@@ -83,9 +83,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const doc = discovery.document(path);
       if (doc) {
         try {
-          const representation = negotiate(req.headers.accept);
+          const { format } = negotiate(req.headers.accept);
           if (req.method !== 'GET') throw methodNotAllowed();
-          return sendBytes(res, 200, doc, { representation, pretty: out.pretty });
+          return sendBytes(res, 200, doc, { format, pretty: out.pretty });
         } catch (err) {
           return sendStatusError(res, err, out);
         }
