@@ -5,6 +5,7 @@ import { encodeList } from '../encoding/lists.js';
 import { badRequest } from '../errors.js';
 import type { ObjectList } from '../registry/store.js';
 import type { Negotiated } from './negotiation.js';
+import { renderTable } from './table.js';
 
 function metadataOnly(bytes: Buffer, apiVersion: string): Record<string, unknown> {
   const obj = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
@@ -24,6 +25,7 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
 /** One object in the negotiated representation (JSON bytes; the caller serializes). */
 export function renderObject(info: ResourceInfo, bytes: Buffer, n: Negotiated, query: URLSearchParams): Buffer {
   if (n.transform === 'PartialObjectMetadata') return Buffer.from(JSON.stringify(metadataOnly(bytes, n.transformVersion!)));
+  if (n.transform === 'Table') return renderTable(info, [bytes], {}, includeObjectOf(query), n.transformVersion!);
   return bytes;
 }
 
@@ -32,6 +34,7 @@ export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, 
     const items = list.items.map((b) => metadataOnly(b, n.transformVersion!));
     return Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: n.transformVersion, metadata: list.metadata, items }));
   }
+  if (n.transform === 'Table') return renderTable(info, list.items, list.metadata, includeObjectOf(query), n.transformVersion!);
   return encodeList(info.listKind, info.apiVersion, list.metadata, list.items, info.kind);
 }
 

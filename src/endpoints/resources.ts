@@ -17,8 +17,8 @@ import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { serveWatch } from './watch.js';
 
-/** Table rendering needs the printers; until they are wired, Accept falls through to plain JSON. */
-const TABLE_AVAILABLE = false;
+/** Every built-in resource has a Table printer (or the default Name / Created At columns). */
+const TABLE_AVAILABLE = true;
 
 function isWatch(r: ResourceRequest, query: URLSearchParams): boolean {
   return r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
