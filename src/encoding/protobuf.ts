@@ -69,7 +69,7 @@ const OTHER_PACKAGES: Record<string, string> = {
  * Fields that are pointers in Go (a present zero value is kept). Keyed by field name, or
  * "Message.field" where the name is a pointer in one message only.
  */
-const POINTER_FIELDS = new Set<string>([
+export const POINTER_FIELDS = new Set<string>([
   // bool pointers
   'immutable', 'automountServiceAccountToken', 'enableServiceLinks', 'shareProcessNamespace', 'hostUsers',
   'setHostnameAsFQDN', 'privileged', 'allowPrivilegeEscalation', 'readOnlyRootFilesystem', 'runAsNonRoot',
@@ -94,7 +94,7 @@ const POINTER_FIELDS = new Set<string>([
 ]);
 
 /** Probe's integer fields are not pointers (0 means "default"), whatever the names above say. */
-const NOT_POINTER = new Set<string>(['Probe.timeoutSeconds', 'ServicePort.port', 'ContainerPort.containerPort']);
+export const NOT_POINTER = new Set<string>(['Probe.timeoutSeconds', 'ServicePort.port', 'ContainerPort.containerPort']);
 
 interface Registry {
   root: protobuf.Root;
@@ -272,7 +272,7 @@ function isZero(v: unknown): boolean {
 }
 
 /** Go embedded structs (`json:",inline"`): their fields are merged into the parent object. */
-const INLINE_FIELDS = new Set<string>([
+export const INLINE_FIELDS = new Set<string>([
   'Volume.volumeSource', 'PersistentVolumeSpec.persistentVolumeSource', 'Probe.handler',
   'EphemeralContainer.ephemeralContainerCommon', 'IngressRule.ingressRuleValue', 'RuleWithOperations.rule',
   'ConfigMapKeySelector.localObjectReference', 'SecretKeySelector.localObjectReference',
@@ -284,7 +284,7 @@ const INLINE_FIELDS = new Set<string>([
 /** Proto field names that are not the JSON names (go-to-protobuf lower-cased only the first letter). */
 const JSON_NAMES: Record<string, string> = { aPIGroup: 'apiGroup', uID: 'uid', Webhooks: 'webhooks' };
 
-function jsonName(message: string, field: string): string {
+export function jsonName(message: string, field: string): string {
   const renamed = JSON_NAMES[field];
   if (renamed !== undefined) return renamed;
   if (message === 'JSONSchemaProps') {

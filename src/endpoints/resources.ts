@@ -5,13 +5,14 @@ import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectField
 import { decodeProtobufObject } from '../encoding/protobuf.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
 import {
-  badRequest, fieldNotSupported, fieldRequired, invalid, methodNotAllowed, resourceNotFound, StatusError,
+  badRequest, fieldNotSupported, fieldRequired, fieldTooLong, invalid, methodNotAllowed, resourceNotFound, StatusError,
 } from '../errors.js';
 import { applyJsonPatch } from '../fieldmanager/jsonpatch.js';
 import { applyMergePatch } from '../fieldmanager/mergepatch.js';
+import { applyStrategicMergePatch } from '../fieldmanager/index.js';
 import { metadataOf } from '../registry/objects.js';
 import { listPlan, parseResourceVersion } from '../registry/readoptions.js';
-import type { DeleteOptions, Registry } from '../registry/store.js';
+import type { DeleteOptions, Registry, WriteContext } from '../registry/store.js';
 import { mediaTypeOf, negotiate, type Negotiated, type Target } from './negotiation.js';
 import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
@@ -56,6 +57,20 @@ export function parseResourceParts(group: string, version: string, parts: string
 }
 
 const FIELD_VALIDATION = ['', 'Ignore', 'Strict', 'Warn'];
+
+/**
+ * The field manager of a write: the fieldManager parameter, else the User-Agent up to its first
+ * "/" (as the reference derives it: "kubectl", "recorder"), at most 128 characters.
+ */
+function writerOf(req: IncomingMessage, query: URLSearchParams): WriteContext {
+  const given = query.get('fieldManager');
+  if (given !== null && given !== '') {
+    if (given.length > 128) throw invalid('PatchOptions', 'meta.k8s.io', '', [fieldTooLong('fieldManager', given, 128)]);
+    return { manager: given };
+  }
+  const ua = req.headers['user-agent'] ?? '';
+  return { manager: ua.split('/')[0]!.slice(0, 128) };
+}
 
 function checkFieldValidation(query: URLSearchParams, optionsKind: string): void {
   const v = query.get('fieldValidation');
@@ -164,7 +179,7 @@ export class ResourceHandler {
           checkFieldValidation(query, 'CreateOptions');
           checkDryRun(query);
           const body = await this.objectBody(req, info);
-          return this.registry.create(info, ns, body);
+          return this.registry.create(info, ns, body, writerOf(req, query));
         }
         case 'DELETE': {
           allow('deletecollection');
@@ -188,7 +203,7 @@ export class ResourceHandler {
         checkFieldValidation(query, 'UpdateOptions');
         checkDryRun(query);
         const body = await this.objectBody(req, info);
-        return this.registry.update(info, ns, name, body, r.subresource);
+        return this.registry.update(info, ns, name, body, r.subresource, writerOf(req, query));
       }
       case 'PATCH': {
         allow('patch');
@@ -199,18 +214,24 @@ export class ResourceHandler {
         }
         checkFieldValidation(query, 'PatchOptions');
         checkDryRun(query);
-        if (type === 'application/strategic-merge-patch+json' || type === 'application/apply-patch+yaml') {
-          // Strategic merge and server-side apply arrive with the field manager (a later issue).
-          throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`, {});
+        const writer = writerOf(req, query);
+        const raw = await readBody(req);
+        if (type === 'application/apply-patch+yaml') {
+          const force = query.get('force') === 'true' || query.get('force') === '1';
+          return this.registry.apply(info, ns, name, decodeObject(raw, 'application/yaml', info.kind), { manager: writer.manager, force }, r.subresource);
         }
-        const patch = decodePatch(await readBody(req));
+        const patch = decodePatch(raw);
+        const gvk = { group: info.group, version: info.version, kind: info.kind };
+        const mergeBody = (): JsonObject => {
+          if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+          return patch;
+        };
         const apply = type === 'application/json-patch+json'
           ? (current: JsonObject) => applyJsonPatch(current, patch)
-          : (current: JsonObject) => {
-            if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
-            return applyMergePatch(current, patch);
-          };
-        return this.registry.patch(info, ns, name, apply, r.subresource);
+          : type === 'application/strategic-merge-patch+json'
+            ? (current: JsonObject) => applyStrategicMergePatch(gvk, current, mergeBody())
+            : (current: JsonObject) => applyMergePatch(current, mergeBody());
+        return this.registry.patch(info, ns, name, apply, r.subresource, writer);
       }
       case 'DELETE': {
         allow('delete');

@@ -17,6 +17,11 @@ import {
 } from './readoptions.js';
 import { canonical, decode, encode, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
 import { strategyFor } from './strategies.js';
+import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
+
+function gvkOf(info: ResourceInfo): GroupVersionKind {
+  return { group: info.group, version: info.version, kind: info.kind };
+}
 
 export interface WriteResult {
   /** HTTP status: 201 for creates, 200 otherwise. */
@@ -54,6 +59,15 @@ export interface ObjectList {
   metadata: JsonObject;
   items: Buffer[];
 }
+
+/** Who writes, for managedFields. `applied`: the field manager already ran (server-side apply). */
+export interface WriteContext {
+  manager: string;
+  applied?: boolean;
+}
+
+/** The server's own writes (bootstrap objects) are recorded as kube-apiserver's, as in the reference. */
+export const SYSTEM_WRITER: WriteContext = { manager: 'kube-apiserver' };
 
 export interface RegistryOptions {
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
@@ -208,7 +222,7 @@ export class Registry {
     if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
   }
 
-  async create(info: ResourceInfo, namespace: string | undefined, body: JsonObject): Promise<WriteResult> {
+  async create(info: ResourceInfo, namespace: string | undefined, body: JsonObject, ctx: WriteContext = SYSTEM_WRITER): Promise<WriteResult> {
     this.checkTypeMeta(info, body);
     const meta = metadataOf(body);
     this.checkNamespace(info, namespace, meta);
@@ -228,6 +242,10 @@ export class Registry {
       m['uid'] = randomUUID();
       m['creationTimestamp'] = now();
       if (info.tracksGeneration) m['generation'] = 1;
+      strategy.normalize?.(obj);
+      // Ownership is recorded on what the writer sent (after decoding and defaults), before the
+      // server's own preparation, as the reference records it.
+      if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
       if (info.subresources.has('status')) obj['status'] = {};
       strategy.prepareForCreate?.(obj);
       this.validate(info, obj, !explicitName);
@@ -256,7 +274,8 @@ export class Registry {
     namespace: string | undefined,
     name: string,
     mutate: (current: JsonObject) => { obj: JsonObject; pinnedVersion?: string },
-    subresource?: string,
+    subresource: string | undefined,
+    ctx: WriteContext,
   ): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
@@ -268,7 +287,7 @@ export class Registry {
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
       }
-      const next = this.prepareUpdate(info, currentObj, obj, subresource);
+      const next = this.prepareUpdate(info, currentObj, obj, subresource, ctx);
       if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
       const nextMeta = metadataOf(next);
       const finalizers = nextMeta['finalizers'];
@@ -289,13 +308,15 @@ export class Registry {
   }
 
   /** Applies the object semantics of an update to the desired object. */
-  private prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource?: string): JsonObject {
+  private prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext): JsonObject {
     const curMeta = metadataOf(current);
     let next: JsonObject;
     if (subresource === 'status') {
-      // A status write changes only status.
+      // A status write changes only status (and, through the field manager, managedFields).
       next = { ...structuredClone(current), status: desired['status'] };
       if (desired['status'] === undefined) delete next['status'];
+      if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
+      else recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
     } else {
       next = desired;
       const meta = metadataOf(next);
@@ -310,6 +331,8 @@ export class Registry {
         if (current['status'] === undefined) delete next['status'];
         else next['status'] = current['status'];
       }
+      strategyFor(info).normalize?.(next);
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { now: now() });
       strategyFor(info).prepareForUpdate?.(next, current);
       if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
@@ -322,7 +345,7 @@ export class Registry {
   }
 
   /** PUT: replace the object (or create it where the resource allows create-on-update). */
-  async update(info: ResourceInfo, namespace: string | undefined, name: string, body: JsonObject, subresource?: string): Promise<WriteResult> {
+  async update(info: ResourceInfo, namespace: string | undefined, name: string, body: JsonObject, subresource: string | undefined, ctx: WriteContext): Promise<WriteResult> {
     this.checkTypeMeta(info, body);
     const meta = metadataOf(body);
     const bodyName = stringField(meta, 'name');
@@ -333,17 +356,17 @@ export class Registry {
     this.checkNamespace(info, namespace, meta);
     const pinned = stringField(meta, 'resourceVersion') || undefined;
     try {
-      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource);
+      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource, ctx);
     } catch (err) {
       if (err instanceof StatusError && err.code === 404 && !subresource && strategyFor(info).allowCreateOnUpdate && !pinned) {
-        return this.create(info, namespace, body);
+        return this.create(info, namespace, body, ctx);
       }
       throw err;
     }
   }
 
   /** PATCH: `apply` turns the current object into the desired one. */
-  async patch(info: ResourceInfo, namespace: string | undefined, name: string, apply: (current: JsonObject) => unknown, subresource?: string): Promise<WriteResult> {
+  async patch(info: ResourceInfo, namespace: string | undefined, name: string, apply: (current: JsonObject) => unknown, subresource: string | undefined, ctx: WriteContext): Promise<WriteResult> {
     return this.guaranteedUpdate(info, namespace, name, (current) => {
       const currentVersion = stringField(metadataOf(current), 'resourceVersion');
       const patched = apply(current);
@@ -359,7 +382,33 @@ export class Registry {
       // A resourceVersion the patch sets (or changes) is a precondition, as in the reference.
       const patchedVersion = stringField(meta, 'resourceVersion');
       return { obj: patched, pinnedVersion: patchedVersion !== currentVersion ? patchedVersion : undefined };
-    }, subresource);
+    }, subresource, ctx);
+  }
+
+  /**
+   * Server-side apply: merges the applied configuration into the live object (creating it when
+   * absent) with the field manager's ownership rules; 409 on conflicts unless forced.
+   */
+  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean }, subresource?: string): Promise<WriteResult> {
+    const meta = metadataOf(applied);
+    const given = stringField(meta, 'name');
+    if (given !== undefined && given !== name) throw badRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
+    if (info.namespaced) {
+      const ns = stringField(meta, 'namespace');
+      if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    const ctx: WriteContext = { manager: options.manager, applied: true };
+    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now() });
+    try {
+      return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404) || subresource) throw err;
+    }
+    const created = merge(undefined);
+    const m = metadataOf(created);
+    m['name'] = name;
+    if (info.namespaced) m['namespace'] = namespace;
+    return this.create(info, namespace, created, ctx);
   }
 
   async delete(info: ResourceInfo, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<WriteResult> {

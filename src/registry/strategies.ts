@@ -7,6 +7,8 @@ import type { Registry } from './store.js';
 export interface Strategy {
   /** PUT of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
+  /** Decoding-time conversions and defaults, applied before ownership is recorded. */
+  normalize?(obj: JsonObject): void;
   prepareForCreate?(obj: JsonObject): void;
   prepareForUpdate?(next: JsonObject, current: JsonObject): void;
   /** Runs before a delete is carried out; may refuse it or clean up. */
@@ -26,15 +28,13 @@ function namespaceLabel(obj: JsonObject): void {
 }
 
 const namespaces: Strategy = {
+  // The reference's defaults put the name label on every namespace.
+  normalize: namespaceLabel,
   prepareForCreate(obj) {
-    namespaceLabel(obj);
     const spec = (obj['spec'] ?? {}) as JsonObject;
     if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
     obj['spec'] = spec;
     obj['status'] = { phase: 'Active' };
-  },
-  prepareForUpdate(next) {
-    namespaceLabel(next);
   },
   async beforeDelete(registry, obj) {
     const name = String(metadataOf(obj)['name']);
@@ -63,8 +63,7 @@ function mergeStringData(obj: JsonObject): void {
 }
 
 const secrets: Strategy = {
-  prepareForCreate: mergeStringData,
-  prepareForUpdate: mergeStringData,
+  normalize: mergeStringData,
 };
 
 const createOnUpdate: Strategy = { allowCreateOnUpdate: true };

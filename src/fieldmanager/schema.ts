@@ -1,0 +1,363 @@
+// Merge topology of built-in kinds, read once (lazily) from the vendored 1.25 OpenAPI.
+//
+// The v2 document (swagger.json) gives every definition with its properties, `$ref`s and
+// the `x-kubernetes-*` markers. The served v2 of 1.25 does not always carry
+// `x-kubernetes-list-type`; as the SPEC says, a list without it but with
+// `x-kubernetes-patch-strategy: merge` is an associative list keyed by
+// `x-kubernetes-patch-merge-key` (a set when its items are scalars), otherwise atomic.
+//
+// The v3 documents (one per group-version) add what v2 lacks: `default` on properties.
+// openapi-gen writes `default: {}` on non-pointer struct fields and the zero value on
+// non-pointer scalars; that tells which fields the Go zero value of a kind holds (needed to
+// reproduce the `.` entries of a create's fieldsV1) and the defaults of list-map keys
+// (`protocol: TCP` in `k:{"containerPort":80,"protocol":"TCP"}`).
+
+import { readDataJson } from '../api/data.js';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export type NodeKind =
+  /** A scalar (string, number, boolean, IntOrString, Quantity, Time, …). */
+  | 'scalar'
+  /** A struct with declared fields. */
+  | 'struct'
+  /** A map with free keys (additionalProperties). */
+  | 'map'
+  /** A list. */
+  | 'list'
+  /** Anything, owned as one piece (RawExtension, JSON, FieldsV1, preserve-unknown-fields). */
+  | 'untyped'
+  /** Schemaless: objects act as granular structs of anything, lists are atomic. */
+  | 'unstructured';
+
+export type ListType = 'atomic' | 'set' | 'map';
+
+export interface SchemaNode {
+  readonly kind: NodeKind;
+  /** struct/map: `x-kubernetes-map-type: atomic`. list: list type atomic. untyped/scalar: always. */
+  readonly atomic: boolean;
+  readonly listType?: ListType;
+  /** List map keys (list type map). */
+  readonly keys?: readonly string[];
+  /** `x-kubernetes-patch-strategy` of the property that holds this node (strategic merge patch). */
+  readonly patchStrategy?: string;
+  /** `x-kubernetes-patch-merge-key` of the property that holds this node. */
+  readonly mergeKey?: string;
+  /** The definition name, when the node is a definition. */
+  readonly defName?: string;
+  /** The child node for a field / map key; undefined when the struct does not declare it. */
+  field(name: string): SchemaNode | undefined;
+  /** The node of the list's items. */
+  items(): SchemaNode;
+  /** struct: the declared field names. */
+  fieldNames(): string[];
+  /** struct: the `required` list. */
+  required(): readonly string[];
+  /** struct: a field's default (from the v3 document), undefined when none. */
+  fieldDefault(name: string): unknown;
+  /** struct: whether the field is a non-pointer struct (v3 `default: {}` on a struct field). */
+  isValueStruct(name: string): boolean;
+}
+
+// ---------------------------------------------------------------------------------------
+// Raw documents
+
+interface RawSchema {
+  $ref?: string;
+  allOf?: RawSchema[];
+  type?: string;
+  format?: string;
+  properties?: Record<string, RawSchema>;
+  additionalProperties?: RawSchema | boolean;
+  items?: RawSchema;
+  required?: string[];
+  default?: unknown;
+  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: string;
+  'x-kubernetes-patch-strategy'?: string;
+  'x-kubernetes-patch-merge-key'?: string;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-group-version-kind'?: GroupVersionKind[];
+}
+
+const KEEP_KEYS = [
+  '$ref', 'type', 'format', 'properties', 'additionalProperties', 'items', 'required', 'allOf',
+  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy',
+  'x-kubernetes-patch-merge-key', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-group-version-kind',
+] as const;
+
+/** Keeps only what the field manager needs (drops descriptions), recursively. */
+function slim(s: RawSchema, keepDefault: boolean): RawSchema {
+  const out: Record<string, unknown> = {};
+  for (const k of KEEP_KEYS) {
+    const v = (s as Record<string, unknown>)[k];
+    if (v === undefined) continue;
+    if (k === 'properties') {
+      const props: Record<string, RawSchema> = {};
+      for (const [pk, pv] of Object.entries(v as Record<string, RawSchema>)) props[pk] = slim(pv, keepDefault);
+      out[k] = props;
+    } else if ((k === 'items' || k === 'additionalProperties') && typeof v === 'object') out[k] = slim(v as RawSchema, keepDefault);
+    else if (k === 'allOf') out[k] = (v as RawSchema[]).map((x) => slim(x, keepDefault));
+    else out[k] = v;
+  }
+  if (keepDefault && s.default !== undefined) out.default = s.default;
+  return out as RawSchema;
+}
+
+let v2Definitions: Map<string, RawSchema> | undefined;
+let gvkIndex: Map<string, string> | undefined;
+
+function definitions(): Map<string, RawSchema> {
+  if (v2Definitions) return v2Definitions;
+  const doc = readDataJson<{ definitions: Record<string, RawSchema> }>('k8s-1.25/openapi/swagger.json');
+  v2Definitions = new Map();
+  gvkIndex = new Map();
+  for (const [name, def] of Object.entries(doc.definitions)) {
+    const s = slim(def, false);
+    v2Definitions.set(name, s);
+    for (const g of def['x-kubernetes-group-version-kind'] ?? []) {
+      const key = gvkKey(g);
+      // Several definitions can claim one GVK (e.g. DeleteOptions in every group); the first wins.
+      if (!gvkIndex.has(key)) gvkIndex.set(key, name);
+    }
+  }
+  return v2Definitions;
+}
+
+function gvkKey(g: GroupVersionKind): string {
+  return `${g.group}/${g.version}/${g.kind}`;
+}
+
+/** Defaults per definition and property, merged from the v3 documents loaded so far. */
+const v3Defaults = new Map<string, Map<string, unknown>>();
+const v3Loaded = new Set<string>();
+
+function v3FileFor(group: string, version: string): string {
+  return group === '' ? `api__${version}_openapi.json` : `apis__${group}__${version}_openapi.json`;
+}
+
+function loadV3(group: string, version: string): void {
+  const file = v3FileFor(group, version);
+  if (v3Loaded.has(file)) return;
+  v3Loaded.add(file);
+  let doc: { components?: { schemas?: Record<string, RawSchema> } };
+  try {
+    doc = readDataJson(`k8s-1.25/openapi/v3/${file}`);
+  } catch {
+    return;
+  }
+  for (const [name, s] of Object.entries(doc.components?.schemas ?? {})) {
+    if (v3Defaults.has(name)) continue;
+    const props = new Map<string, unknown>();
+    for (const [p, ps] of Object.entries(s.properties ?? {})) if (ps.default !== undefined) props.set(p, ps.default);
+    v3Defaults.set(name, props);
+  }
+}
+
+function ensureSomeV3(): void {
+  // Kinds whose group-version has no v3 document still share core types: load core.
+  loadV3('', 'v1');
+}
+
+// ---------------------------------------------------------------------------------------
+// Nodes
+
+const SCALAR_DEFS = new Set([
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+  'io.k8s.apimachinery.pkg.api.resource.Quantity',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
+]);
+
+const UNTYPED_DEFS = new Set([
+  'io.k8s.apimachinery.pkg.runtime.RawExtension',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSON',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Patch',
+]);
+
+interface NodeInit {
+  kind: NodeKind;
+  atomic: boolean;
+  listType?: ListType;
+  keys?: readonly string[];
+  patchStrategy?: string;
+  mergeKey?: string;
+  defName?: string;
+  raw?: RawSchema;
+}
+
+class Node implements SchemaNode {
+  readonly kind: NodeKind;
+  readonly atomic: boolean;
+  readonly listType?: ListType;
+  readonly keys?: readonly string[];
+  readonly patchStrategy?: string;
+  readonly mergeKey?: string;
+  readonly defName?: string;
+  private readonly raw?: RawSchema;
+  private fieldCache?: Map<string, SchemaNode | undefined>;
+  private itemNode?: SchemaNode;
+
+  constructor(init: NodeInit) {
+    this.kind = init.kind;
+    this.atomic = init.atomic;
+    if (init.listType) this.listType = init.listType;
+    if (init.keys) this.keys = init.keys;
+    if (init.patchStrategy) this.patchStrategy = init.patchStrategy;
+    if (init.mergeKey) this.mergeKey = init.mergeKey;
+    if (init.defName) this.defName = init.defName;
+    this.raw = init.raw;
+  }
+
+  /** The same node as held by a property with its own markers. */
+  withProperty(p: RawSchema): SchemaNode {
+    const ps = p['x-kubernetes-patch-strategy'];
+    const mk = p['x-kubernetes-patch-merge-key'];
+    const mapType = p['x-kubernetes-map-type'];
+    if (ps === undefined && mk === undefined && mapType === undefined) return this;
+    const atomic = (this.kind === 'struct' || this.kind === 'map') && mapType !== undefined ? mapType === 'atomic' : this.atomic;
+    const n = new Node({ kind: this.kind, atomic, listType: this.listType, keys: this.keys, patchStrategy: ps, mergeKey: mk, defName: this.defName, raw: this.raw });
+    return n;
+  }
+
+  field(name: string): SchemaNode | undefined {
+    if (this.kind === 'unstructured') return UNSTRUCTURED;
+    if (this.kind === 'untyped') return UNTYPED;
+    if (this.kind === 'map') return this.mapValue();
+    if (this.kind !== 'struct' || !this.raw) return undefined;
+    this.fieldCache ??= new Map();
+    if (this.fieldCache.has(name)) return this.fieldCache.get(name);
+    const p = this.raw.properties && Object.hasOwn(this.raw.properties, name) ? this.raw.properties[name] : undefined;
+    const n = p ? nodeFor(p) : undefined;
+    this.fieldCache.set(name, n);
+    return n;
+  }
+
+  private mapValue(): SchemaNode {
+    if (this.itemNode) return this.itemNode;
+    const ap = this.raw?.additionalProperties;
+    this.itemNode = typeof ap === 'object' ? nodeFor(ap) : UNTYPED;
+    return this.itemNode;
+  }
+
+  items(): SchemaNode {
+    if (this.kind === 'unstructured') return UNSTRUCTURED;
+    if (this.itemNode) return this.itemNode;
+    this.itemNode = this.raw?.items ? nodeFor(this.raw.items) : UNTYPED;
+    return this.itemNode;
+  }
+
+  fieldNames(): string[] {
+    return this.kind === 'struct' && this.raw?.properties ? Object.keys(this.raw.properties) : [];
+  }
+
+  required(): readonly string[] {
+    return this.kind === 'struct' ? (this.raw?.required ?? []) : [];
+  }
+
+  fieldDefault(name: string): unknown {
+    if (!this.defName) return undefined;
+    ensureSomeV3();
+    return v3Defaults.get(this.defName)?.get(name);
+  }
+
+  isValueStruct(name: string): boolean {
+    const d = this.fieldDefault(name);
+    if (typeof d !== 'object' || d === null || Array.isArray(d) || Object.keys(d).length !== 0) return false;
+    const child = this.field(name);
+    return child !== undefined && (child.kind === 'struct' || child.kind === 'map');
+  }
+}
+
+export const UNSTRUCTURED: SchemaNode = new Node({ kind: 'unstructured', atomic: false });
+export const UNTYPED: SchemaNode = new Node({ kind: 'untyped', atomic: true });
+const SCALAR: SchemaNode = new Node({ kind: 'scalar', atomic: true });
+
+const defNodes = new Map<string, Node>();
+
+function refName(ref: string): string {
+  return ref.slice(ref.lastIndexOf('/') + 1);
+}
+
+function defNode(name: string): Node {
+  const cached = defNodes.get(name);
+  if (cached) return cached;
+  const raw = definitions().get(name);
+  let n: Node;
+  if (SCALAR_DEFS.has(name)) n = new Node({ kind: 'scalar', atomic: true, defName: name });
+  else if (UNTYPED_DEFS.has(name) || !raw) n = new Node({ kind: 'untyped', atomic: true, defName: name });
+  else n = buildNode(raw, name);
+  defNodes.set(name, n);
+  return n;
+}
+
+function buildNode(raw: RawSchema, defName?: string): Node {
+  if (raw['x-kubernetes-preserve-unknown-fields']) return new Node({ kind: 'untyped', atomic: true, defName });
+  if (raw.properties) {
+    return new Node({ kind: 'struct', atomic: raw['x-kubernetes-map-type'] === 'atomic', defName, raw });
+  }
+  if (raw.additionalProperties !== undefined && raw.additionalProperties !== false) {
+    return new Node({ kind: 'map', atomic: raw['x-kubernetes-map-type'] === 'atomic', defName, raw });
+  }
+  if (raw.type === 'array') {
+    const itemsRaw = raw.items ?? {};
+    const itemNode = nodeFor(itemsRaw);
+    const itemScalar = itemNode.kind === 'scalar';
+    const lt = raw['x-kubernetes-list-type'];
+    const ps = raw['x-kubernetes-patch-strategy'];
+    const mk = raw['x-kubernetes-patch-merge-key'];
+    let listType: ListType = 'atomic';
+    let keys: readonly string[] | undefined;
+    if (lt === 'map' || lt === 'set' || lt === 'atomic') {
+      listType = lt;
+      if (lt === 'map') keys = raw['x-kubernetes-list-map-keys'] ?? [];
+    } else if (ps !== undefined && ps.split(',').includes('merge')) {
+      if (mk !== undefined && !itemScalar) {
+        listType = 'map';
+        keys = [mk];
+      } else if (itemScalar) listType = 'set';
+    }
+    return new Node({ kind: 'list', atomic: listType === 'atomic', listType, keys, defName, raw, patchStrategy: ps, mergeKey: mk });
+  }
+  if (raw.type === 'object') return new Node({ kind: 'untyped', atomic: true, defName });
+  return new Node({ kind: 'scalar', atomic: true, defName });
+}
+
+/** The node of a property or item schema (a `$ref`, maybe with markers of its own, or inline). */
+function nodeFor(p: RawSchema): SchemaNode {
+  const ref = p.$ref ?? (p.allOf && p.allOf.length === 1 ? p.allOf[0].$ref : undefined);
+  if (ref !== undefined) return defNode(refName(ref)).withProperty(p);
+  if (!p.type && !p.properties && !p.items && p.additionalProperties === undefined) return UNTYPED;
+  if (p.type && p.type !== 'object' && p.type !== 'array') {
+    const ps = p['x-kubernetes-patch-strategy'];
+    const mk = p['x-kubernetes-patch-merge-key'];
+    return ps !== undefined || mk !== undefined ? new Node({ kind: 'scalar', atomic: true, patchStrategy: ps, mergeKey: mk }) : SCALAR;
+  }
+  const n = buildNode(p);
+  return n.withProperty(p);
+}
+
+/** The schema of a kind; UNSTRUCTURED for kinds the built-in OpenAPI does not know. */
+export function schemaFor(gvk: GroupVersionKind): SchemaNode {
+  definitions();
+  const name = gvkIndex!.get(gvkKey(gvk));
+  if (name === undefined) return UNSTRUCTURED;
+  loadV3(gvk.group, gvk.version);
+  return defNode(name);
+}
+
+/** Whether the kind is known to the built-in schema (else it is handled as unstructured). */
+export function isKnownKind(gvk: GroupVersionKind): boolean {
+  definitions();
+  return gvkIndex!.has(gvkKey(gvk));
+}
