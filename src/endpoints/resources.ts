@@ -62,14 +62,15 @@ const FIELD_VALIDATION = ['', 'Ignore', 'Strict', 'Warn'];
  * The field manager of a write: the fieldManager parameter, else the User-Agent up to its first
  * "/" (as the reference derives it: "kubectl", "recorder"), at most 128 characters.
  */
-function writerOf(req: IncomingMessage, query: URLSearchParams): WriteContext {
+function writerOf(req: IncomingMessage, query: URLSearchParams, optionsKind: string): WriteContext {
+  const dryRun = dryRunOf(query, optionsKind);
   const given = query.get('fieldManager');
   if (given !== null && given !== '') {
-    if (given.length > 128) throw invalid('PatchOptions', 'meta.k8s.io', '', [fieldTooLong('fieldManager', given, 128)]);
-    return { manager: given };
+    if (given.length > 128) throw invalid(optionsKind, 'meta.k8s.io', '', [fieldTooLong('fieldManager', given, 128)]);
+    return { manager: given, dryRun };
   }
   const ua = req.headers['user-agent'] ?? '';
-  return { manager: ua.split('/')[0]!.slice(0, 128) };
+  return { manager: ua.split('/')[0]!.slice(0, 128), dryRun };
 }
 
 function checkFieldValidation(query: URLSearchParams, optionsKind: string): void {
@@ -79,9 +80,13 @@ function checkFieldValidation(query: URLSearchParams, optionsKind: string): void
   }
 }
 
-function checkDryRun(query: URLSearchParams): void {
-  // Dry-run needs every stage but persistence; until it lands, refuse rather than persist.
-  if (query.has('dryRun')) throw badRequest('dryRun is not supported by this server yet');
+/** dryRun: absent, or "All" (every stage but persistence); anything else is 422 as in the reference. */
+function dryRunOf(query: URLSearchParams, optionsKind: string): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  const bad = values.find((v) => v !== 'All');
+  if (bad !== undefined) throw invalid(optionsKind, 'meta.k8s.io', '', [fieldNotSupported('dryRun', bad, ['All'])]);
+  return true;
 }
 
 type Filter = ((obj: JsonObject) => boolean) | undefined;
@@ -114,7 +119,11 @@ function deleteOptionsFrom(body: Buffer, query: URLSearchParams): DeleteOptions 
     }
     if (typeof parsed['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = parsed['gracePeriodSeconds'];
     if (typeof parsed['propagationPolicy'] === 'string') options.propagationPolicy = parsed['propagationPolicy'];
-    if (Array.isArray(parsed['dryRun']) && parsed['dryRun'].length) throw badRequest('dryRun is not supported by this server yet');
+    if (Array.isArray(parsed['dryRun']) && parsed['dryRun'].length) {
+      const bad = parsed['dryRun'].find((v) => v !== 'All');
+      if (bad !== undefined) throw invalid('DeleteOptions', 'meta.k8s.io', '', [fieldNotSupported('dryRun', bad, ['All'])]);
+      options.dryRun = true;
+    }
   }
   const grace = query.get('gracePeriodSeconds');
   if (grace !== null) options.gracePeriodSeconds = Number(grace);
@@ -154,12 +163,13 @@ export class ResourceHandler {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
-    // Subresources other than status need their own handlers (later issues).
-    if (r.subresource && r.subresource !== 'status') throw resourceNotFound();
+    // Subresources other than status and scale need their own handlers (later issues).
+    if (r.subresource && r.subresource !== 'status' && r.subresource !== 'scale') throw resourceNotFound();
     const allow = (verb: string) => {
       if (!verbs.includes(verb)) throw methodNotAllowed();
     };
     const ns = r.namespace;
+    if (r.subresource === 'scale' && r.name !== undefined) return this.scale(req, info, ns, r.name, query, allow);
     if (r.name === undefined) {
       switch (method) {
         case 'GET': {
@@ -177,16 +187,16 @@ export class ResourceHandler {
           allow('create');
           if (info.namespaced && ns === undefined) throw resourceNotFound();
           checkFieldValidation(query, 'CreateOptions');
-          checkDryRun(query);
+          const writer = writerOf(req, query, 'CreateOptions');
           const body = await this.objectBody(req, info);
-          return this.registry.create(info, ns, body, writerOf(req, query));
+          return this.registry.create(info, ns, body, writer);
         }
         case 'DELETE': {
           allow('deletecollection');
-          checkDryRun(query);
+          const dryRun = dryRunOf(query, 'DeleteOptions');
           const filter = selectorFilter(info, query);
-          await readBody(req);
-          const deleted = await this.registry.deleteCollection(info, ns, filter);
+          const options = deleteOptionsFrom(await readBody(req), query);
+          const deleted = await this.registry.deleteCollection(info, ns, filter, dryRun || (options.dryRun ?? false));
           return { status: 200, body: renderList(info, deleted, n, query) };
         }
         default:
@@ -201,9 +211,9 @@ export class ResourceHandler {
       case 'PUT': {
         allow('update');
         checkFieldValidation(query, 'UpdateOptions');
-        checkDryRun(query);
+        const writer = writerOf(req, query, 'UpdateOptions');
         const body = await this.objectBody(req, info);
-        return this.registry.update(info, ns, name, body, r.subresource, writerOf(req, query));
+        return this.registry.update(info, ns, name, body, r.subresource, writer);
       }
       case 'PATCH': {
         allow('patch');
@@ -213,12 +223,11 @@ export class ResourceHandler {
           throw invalid('PatchOptions', 'meta.k8s.io', '', [fieldRequired('fieldManager', 'is required for apply patch')]);
         }
         checkFieldValidation(query, 'PatchOptions');
-        checkDryRun(query);
-        const writer = writerOf(req, query);
+        const writer = writerOf(req, query, 'PatchOptions');
         const raw = await readBody(req);
         if (type === 'application/apply-patch+yaml') {
           const force = query.get('force') === 'true' || query.get('force') === '1';
-          return this.registry.apply(info, ns, name, decodeObject(raw, 'application/yaml', info.kind), { manager: writer.manager, force }, r.subresource);
+          return this.registry.apply(info, ns, name, decodeObject(raw, 'application/yaml', info.kind), { manager: writer.manager, force, dryRun: writer.dryRun }, r.subresource);
         }
         const patch = decodePatch(raw);
         const gvk = { group: info.group, version: info.version, kind: info.kind };
@@ -235,8 +244,9 @@ export class ResourceHandler {
       }
       case 'DELETE': {
         allow('delete');
-        checkDryRun(query);
+        const dryRun = dryRunOf(query, 'DeleteOptions');
         const options = deleteOptionsFrom(await readBody(req), query);
+        if (dryRun) options.dryRun = true;
         return this.registry.delete(info, ns, name, options);
       }
       case 'POST':
@@ -244,6 +254,33 @@ export class ResourceHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  private async scale(req: IncomingMessage, info: ResourceInfo, ns: string | undefined, name: string, query: URLSearchParams, allow: (verb: string) => void): Promise<{ status: number; body: Buffer }> {
+    const method = req.method ?? 'GET';
+    if (method === 'GET') {
+      allow('get');
+      return { status: 200, body: await this.registry.getScale(info, ns, name) };
+    }
+    const writer = writerOf(req, query, method === 'PUT' ? 'UpdateOptions' : 'PatchOptions');
+    if (method === 'PUT') {
+      allow('update');
+      const body = decodeObject(await readBody(req), mediaTypeOf(req.headers['content-type']) === 'application/yaml' ? 'application/yaml' : 'application/json', 'Scale');
+      return this.registry.updateScale(info, ns, name, () => body, writer);
+    }
+    if (method === 'PATCH') {
+      allow('patch');
+      const type = mediaTypeOf(req.headers['content-type']);
+      if (!PATCH_TYPES.has(type) || type === 'application/apply-patch+yaml') throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+      const patch = decodePatch(await readBody(req));
+      return this.registry.updateScale(info, ns, name, (scale) => {
+        if (type === 'application/json-patch+json') return applyJsonPatch(scale, patch);
+        if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+        if (type === 'application/strategic-merge-patch+json') return applyStrategicMergePatch({ group: 'autoscaling', version: 'v1', kind: 'Scale' }, scale, patch);
+        return applyMergePatch(scale, patch);
+      }, writer);
+    }
+    throw methodNotAllowed();
   }
 
   private async objectBody(req: IncomingMessage, info: ResourceInfo): Promise<JsonObject> {

@@ -17,6 +17,7 @@ import {
 } from './readoptions.js';
 import { canonical, decode, encode, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
 import { strategyFor } from './strategies.js';
+import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 
 function gvkOf(info: ResourceInfo): GroupVersionKind {
@@ -30,6 +31,7 @@ export interface WriteResult {
 }
 
 export interface DeleteOptions {
+  dryRun?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
@@ -64,6 +66,8 @@ export interface ObjectList {
 export interface WriteContext {
   manager: string;
   applied?: boolean;
+  /** dryRun=All: every stage runs, nothing is stored. */
+  dryRun?: boolean;
 }
 
 /** The server's own writes (bootstrap objects) are recorded as kube-apiserver's, as in the reference. */
@@ -251,6 +255,11 @@ export class Registry {
       this.validate(info, obj, !explicitName);
       const stored = this.toVersion(storeInfo, obj);
       const name = String(m['name']);
+      if (ctx.dryRun) {
+        // Nothing is stored, so no revision exists: the answer carries none.
+        if (await this.storage.get(objectKey(info, namespace, name))) throw alreadyExists(qr(info), name);
+        return { status: 201, body: this.served(info, encode(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
+      }
       try {
         const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
         return { status: 201, body: this.served(info, result.value) };
@@ -293,6 +302,7 @@ export class Registry {
       const finalizers = nextMeta['finalizers'];
       const finished = nextMeta['deletionTimestamp'] && (!Array.isArray(finalizers) || finalizers.length === 0);
       const stored = this.toVersion(storeInfo, next);
+      if (ctx.dryRun) return { status: 200, body: this.served(info, encodeAt(stored, storeInfo, current.modRevision)) };
       try {
         const result = finished
           ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
@@ -332,7 +342,8 @@ export class Registry {
         else next['status'] = current['status'];
       }
       strategyFor(info).normalize?.(next);
-      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { now: now() });
+      // A scale write records its own entry (the reference gives it no time).
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, subresource ? { subresource } : { now: now() });
       strategyFor(info).prepareForUpdate?.(next, current);
       if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
@@ -389,7 +400,7 @@ export class Registry {
    * Server-side apply: merges the applied configuration into the live object (creating it when
    * absent) with the field manager's ownership rules; 409 on conflicts unless forced.
    */
-  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean }, subresource?: string): Promise<WriteResult> {
+  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean }, subresource?: string): Promise<WriteResult> {
     const meta = metadataOf(applied);
     const given = stringField(meta, 'name');
     if (given !== undefined && given !== name) throw badRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
@@ -397,7 +408,7 @@ export class Registry {
       const ns = stringField(meta, 'namespace');
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    const ctx: WriteContext = { manager: options.manager, applied: true };
+    const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun };
     const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now() });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
@@ -411,6 +422,25 @@ export class Registry {
     return this.create(info, namespace, created, ctx);
   }
 
+  /** GET of the scale subresource. */
+  async getScale(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
+    const obj = await this.getObject(info, namespace, name);
+    if (!obj) throw notFound(qr(info), name);
+    return encode(toScale(obj, info.resource));
+  }
+
+  /** PUT or PATCH of the scale subresource: `change` turns the current Scale into the desired one. */
+  async updateScale(info: ResourceInfo, namespace: string | undefined, name: string, change: (scale: JsonObject) => unknown, ctx: WriteContext): Promise<WriteResult> {
+    const result = await this.guaranteedUpdate(info, namespace, name, (current) => {
+      const currentVersion = stringField(metadataOf(current), 'resourceVersion');
+      const next = applyScale(current, change(toScale(current, info.resource)));
+      const pinned = stringField(metadataOf(next), 'resourceVersion');
+      metadataOf(next)['resourceVersion'] = currentVersion;
+      return { obj: next, pinnedVersion: pinned !== currentVersion ? pinned : undefined };
+    }, 'scale', ctx);
+    return { status: result.status, body: encode(toScale(decode(result.body), info.resource)) };
+  }
+
   async delete(info: ResourceInfo, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
@@ -421,8 +451,19 @@ export class Registry {
       const meta = metadataOf(obj);
       checkPreconditions(info, name, meta, options);
       const strategy = strategyFor(info);
-      if (strategy.beforeDelete) await strategy.beforeDelete(this, obj);
+      if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
       const finalizers = meta['finalizers'];
+      if (options.dryRun) {
+        if (Array.isArray(finalizers) && finalizers.length > 0) {
+          meta['deletionTimestamp'] ??= now();
+          meta['deletionGracePeriodSeconds'] ??= 0;
+        }
+        strategy.prepareForDelete?.(obj);
+        if (info.returnsDeletedObject || (Array.isArray(finalizers) && finalizers.length > 0)) {
+          return { status: 200, body: this.served(info, encode(canonical(obj, storeInfo.kind, storeInfo.apiVersion))) };
+        }
+        return { status: 200, body: encode(successStatus(info, name, String(meta['uid'] ?? ''))) };
+      }
       try {
         if (Array.isArray(finalizers) && finalizers.length > 0) {
           // Finalizers hold the object: mark it and let their owners remove them.
@@ -452,7 +493,7 @@ export class Registry {
   }
 
   /** deletecollection: deletes every (matching) object; answers with the list of what was deleted. */
-  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean): Promise<ObjectList> {
+  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean, dryRun = false): Promise<ObjectList> {
     const page = await this.storage.list(collectionPrefix(info, namespace));
     const deleted: Buffer[] = [];
     for (const item of page.items) {
@@ -460,7 +501,7 @@ export class Registry {
       if (filter && !filter(obj)) continue;
       const meta = metadataOf(obj);
       try {
-        const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']));
+        const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']), { dryRun });
         deleted.push(info.returnsDeletedObject ? result.body : this.served(info, item.value));
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;

@@ -12,7 +12,7 @@ export interface Strategy {
   prepareForCreate?(obj: JsonObject): void;
   prepareForUpdate?(next: JsonObject, current: JsonObject): void;
   /** Runs before a delete is carried out; may refuse it or clean up. */
-  beforeDelete?(registry: Registry, obj: JsonObject): Promise<void>;
+  beforeDelete?(registry: Registry, obj: JsonObject, dryRun: boolean): Promise<void>;
   /** Shapes the object a delete answers with. */
   prepareForDelete?(obj: JsonObject): void;
 }
@@ -36,13 +36,13 @@ const namespaces: Strategy = {
     obj['spec'] = spec;
     obj['status'] = { phase: 'Active' };
   },
-  async beforeDelete(registry, obj) {
+  async beforeDelete(registry, obj, dryRun) {
     const name = String(metadataOf(obj)['name']);
     if (IMMORTAL_NAMESPACES.has(name)) {
       throw new StatusError(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
     }
     // Until the namespace controller lands, content goes at once with its namespace.
-    await registry.purgeNamespace(name);
+    if (!dryRun) await registry.purgeNamespace(name);
   },
   prepareForDelete(obj) {
     const meta = metadataOf(obj);

@@ -1,0 +1,51 @@
+// The scale subresource (autoscaling/v1 Scale) of deployments, replicasets, statefulsets and
+// replicationcontrollers: a view of spec.replicas, status.replicas and the selector.
+import { formatLabelSelector, formatLabels } from '../api/printers/format.js';
+import { isObject } from '../encoding/decode.js';
+import { badRequest, fieldInvalid, invalid } from '../errors.js';
+import { metadataOf, type JsonObject } from './objects.js';
+
+function selectorOf(obj: JsonObject, resource: string): string {
+  const spec = isObject(obj['spec']) ? obj['spec'] : {};
+  // ReplicationControllers select with a plain map; the apps kinds with a LabelSelector.
+  if (resource === 'replicationcontrollers') return formatLabels(spec['selector']).replace(/^<none>$/, '');
+  return formatLabelSelector(spec['selector']).replace(/^<none>$/, '');
+}
+
+export function toScale(obj: JsonObject, resource: string): JsonObject {
+  const meta = metadataOf(obj);
+  const spec = isObject(obj['spec']) ? obj['spec'] : {};
+  const status = isObject(obj['status']) ? obj['status'] : {};
+  const scaleMeta: JsonObject = {};
+  for (const k of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp']) if (meta[k] !== undefined) scaleMeta[k] = meta[k];
+  const scaleStatus: JsonObject = { replicas: typeof status['replicas'] === 'number' ? status['replicas'] : 0 };
+  const selector = selectorOf(obj, resource);
+  if (selector) scaleStatus['selector'] = selector;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: scaleMeta,
+    spec: { replicas: typeof spec['replicas'] === 'number' ? spec['replicas'] : 0 },
+    status: scaleStatus,
+  };
+}
+
+/** The parent with the replicas a Scale asks for (422 for a negative or non-integer count). */
+export function applyScale(parent: JsonObject, scale: unknown): JsonObject {
+  if (!isObject(scale)) throw badRequest('the body of a scale request must be a Scale object');
+  const spec = isObject(scale['spec']) ? scale['spec'] : {};
+  const replicas = spec['replicas'] ?? 0;
+  const name = String(metadataOf(parent)['name'] ?? '');
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+    throw invalid('Scale', 'autoscaling', name, [fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
+  const next = structuredClone(parent);
+  next['spec'] = { ...(isObject(next['spec']) ? next['spec'] : {}), replicas };
+  const version = stringOrUndefined(metadataOf(scale)['resourceVersion']);
+  if (version !== undefined) metadataOf(next)['resourceVersion'] = version;
+  return next;
+}
+
+function stringOrUndefined(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

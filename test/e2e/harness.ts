@@ -1,0 +1,56 @@
+// Starting the real capstan command and running the real kubectl against it, for end-to-end tests.
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
+
+const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
+
+export interface Capstan {
+  process: ChildProcess;
+  kubeconfig: string;
+  dataDir: string;
+}
+
+export async function startCapstan(dataDir: string, extra: string[] = []): Promise<Capstan> {
+  const child = spawn(process.execPath, [join(repoRoot, 'dist/src/cmd/capstan.js'), '--data-dir', dataDir, '--secure-port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const kubeconfig = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`capstan did not start: ${output}`)), 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /kubeconfig: (.+)\n/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`capstan exited with ${code}: ${output}`)));
+  });
+  return { process: child, kubeconfig, dataDir };
+}
+
+export async function stopCapstan(c: Capstan): Promise<void> {
+  if (c.process.exitCode !== null) return;
+  const exited = new Promise((resolve) => c.process.once('exit', resolve));
+  c.process.kill('SIGTERM');
+  await exited;
+}
+
+export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin!.end(input);
+  });
+}
+
+/** kubectl that must succeed; returns its stdout. */
+export async function ok(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  const r = await kubectl(kubeconfig, args, input);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
