@@ -204,6 +204,14 @@ export class ResourceHandler {
       }
     }
     const name = r.name;
+    if (method === 'GET' && !r.subresource && isWatch(r, query)) {
+      // A watch of one object: the collection's watch narrowed to its name.
+      allow('watch');
+      const selected = selectorFilter(info, query);
+      const named = (obj: JsonObject) => metadataOf(obj)['name'] === name && (!selected || selected(obj));
+      await serveWatch(req, res, this.registry, info, ns, query, named, n);
+      return undefined;
+    }
     switch (method) {
       case 'GET':
         allow('get');

@@ -85,6 +85,11 @@ export async function serveWatch(
       else if (now) type = 'ADDED';
       else if (before) type = 'DELETED';
       if (!type) return;
+      if (type === 'DELETED' && e.type === 'update') {
+        // It left the selection: the reference sends its previous content at the new version.
+        send(frame(type, render(withResourceVersion(e.prevValue!, e.rev))));
+        return;
+      }
       send(plain ? e.frame(type) : frame(type, render(e.value)));
     });
   } catch (err) {
@@ -111,6 +116,14 @@ export async function serveWatch(
     };
     schedule(Math.min(BOOKMARK_INTERVAL_MS, Math.max(timeoutMs - 2000, timeoutMs / 2)));
   }
+}
+
+function withResourceVersion(bytes: Buffer, revision: number): Buffer {
+  const obj = decode(bytes);
+  const meta = (obj['metadata'] ?? {}) as JsonObject;
+  meta['resourceVersion'] = String(revision);
+  obj['metadata'] = meta;
+  return Buffer.from(JSON.stringify(obj));
 }
 
 function frame(type: string, object: Buffer): Buffer {

@@ -5,13 +5,13 @@ import { isObject } from '../encoding/decode.js';
 
 export type ReadPlan =
   /** The current state, at least as new as `notOlderThan` (wait for it when the store is behind). */
-  | { kind: 'current'; notOlderThan?: number; limit?: number }
+  | { kind: 'current'; notOlderThan?: number; limit?: number; afterKey?: string }
   /** Exactly the state at `revision` (410 when it is no longer retained). */
-  | { kind: 'exact'; revision: number; limit?: number; afterKey?: string };
+  | { kind: 'exact'; revision: number; limit?: number; afterKey?: string /* continue: start key, inclusive */ };
 
 export interface ContinueToken {
   revision: number;
-  /** The key (relative to the resource prefix) after which the next page starts. */
+  /** The key (relative to the list's prefix) the next page starts at, inclusive. */
   start: string;
 }
 
@@ -58,15 +58,15 @@ export function decodeContinue(token: string): ContinueToken {
   } catch {
     throw badRequest(`invalid continue token: continue key is not valid: ${goJsonFirstError(text)}`);
   }
-  if (!isObject(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') {
+  if (!isObject(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || !Number.isInteger(parsed['rv']) || parsed['rv'] < -1 || typeof parsed['start'] !== 'string') {
     throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
   if (parsed['rv'] === 0) throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-  return { revision: parsed['rv'], start: parsed['start'].replace(/\u0000$/, '') };
+  return { revision: parsed['rv'], start: parsed['start'] };
 }
 
 export function encodeContinue(revision: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start: `${start}\u0000` })).toString('base64');
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start })).toString('base64');
 }
 
 function listOptionsInvalid(errors: FieldError[]): StatusError {
@@ -93,6 +93,8 @@ export function listPlan(query: URLSearchParams, isWatch: boolean): { plan: Read
   if (continueText !== '') {
     if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
     const token = decodeContinue(continueText);
+    // rv -1: the token a 410 hands out to carry on inconsistently, from the latest state.
+    if (token.revision === -1) return { plan: { kind: 'current', limit, afterKey: token.start }, token };
     return { plan: { kind: 'exact', revision: token.revision, limit, afterKey: token.start }, token };
   }
   if (rv === undefined) return { plan: { kind: 'current', limit } };

@@ -105,6 +105,11 @@ export class Registry {
     return c;
   }
 
+  /** Starts the watch cache of every served resource (at server start, so no revision is missed). */
+  async startCaches(): Promise<void> {
+    for (const info of this.catalog.all()) await this.cacher(info);
+  }
+
   /** Waits (up to the reference's 3 s) for the store to reach a revision; 504 when it does not. */
   async waitForRevision(revision: number): Promise<void> {
     const deadline = Date.now() + TOO_LARGE_WAIT_MS;
@@ -146,25 +151,27 @@ export class Registry {
   async list(info: ResourceInfo, namespace: string | undefined, plan: ReadPlan, filter?: (obj: JsonObject) => boolean): Promise<ObjectList> {
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
-    const base = resourcePrefix(info);
     let result;
     if (plan.kind === 'current') {
       if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan);
-      result = cacher.list({ prefix, limit: plan.limit, filter: filter && ((v) => filter(decode(v))), countRemaining: !filter });
+      result = cacher.list({
+        prefix, limit: plan.limit, startKey: plan.afterKey !== undefined ? prefix + plan.afterKey : undefined,
+        filter: filter && ((v) => filter(decode(v))), countRemaining: !filter,
+      });
     } else {
       if (plan.revision > this.storage.currentRevision()) await this.waitForRevision(plan.revision);
       try {
         result = cacher.list({
           prefix, revision: plan.revision, limit: plan.limit,
-          afterKey: plan.afterKey !== undefined ? base + plan.afterKey : undefined,
+          startKey: plan.afterKey !== undefined ? prefix + plan.afterKey : undefined,
           filter: filter && ((v) => filter(decode(v))), countRemaining: !filter,
         });
       } catch (err) {
         if (err instanceof StorageError && err.code === 'Compacted') {
-          if (plan.afterKey === undefined) throw tooOldResourceVersion(plan.revision, err.revision ?? 0);
+          if (plan.afterKey === undefined) throw new StatusError(410, 'Expired', 'The resourceVersion for the provided list is too old.');
           // An expired continue token: 410, with a token to carry on inconsistently at the current state.
           const expired = new StatusError(410, 'Expired', CONTINUE_EXPIRED_MESSAGE);
-          expired.metadata = { continue: encodeContinue(this.storage.currentRevision(), plan.afterKey) };
+          expired.metadata = { continue: encodeContinue(-1, plan.afterKey) };
           throw expired;
         }
         throw err;
@@ -172,7 +179,8 @@ export class Registry {
     }
     const metadata: JsonObject = { resourceVersion: String(result.revision) };
     if (result.continueAfter !== undefined) {
-      metadata['continue'] = encodeContinue(result.revision, result.continueAfter.slice(base.length));
+      // The token's start is the next key relative to this list's own prefix, as the reference's.
+      metadata['continue'] = encodeContinue(result.revision, `${result.continueAfter.slice(prefix.length)}\u0000`);
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
     return { metadata, items: result.items.map((v) => this.served(info, v)) };

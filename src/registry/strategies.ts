@@ -66,11 +66,37 @@ const secrets: Strategy = {
   normalize: mergeStringData,
 };
 
+/** The QoS class the reference derives from the containers' requests and limits. */
+function qosClass(pod: JsonObject): string {
+  const spec = (pod['spec'] ?? {}) as JsonObject;
+  const containers = [...((spec['initContainers'] as JsonObject[] | undefined) ?? []), ...((spec['containers'] as JsonObject[] | undefined) ?? [])];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const resources = (c['resources'] ?? {}) as { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+    const requests = resources.requests ?? {};
+    const limits = resources.limits ?? {};
+    for (const r of ['cpu', 'memory']) {
+      if (requests[r] !== undefined || limits[r] !== undefined) any = true;
+      if (limits[r] === undefined || (requests[r] !== undefined && String(requests[r]) !== String(limits[r]))) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+const pods: Strategy = {
+  prepareForCreate(obj) {
+    obj['status'] = { phase: 'Pending', qosClass: qosClass(obj) };
+  },
+};
+
 const createOnUpdate: Strategy = { allowCreateOnUpdate: true };
 
 const STRATEGIES: Record<string, Strategy> = {
   '/namespaces': namespaces,
   '/secrets': secrets,
+  '/pods': pods,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,
   '/limitranges': createOnUpdate,

@@ -42,6 +42,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const registry = new Registry(catalog, storage, { historyWindowMs });
   const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
+  await registry.startCaches();
   const openapi = new OpenApi(defaultEnabled);
   const resources = new ResourceHandler(catalog, registry);
   let discovery: Discovery | undefined;

@@ -42,6 +42,8 @@ export interface CacheListOptions {
   revision?: number;
   /** Start after this key (paging). */
   afterKey?: string;
+  /** Start at this key, inclusive (continue tokens carry the last key plus "\u0000"). */
+  startKey?: string;
   /** At most this many items (after filtering). */
   limit?: number;
   filter?: (value: Buffer) => boolean;
@@ -91,15 +93,52 @@ export class Cacher {
     this.maxEvents = options.maxEvents ?? 500_000;
   }
 
+  /**
+   * Loads the current state, then the storage's retained history (everything after its compacted
+   * revision), so that exact lists and watches from any retained revision work from the start —
+   * across a restart too.
+   */
   static async start(storage: Storage, prefix: string, options: CacherOptions): Promise<Cacher> {
     const page = await storage.list(prefix);
-    const cacher = new Cacher(storage, prefix, page.revision, options);
-    for (const item of page.items) {
-      cacher.keys.push(item.key);
-      cacher.versions.set(item.key, [{ rev: item.modRevision, value: item.value }]);
-    }
-    cacher.upstream = storage.watch(prefix, page.revision, (e) => cacher.onEvent(e));
+    const compacted = storage.compactedRevision();
+    const cacher = new Cacher(storage, prefix, compacted, options);
+    const early: StorageEvent[] = [];
+    let started = false;
+    cacher.upstream = storage.watch(prefix, compacted, (e) => {
+      if (started) cacher.onEvent(e);
+      else early.push(e);
+    });
+    // The history replay is delivered in a microtask: once a macrotask has passed, it is all here.
+    await new Promise((resolve) => setImmediate(resolve));
+    const backfill = early.filter((e) => e.modRevision <= page.revision);
+    cacher.load(page.items.map((i) => ({ key: i.key, rev: i.modRevision, value: i.value })), backfill);
+    started = true;
+    for (const e of early) if (e.modRevision > page.revision) cacher.onEvent(e);
     return cacher;
+  }
+
+  /** Builds every key's versions from the current state and the changes that led to it. */
+  private load(current: Array<{ key: string; rev: number; value: Buffer }>, history: StorageEvent[]): void {
+    const byKey = new Map<string, StorageEvent[]>();
+    for (const e of history) {
+      const list = byKey.get(e.key) ?? [];
+      list.push(e);
+      byKey.set(e.key, list);
+    }
+    const keys = new Set(current.map((c) => c.key));
+    for (const k of byKey.keys()) keys.add(k);
+    this.keys.push(...[...keys].sort(compareKeys));
+    const now = this.now();
+    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, [{ rev: c.rev, value: c.value }]);
+    for (const [key, events] of byKey) {
+      const first = events[0]!;
+      // The state at the compacted revision: what the first retained change replaced.
+      const versions: Version[] = [{ rev: this.oldest, value: first.type === 'create' ? null : first.prevValue ?? null }];
+      for (const e of events) versions.push({ rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
+      this.versions.set(key, versions);
+    }
+    this.history = history.map((e) => new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, now));
+    for (const key of byKey.keys()) this.prune(key);
   }
 
   stop(): void {
@@ -127,7 +166,7 @@ export class Cacher {
     const revision = options.revision ?? this.revision();
     if (options.revision !== undefined) this.assertRetained(options.revision);
     const items: Buffer[] = [];
-    let i = options.afterKey !== undefined ? this.upperBound(options.afterKey) : this.lowerBound(options.prefix);
+    let i = options.afterKey !== undefined ? this.upperBound(options.afterKey) : this.lowerBound(options.startKey ?? options.prefix);
     if (i < this.keys.length && compareKeys(this.keys[i]!, options.prefix) < 0) i = this.lowerBound(options.prefix);
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     let lastKey: string | undefined;
