@@ -3,29 +3,47 @@
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
-const OPEN = Buffer.from('{');
 
 /** `{"kind":K,"apiVersion":V,` — the prefix every stored object of that kind and version starts with. */
 export function typePrefix(kind: string, apiVersion: string): Buffer {
   return Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},`);
 }
 
-/** An object's bytes without kind and apiVersion (a cheap slice when they lead, as stored objects do). */
+/** A response body: one buffer, or chunks written one after another (lists are never copied whole). */
+export type Body = Buffer | Buffer[];
+
+export function bodyLength(body: Body): number {
+  return Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length;
+}
+
+export function joinBody(body: Body): Buffer {
+  return Array.isArray(body) ? Buffer.concat(body) : body;
+}
+
+const OPEN_ITEM = Buffer.from('{');
+const NEXT_ITEM = Buffer.from(',{');
+
+/** An object's bytes without kind and apiVersion (a slice when they lead, as stored objects do). */
 export function withoutTypeMeta(bytes: Buffer, prefix: Buffer): Buffer {
-  if (bytes.subarray(0, prefix.length).equals(prefix)) return Buffer.concat([OPEN, bytes.subarray(prefix.length)]);
+  if (bytes.subarray(0, prefix.length).equals(prefix)) return Buffer.concat([OPEN_ITEM, bytes.subarray(prefix.length)]);
   const obj = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   delete obj['kind'];
   delete obj['apiVersion'];
   return Buffer.from(JSON.stringify(obj));
 }
 
-export function encodeList(listKind: string, apiVersion: string, metadata: Record<string, unknown>, items: readonly Buffer[], itemKind: string): Buffer {
+/** The list as chunks that point into the items' own bytes: nothing is copied. */
+export function encodeList(listKind: string, apiVersion: string, metadata: Record<string, unknown>, items: readonly Buffer[], itemKind: string): Buffer[] {
   const prefix = typePrefix(itemKind, apiVersion);
   const chunks: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`)];
   items.forEach((item, i) => {
-    if (i > 0) chunks.push(COMMA);
-    chunks.push(withoutTypeMeta(item, prefix));
+    if (item.subarray(0, prefix.length).equals(prefix)) {
+      chunks.push(i > 0 ? NEXT_ITEM : OPEN_ITEM, item.subarray(prefix.length));
+    } else {
+      if (i > 0) chunks.push(COMMA);
+      chunks.push(withoutTypeMeta(item, prefix));
+    }
   });
   chunks.push(CLOSE);
-  return Buffer.concat(chunks);
+  return chunks;
 }

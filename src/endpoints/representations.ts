@@ -1,7 +1,7 @@
 // The transformations a client may ask for in Accept: PartialObjectMetadata (metadata-only objects
 // and lists, for metadata informers) and Table (server-rendered columns, for kubectl get).
 import type { ResourceInfo } from '../api/catalog.js';
-import { encodeList } from '../encoding/lists.js';
+import { encodeList, type Body } from '../encoding/lists.js';
 import { badRequest } from '../errors.js';
 import type { ObjectList } from '../registry/store.js';
 import type { Negotiated } from './negotiation.js';
@@ -29,7 +29,7 @@ export function renderObject(info: ResourceInfo, bytes: Buffer, n: Negotiated, q
   return bytes;
 }
 
-export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, query: URLSearchParams): Buffer {
+export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, query: URLSearchParams): Body {
   if (n.transform === 'PartialObjectMetadataList') {
     const items = list.items.map((b) => metadataOnly(b, n.transformVersion!));
     return Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: n.transformVersion, metadata: list.metadata, items }));

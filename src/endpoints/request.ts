@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
+import { bodyLength, joinBody, type Body } from '../encoding/lists.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
 import { contentTypeOf, type Format } from './negotiation.js';
 
@@ -37,17 +38,25 @@ export interface Output {
   pretty: boolean;
 }
 
-/** JSON bytes in the output's serialization: as they are, indented, or as YAML (keys sorted, as Go's). */
-export function serialize(body: Buffer, out: Output): Buffer {
-  if (out.format === 'yaml') return Buffer.from(toYaml(JSON.parse(body.toString('utf8')), { sortMapEntries: true }));
-  if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2) + '\n');
+/** JSON in the output's serialization: as it is, indented, or as YAML (keys sorted, as Go's). */
+export function serialize(body: Body, out: Output): Body {
+  if (out.format === 'yaml') return Buffer.from(toYaml(JSON.parse(joinBody(body).toString('utf8')), { sortMapEntries: true }));
+  if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(joinBody(body).toString('utf8')), null, 2) + '\n');
   return body;
 }
 
-export function sendBytes(res: ServerResponse, status: number, body: Buffer, out: Output, headers: Record<string, string> = {}): void {
+export function sendBytes(res: ServerResponse, status: number, body: Body, out: Output, headers: Record<string, string> = {}): void {
   const payload = serialize(body, out);
-  res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': payload.length });
-  res.end(payload);
+  res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': bodyLength(payload) });
+  if (!Array.isArray(payload)) {
+    res.end(payload);
+    return;
+  }
+  // Chunks of a list go out as they are, in one corked write.
+  res.cork();
+  for (const chunk of payload) res.write(chunk);
+  res.end();
+  res.uncork();
 }
 
 export function sendStatusError(res: ServerResponse, err: unknown, out: Output = { format: 'json', pretty: false }): void {

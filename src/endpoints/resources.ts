@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
 import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
 import { decodeProtobufObject } from '../encoding/protobuf.js';
+import type { Body } from '../encoding/lists.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
 import {
   badRequest, fieldNotSupported, fieldRequired, fieldTooLong, invalid, methodNotAllowed, resourceNotFound, StatusError,
@@ -159,7 +160,7 @@ export class ResourceHandler {
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, n: Negotiated): Promise<{ status: number; body: Buffer } | undefined> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, n: Negotiated): Promise<{ status: number; body: Body } | undefined> {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();

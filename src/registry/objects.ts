@@ -44,6 +44,17 @@ export function encode(obj: JsonObject): Buffer {
   return Buffer.from(JSON.stringify(obj));
 }
 
+/**
+ * Bytes that will be kept (stored values): in an allocation of their own, so that a long-lived
+ * object does not pin an 8 KiB slab of Node's shared pool along with it.
+ */
+export function encodeKept(obj: JsonObject): Buffer {
+  const text = JSON.stringify(obj);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
 export function decode(bytes: Buffer): JsonObject {
   return JSON.parse(bytes.toString('utf8')) as JsonObject;
 }

@@ -15,7 +15,7 @@ import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, tooOldResourceVersion, type ReadPlan,
 } from './readoptions.js';
-import { canonical, decode, encode, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
+import { canonical, decode, encode, encodeKept, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
@@ -183,7 +183,8 @@ export class Registry {
       metadata['continue'] = encodeContinue(result.revision, `${result.continueAfter.slice(prefix.length)}\u0000`);
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
-    return { metadata, items: result.items.map((v) => this.served(info, v)) };
+    const sameVersion = this.storageInfo(info).version === info.version;
+    return { metadata, items: sameVersion ? result.items : result.items.map((v) => this.served(info, v)) };
   }
 
   // ---- writes ----
@@ -551,7 +552,7 @@ export class Registry {
 function encodeAt(obj: JsonObject, info: ResourceInfo, revision: number): Buffer {
   const out = canonical(obj, info.kind, info.apiVersion);
   metadataOf(out)['resourceVersion'] = String(revision);
-  return encode(canonical(out, info.kind, info.apiVersion));
+  return encodeKept(canonical(out, info.kind, info.apiVersion));
 }
 
 function checkPreconditions(info: ResourceInfo, name: string, meta: JsonObject, options: DeleteOptions): void {

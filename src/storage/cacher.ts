@@ -2,7 +2,7 @@
 // window, fed by the storage's watch. Gets, lists (now or at an exact retained revision, paged) and
 // watches (from any retained revision) are served from memory; each event is framed once and the
 // same bytes go to every watcher.
-import { compareKeys } from './keys.js';
+import { compareKeys, prefixEnd } from './keys.js';
 import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
 
 interface Version {
@@ -71,11 +71,16 @@ export interface CacherOptions {
 
 export class Cacher {
   private readonly keys: string[] = [];
-  private readonly versions = new Map<string, Version[]>();
+  /** A key's versions: one (the common case, no array kept) or several within the window. */
+  private readonly versions = new Map<string, Version | Version[]>();
+  /** Keys whose latest version is a deletion (kept while the window needs them). */
+  private readonly dead = new Set<string>();
   private history: CacheEvent[] = [];
   private readonly listeners = new Set<CacheListener>();
   /** The oldest revision whose state (and every change after it) this cache can still give. */
   private oldest: number;
+  /** Revision of the newest change under this prefix. */
+  private lastChange = 0;
   private upstream?: Watcher;
   private readonly now: () => number;
   private readonly windowMs: number;
@@ -129,15 +134,18 @@ export class Cacher {
     for (const k of byKey.keys()) keys.add(k);
     this.keys.push(...[...keys].sort(compareKeys));
     const now = this.now();
-    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, [{ rev: c.rev, value: c.value }]);
+    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, { rev: c.rev, value: c.value });
     for (const [key, events] of byKey) {
       const first = events[0]!;
       // The state at the compacted revision: what the first retained change replaced.
       const versions: Version[] = [{ rev: this.oldest, value: first.type === 'create' ? null : first.prevValue ?? null }];
       for (const e of events) versions.push({ rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
       this.versions.set(key, versions);
+      if (versions[versions.length - 1]!.value === null) this.dead.add(key);
     }
     this.history = history.map((e) => new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, now));
+    for (const c of current) if (c.rev > this.lastChange) this.lastChange = c.rev;
+    for (const e of history) if (e.modRevision > this.lastChange) this.lastChange = e.modRevision;
     for (const key of byKey.keys()) this.prune(key);
   }
 
@@ -157,9 +165,21 @@ export class Cacher {
   }
 
   get(key: string): Buffer | undefined {
-    const list = this.versions.get(key);
-    const last = list?.[list.length - 1];
-    return last?.value ?? undefined;
+    return this.latest(key)?.value ?? undefined;
+  }
+
+  private latest(key: string): Version | undefined {
+    const v = this.versions.get(key);
+    return Array.isArray(v) ? v[v.length - 1] : v;
+  }
+
+  private addVersion(key: string, version: Version): void {
+    const v = this.versions.get(key);
+    if (v === undefined) this.versions.set(key, version);
+    else if (Array.isArray(v)) v.push(version);
+    else this.versions.set(key, [v, version]);
+    if (version.value === null) this.dead.add(key);
+    else this.dead.delete(key);
   }
 
   list(options: CacheListOptions): CacheListResult {
@@ -175,7 +195,9 @@ export class Cacher {
       if (!key.startsWith(options.prefix)) break;
       if (items.length >= limit) {
         // One more live (and matching) item decides whether there is a next page.
-        const rest = this.countFrom(i, options.prefix, revision, options.filter, options.countRemaining ? Infinity : 1);
+        // Positions count the current state; an exact revision with no change since is the same.
+        const current = (options.revision === undefined || options.revision >= this.lastChange) && !options.filter;
+        const rest = current ? this.countCurrent(i, options.prefix) : this.countFrom(i, options.prefix, revision, options.filter, options.countRemaining ? Infinity : 1);
         if (rest === 0) return { items, revision };
         return { items, revision, continueAfter: lastKey, remaining: options.countRemaining ? rest : undefined };
       }
@@ -225,13 +247,9 @@ export class Cacher {
 
   private onEvent(e: StorageEvent): void {
     const event = new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, this.now());
-    let list = this.versions.get(e.key);
-    if (!list) {
-      list = [];
-      this.versions.set(e.key, list);
-      this.keys.splice(this.lowerBound(e.key), 0, e.key);
-    }
-    list.push({ rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
+    this.lastChange = e.modRevision;
+    if (!this.versions.has(e.key)) this.keys.splice(this.lowerBound(e.key), 0, e.key);
+    this.addVersion(e.key, { rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
     this.history.push(event);
     this.evict();
     for (const l of this.listeners) {
@@ -257,23 +275,38 @@ export class Cacher {
 
   /** Keeps a key's versions newer than `oldest` plus the one in force at `oldest`. */
   private prune(key: string): void {
-    const list = this.versions.get(key);
-    if (!list) return;
+    const v = this.versions.get(key);
+    if (!v) return;
+    let list = Array.isArray(v) ? v : [v];
     let keepFrom = 0;
     for (let i = 0; i < list.length; i++) if (list[i]!.rev <= this.oldest) keepFrom = i;
-    if (keepFrom > 0) list.splice(0, keepFrom);
+    if (keepFrom > 0) list = list.slice(keepFrom);
     if (list.length === 1 && list[0]!.value === null) {
       this.versions.delete(key);
+      this.dead.delete(key);
       const i = this.lowerBound(key);
       if (this.keys[i] === key) this.keys.splice(i, 1);
+      return;
     }
+    this.versions.set(key, list.length === 1 ? list[0]! : list);
   }
 
   private valueAt(key: string, revision: number): Buffer | null {
-    const list = this.versions.get(key);
-    if (!list) return null;
-    for (let i = list.length - 1; i >= 0; i--) if (list[i]!.rev <= revision) return list[i]!.value;
+    const v = this.versions.get(key);
+    if (!v) return null;
+    if (!Array.isArray(v)) return v.rev <= revision ? v.value : null;
+    for (let i = v.length - 1; i >= 0; i--) if (v[i]!.rev <= revision) return v[i]!.value;
     return null;
+  }
+
+  /** Live keys from index i to the end of the prefix in the current state: positions, less the dead. */
+  private countCurrent(i: number, prefix: string): number {
+    const end = prefixEnd(prefix);
+    const last = end === undefined ? this.keys.length : this.lowerBound(end);
+    let n = last - i;
+    const first = this.keys[i];
+    for (const key of this.dead) if (first !== undefined && compareKeys(key, first) >= 0 && (end === undefined || compareKeys(key, end) < 0)) n--;
+    return n;
   }
 
   private countFrom(i: number, prefix: string, revision: number, filter: ((v: Buffer) => boolean) | undefined, max: number): number {

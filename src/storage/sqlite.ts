@@ -88,8 +88,6 @@ function toEvent(row: EventRow): StorageEvent {
   return event;
 }
 
-const CACHE_LIMIT = 500_000;
-
 export class SqliteStorage implements Storage {
   private readonly hub = new WatchHub();
   private readonly statements = new Map<string, Database.Statement<[Params], unknown>>();
@@ -99,8 +97,6 @@ export class SqliteStorage implements Storage {
   private compacted: number;
   private closed = false;
   private commits = 0;
-  /** Current values by key (null: known absent), kept in step with commits, so gets skip SQLite. */
-  private readonly cache = new Map<string, Stored | null>();
 
   private readonly selectKv;
   private readonly upsertKv;
@@ -160,18 +156,9 @@ export class SqliteStorage implements Storage {
 
   async get(key: string): Promise<Stored | undefined> {
     this.assertOpen();
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached ?? undefined;
+    // Reads of served objects go through the watch cache; this path serves writes and start-up.
     const row = this.selectKv.get(key);
-    const stored = row ? toStored(row) : undefined;
-    this.remember(key, stored ?? null);
-    return stored;
-  }
-
-  private remember(key: string, value: Stored | null): void {
-    // Bounded: past the cap start over rather than grow without limit.
-    if (this.cache.size >= CACHE_LIMIT && !this.cache.has(key)) this.cache.clear();
-    this.cache.set(key, value);
+    return row ? toStored(row) : undefined;
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -281,9 +268,6 @@ export class SqliteStorage implements Storage {
       this.revision = before;
       for (const p of batch) p.reject(err);
       return;
-    }
-    for (const e of events) {
-      this.remember(e.key, e.type === 'delete' ? null : { key: e.key, value: e.value, createRevision: e.createRevision, modRevision: e.modRevision });
     }
     // Watchers first: their deliveries are queued before the writers' continuations, so a caller
     // that awaited a write finds every watch cache already holding it.
