@@ -2,7 +2,7 @@
 // `as=Table` / `as=PartialObjectMetadata[List]`, a transformation), and what a body's Content-Type is.
 import { notAcceptable, StatusError } from '../errors.js';
 
-export type Format = 'json' | 'yaml';
+export type Format = 'json' | 'yaml' | 'protobuf';
 /** Kept for callers that only care about the serialization. */
 export type Representation = Format;
 
@@ -55,6 +55,7 @@ function formatOf(range: MediaRange): Format | undefined {
   if (type !== 'application') return undefined;
   if (subtype === 'json') return 'json';
   if (subtype === 'yaml') return 'yaml';
+  if (subtype === 'vnd.kubernetes.protobuf') return 'protobuf';
   return undefined;
 }
 
@@ -65,10 +66,12 @@ const TRANSFORMS: Record<string, { targets: Target[]; versions: string[] }> = {
   PartialObjectMetadataList: { targets: ['list'], versions: ['v1', 'v1beta1'] },
 };
 
-function negotiatedOf(range: MediaRange, target: Target, tableAvailable: boolean): Negotiated | undefined {
+function negotiatedOf(range: MediaRange, target: Target, tableAvailable: boolean, protobufAvailable: boolean): Negotiated | undefined {
   const format = formatOf(range);
   if (!format) return undefined;
   const as = range.params['as'];
+  // Protobuf only for kinds that have messages, and never for the transformations.
+  if (format === 'protobuf' && (!protobufAvailable || as !== undefined)) return undefined;
   if (as === undefined) return { format };
   const spec = TRANSFORMS[as];
   if (!spec || range.params['g'] !== 'meta.k8s.io' || !spec.versions.includes(range.params['v'] ?? '')) return undefined;
@@ -77,12 +80,12 @@ function negotiatedOf(range: MediaRange, target: Target, tableAvailable: boolean
 }
 
 /** The representation to answer with, or 406 when nothing offered is served. */
-export function negotiate(accept: string | undefined, target: Target = 'other', tableAvailable = true): Negotiated {
+export function negotiate(accept: string | undefined, target: Target = 'other', tableAvailable = true, protobufAvailable = false): Negotiated {
   if (!accept || !accept.trim()) return { format: 'json' };
   let transform = false;
   for (const range of parseMediaRanges(accept)) {
     if (range.q <= 0) continue;
-    const n = negotiatedOf(range, target, tableAvailable);
+    const n = negotiatedOf(range, target, tableAvailable, protobufAvailable);
     if (n) return n;
     if (range.params['as'] !== undefined) transform = true;
   }
@@ -97,6 +100,7 @@ export function notAcceptableError(): StatusError {
 
 /** The reference names only the serialization in Content-Type, whatever the transformation. */
 export function contentTypeOf(n: Negotiated): string {
+  if (n.format === 'protobuf') return 'application/vnd.kubernetes.protobuf';
   return n.format === 'yaml' ? 'application/yaml' : 'application/json';
 }
 

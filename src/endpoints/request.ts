@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { bodyLength, joinBody, type Body } from '../encoding/lists.js';
+import { encodeProtobufList, encodeProtobufObject } from '../encoding/protobuf-encode.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
 import { contentTypeOf, type Format } from './negotiation.js';
 
@@ -38,8 +39,28 @@ export interface Output {
   pretty: boolean;
 }
 
-/** JSON in the output's serialization: as it is, indented, or as YAML (keys sorted, as Go's). */
+/** Protobuf of stored bytes, made once per object version and kept as long as the version is. */
+const protobufOf = new WeakMap<Buffer, Buffer>();
+
+function toProtobuf(body: Body): Buffer {
+  if (!Array.isArray(body)) {
+    const cached = protobufOf.get(body);
+    if (cached) return cached;
+  }
+  const obj = JSON.parse(joinBody(body).toString('utf8')) as Record<string, unknown>;
+  let bytes: Buffer;
+  if (Array.isArray(obj['items']) && typeof obj['kind'] === 'string' && obj['kind'].endsWith('List')) {
+    bytes = encodeProtobufList(obj['kind'], String(obj['apiVersion']), (obj['metadata'] ?? {}) as Record<string, unknown>, obj['items'] as Record<string, unknown>[]);
+  } else {
+    bytes = encodeProtobufObject(obj);
+  }
+  if (!Array.isArray(body)) protobufOf.set(body, bytes);
+  return bytes;
+}
+
+/** JSON in the output's serialization: as it is, indented, YAML (keys sorted, as Go's) or Protobuf. */
 export function serialize(body: Body, out: Output): Body {
+  if (out.format === 'protobuf') return toProtobuf(body);
   if (out.format === 'yaml') return Buffer.from(toYaml(JSON.parse(joinBody(body).toString('utf8')), { sortMapEntries: true }));
   if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(joinBody(body).toString('utf8')), null, 2) + '\n');
   return body;
@@ -69,6 +90,7 @@ export function sendStatusError(res: ServerResponse, err: unknown, out: Output =
   const body = Buffer.from(JSON.stringify(status.toStatus()));
   // The reference indents its 406 answer (it cannot negotiate a serializer for it).
   const pretty = status.code === 406 ? true : out.pretty;
+  // A 406 cannot use what was asked for; it answers in JSON.
   sendBytes(res, status.code, body, { format: status.code === 406 ? 'json' : out.format, pretty }, status.headers);
 }
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
 import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
 import { decodeProtobufObject } from '../encoding/protobuf.js';
+import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
 import type { Body } from '../encoding/lists.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
 import {
@@ -147,7 +148,9 @@ export class ResourceHandler {
     try {
       const method = req.method ?? 'GET';
       const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r, query) ? 'watch' : 'list') : r.subresource && r.subresource !== 'status' ? 'other' : 'object';
-      const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE);
+      const info0 = this.catalog.lookup(r.group, r.version, r.resource);
+      const protobufOk = info0 !== undefined && canEncodeProtobuf(info0.apiVersion, target === 'list' ? info0.listKind : info0.kind);
+      const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk);
       out.format = negotiated.format;
       const info = this.catalog.lookup(r.group, r.version, r.resource);
       if (!info) throw resourceNotFound();

@@ -10,6 +10,7 @@ import { decode, type JsonObject } from '../registry/objects.js';
 import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';
 import type { Registry } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
+import { encodeProtobufWatchEvent } from '../encoding/protobuf-encode.js';
 import type { Negotiated } from './negotiation.js';
 import { renderEventObject } from './representations.js';
 import { StorageError, type Watcher } from '../storage/types.js';
@@ -37,6 +38,9 @@ export async function serveWatch(
   const cacher = await registry.cacher(info);
   const prefix = collectionPrefix(info, namespace);
   const sameVersion = registry.storageInfo(info).version === info.version;
+  // Protobuf watches stream length-prefixed WatchEvent frames; JSON ones newline-delimited documents.
+  const protobuf = n.format === 'protobuf';
+  const out = (type: string, object: Buffer): Buffer => (protobuf ? protobufFrame(type, object) : frame(type, object));
   // Events go out in stored bytes (framed once, shared by watchers) unless a version or a transformation asks otherwise.
   const plain = sameVersion && !n.transform;
   const render = (value: Buffer) => renderEventObject(info, sameVersion ? value : registry.servedBytes(info, value), n, query);
@@ -47,12 +51,12 @@ export async function serveWatch(
   if (requested === undefined || requested === 0) {
     const snapshot = cacher.list({ prefix });
     from = snapshot.revision;
-    for (const value of snapshot.items) if (matches(value)) initial.push(frame('ADDED', plain ? value : render(value)));
+    for (const value of snapshot.items) if (matches(value)) initial.push(out('ADDED', plain ? value : render(value)));
   } else {
     from = requested;
   }
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': protobuf ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   let watcher: Watcher | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;
@@ -87,15 +91,15 @@ export async function serveWatch(
       if (!type) return;
       if (type === 'DELETED' && e.type === 'update') {
         // It left the selection: the reference sends its previous content at the new version.
-        send(frame(type, render(withResourceVersion(e.prevValue!, e.rev))));
+        send(out(type, render(withResourceVersion(e.prevValue!, e.rev))));
         return;
       }
-      send(plain ? e.frame(type) : frame(type, render(e.value)));
+      send(plain && !protobuf ? e.frame(type) : out(type, plain ? e.value : render(e.value)));
     });
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Compacted') {
       const status = tooOldResourceVersion(from, err.revision ?? 0).toStatus();
-      send(Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
+      send(out('ERROR', Buffer.from(JSON.stringify(status))));
       end();
       return;
     }
@@ -110,7 +114,7 @@ export async function serveWatch(
         const rv = Math.max(lastRevision, cacher.revision());
         const kind = n.transform === 'PartialObjectMetadata' ? 'PartialObjectMetadata' : info.kind;
         const apiVersion = n.transform === 'PartialObjectMetadata' ? n.transformVersion! : info.apiVersion;
-        send(Buffer.from(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rv}","creationTimestamp":null}}}\n`));
+        send(out('BOOKMARK', Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rv}","creationTimestamp":null}}`)));
         schedule(BOOKMARK_INTERVAL_MS);
       }, delay);
     };
@@ -124,6 +128,20 @@ function withResourceVersion(bytes: Buffer, revision: number): Buffer {
   meta['resourceVersion'] = String(revision);
   obj['metadata'] = meta;
   return Buffer.from(JSON.stringify(obj));
+}
+
+/** Protobuf frames per object version and type, made once and shared by watchers. */
+const protobufFrames = new WeakMap<Buffer, Map<string, Buffer>>();
+
+function protobufFrame(type: string, object: Buffer): Buffer {
+  let byType = protobufFrames.get(object);
+  if (!byType) protobufFrames.set(object, (byType = new Map()));
+  let bytes = byType.get(type);
+  if (!bytes) {
+    bytes = encodeProtobufWatchEvent(type, decode(object));
+    byType.set(type, bytes);
+  }
+  return bytes;
 }
 
 function frame(type: string, object: Buffer): Buffer {

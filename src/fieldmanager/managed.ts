@@ -115,7 +115,8 @@ function encode(managers: Managers): ManagedFieldsEntry[] {
     return sa < sb ? -1 : sa > sb ? 1 : 0;
   });
   return list.map((m) => {
-    const e: Record<string, unknown> = { manager: m.manager, operation: m.operation, apiVersion: m.apiVersion };
+    // An empty manager (no fieldManager, no User-Agent) is omitted, as Go's omitempty does.
+    const e: Record<string, unknown> = m.manager ? { manager: m.manager, operation: m.operation, apiVersion: m.apiVersion } : { operation: m.operation, apiVersion: m.apiVersion };
     if (m.time !== undefined) e.time = m.time;
     e.fieldsType = 'FieldsV1';
     e.fieldsV1 = m.set.toFieldsV1();
