@@ -1,5 +1,5 @@
 // npm run bench: every benchmark, then one summary of every figure and target.
-// `node dist/bench/run.js lists watchers` runs only those named (crud, lists, watchers, memory).
+// `node dist/bench/run.js lists watchers` runs only those named (crud, lists, watchers, memory, apply, representations).
 // Each benchmark runs capstan (`capstan --data-dir <tmp> --secure-port 0`) as its own process on
 // 127.0.0.1. BENCH_PROF=<dir> runs the servers under --cpu-prof (profiles land in <dir>).
 import { cpus, loadavg } from 'node:os';
@@ -8,11 +8,13 @@ import { crud } from './crud.js';
 import { lists } from './lists.js';
 import { memory } from './memory.js';
 import { watchers } from './watchers.js';
+import { apply } from './apply.js';
+import { representations } from './representations.js';
 
 /** Before each benchmark, wait up to this long for other processes to leave the CPU alone. */
 const QUIET_WAIT_MS = Number(process.env['BENCH_QUIET_WAIT_MS'] ?? 10_000);
 
-const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory };
+const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

@@ -666,3 +666,29 @@ export function encodeProtobufWatchEvent(type: string, obj: Record<string, unkno
 export function preloadProtobufEncoder(): void {
   protobufRegistry();
 }
+
+/**
+ * A list assembled from its items' messages, each encoded once per object version and reused by
+ * every list that contains it (every Kubernetes list is {ListMeta metadata = 1; repeated items = 2}).
+ */
+export function encodeProtobufListOfItems(listKind: string, apiVersion: string, metadata: Record<string, unknown>, itemKind: string, items: readonly Buffer[], itemJson: (b: Buffer) => Record<string, unknown>): Buffer {
+  const listMeta = protobufRegistry().root.lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
+  const raws = items.map((b) => {
+    let raw = itemMessages.get(b);
+    if (!raw) {
+      raw = encodeProtobufRaw(apiVersion, itemKind, itemJson(b));
+      itemMessages.set(b, raw);
+    }
+    return raw;
+  });
+  const w = new Writer(raws.reduce((n, r) => n + r.length + 6, 256));
+  writeEnvelope(w, apiVersion, listKind, (ww) => {
+    const meta = ww.begin(1);
+    writeMessage(ww, listMeta, metadata);
+    ww.end(meta);
+    for (const raw of raws) ww.bytes(2, raw);
+  });
+  return w.finish();
+}
+
+const itemMessages = new WeakMap<Buffer, Buffer>();

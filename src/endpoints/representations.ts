@@ -1,7 +1,8 @@
 // The transformations a client may ask for in Accept: PartialObjectMetadata (metadata-only objects
 // and lists, for metadata informers) and Table (server-rendered columns, for kubectl get).
 import type { ResourceInfo } from '../api/catalog.js';
-import { encodeList, type Body } from '../encoding/lists.js';
+import { encodeList, ProtobufBody, type Body } from '../encoding/lists.js';
+import { encodeProtobufListOfItems } from '../encoding/protobuf-encode.js';
 import { badRequest } from '../errors.js';
 import type { ObjectList } from '../registry/store.js';
 import type { Negotiated } from './negotiation.js';
@@ -35,6 +36,10 @@ export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, 
     return Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: n.transformVersion, metadata: list.metadata, items }));
   }
   if (n.transform === 'Table') return renderTable(info, list.items, list.metadata, includeObjectOf(query), n.transformVersion!);
+  if (n.format === 'protobuf') {
+    // Already Protobuf (the serializer leaves a Protobuf body as it is).
+    return new ProtobufBody(encodeProtobufListOfItems(info.listKind, info.apiVersion, list.metadata, info.kind, list.items, (b) => JSON.parse(b.toString('utf8')) as Record<string, unknown>));
+  }
   return encodeList(info.listKind, info.apiVersion, list.metadata, list.items, info.kind);
 }
 

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
-import { bodyLength, joinBody, type Body } from '../encoding/lists.js';
+import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists.js';
 import { encodeProtobufList, encodeProtobufObject } from '../encoding/protobuf-encode.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
 import { contentTypeOf, type Format } from './negotiation.js';
@@ -43,6 +43,7 @@ export interface Output {
 const protobufOf = new WeakMap<Buffer, Buffer>();
 
 function toProtobuf(body: Body): Buffer {
+  if (body instanceof ProtobufBody) return body.bytes;
   if (!Array.isArray(body)) {
     const cached = protobufOf.get(body);
     if (cached) return cached;
@@ -54,7 +55,7 @@ function toProtobuf(body: Body): Buffer {
   } else {
     bytes = encodeProtobufObject(obj);
   }
-  if (!Array.isArray(body)) protobufOf.set(body, bytes);
+  if (Buffer.isBuffer(body)) protobufOf.set(body, bytes);
   return bytes;
 }
 
@@ -70,7 +71,7 @@ export function sendBytes(res: ServerResponse, status: number, body: Body, out: 
   const payload = serialize(body, out);
   res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': bodyLength(payload) });
   if (!Array.isArray(payload)) {
-    res.end(payload);
+    res.end(joinBody(payload));
     return;
   }
   // Chunks of a list go out as they are, in one corked write.

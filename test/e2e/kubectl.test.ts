@@ -1,9 +1,10 @@
 // End to end: the real capstan command on a real database file, driven by the real kubectl.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { referenceDir } from '../helpers.js';
 import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
 const manifests = {
@@ -96,6 +97,21 @@ describe('kubectl against capstan', () => {
       assert.match(gone.stderr, /NotFound|not found/);
     });
   }
+
+  it('get -o wide prints what it prints against the reference (namespaces)', async () => {
+    const f = JSON.parse(readFileSync(join(referenceDir, 'table/kubectl-get-namespaces-wide.json'), 'utf8')) as { response: { body: string } };
+    await ok(capstan.kubeconfig, ['create', 'namespace', 'ref-create']);
+    const out = await ok(capstan.kubeconfig, ['get', 'namespaces', '--field-selector', 'metadata.name=ref-create', '-o', 'wide']);
+    assert.equal(out.replace(/Active {3}\d+[smhd]\S*/, 'Active   <age>'), f.response.body);
+  });
+
+  it('get prints server-rendered columns (deployments: READY, UP-TO-DATE, AVAILABLE, AGE)', async () => {
+    await ok(capstan.kubeconfig, ['create', 'deployment', 'cols', '--image=nginx:1.25', '--replicas=2']);
+    const out = await ok(capstan.kubeconfig, ['get', 'deployments', 'cols', '-o', 'wide']);
+    const [header, row] = out.trim().split('\n');
+    assert.deepEqual(header!.split(/\s{2,}/), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+    assert.deepEqual(row!.split(/\s+/).filter((_, i) => i !== 4), ['cols', '0/2', '0', '0', 'nginx', 'nginx:1.25', 'app=cols']);
+  });
 
   it('keeps objects and the revision across a restart of the database file', async () => {
     const kc = capstan.kubeconfig;

@@ -26,6 +26,14 @@ describe('representations', () => {
     assert.equal(parseYaml(reply.text).metadata.name, 'app-config');
   });
 
+  it('accepts YAML request bodies, read as YAML 1.1 (yes is a boolean)', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\nimmutable: yes\ndata:\n  answer: "42"\n';
+    const reply = await call(server.url, 'POST', CM, { body, headers: { 'Content-Type': 'application/yaml' } });
+    assert.equal(reply.status, 201, reply.text);
+    assert.equal(reply.json.immutable, true);
+    assert.equal(reply.json.data.answer, '42');
+  });
+
   it('answers */* and application/* with JSON', async () => {
     for (const accept of ['*/*', 'application/*']) {
       const reply = await call(server.url, 'GET', `${CM}/app-config`, { headers: { Accept: accept } });
