@@ -464,25 +464,20 @@ function csrCondition(obj: Obj): string {
   return status;
 }
 
+/** NAME, DESIRED, CURRENT, READY, AGE, CONTAINERS, IMAGES, SELECTOR. */
+function replicaCells(o: Obj, now: number, selector: string): unknown[] {
+  const [containers, images] = containerCells(templateSpec(o));
+  return [name(o), num(get(o, 'spec', 'replicas'), 1), num(get(o, 'status', 'replicas')), num(get(o, 'status', 'readyReplicas')), age(o, now), containers, images, selector];
+}
+
 const PRINTERS: Record<string, Printer> = {
   '/pods': podCells,
   '/podtemplates': (o) => {
     const [containers, images] = containerCells(get(o, 'template', 'spec'));
     return [name(o), containers, images, formatLabels(get(o, 'template', 'metadata', 'labels'))];
   },
-  '/replicationcontrollers': (o, now) => {
-    const [containers, images] = containerCells(templateSpec(o));
-    return [
-      name(o),
-      num(get(o, 'spec', 'replicas'), 1),
-      num(get(o, 'status', 'replicas')),
-      num(get(o, 'status', 'readyReplicas')),
-      age(o, now),
-      containers,
-      images,
-      formatLabels(get(o, 'spec', 'selector')),
-    ];
-  },
+  // ReplicationControllers select with a plain map, ReplicaSets with a LabelSelector.
+  '/replicationcontrollers': (o, now) => replicaCells(o, now, formatLabels(get(o, 'spec', 'selector'))),
   '/services': (o, now) => {
     const spec = rec(o.spec);
     const ips = arr(spec.clusterIPs);
@@ -554,19 +549,7 @@ const PRINTERS: Record<string, Printer> = {
       formatLabelSelector(get(o, 'spec', 'selector')),
     ];
   },
-  'apps/replicasets': (o, now) => {
-    const [containers, images] = containerCells(templateSpec(o));
-    return [
-      name(o),
-      num(get(o, 'spec', 'replicas'), 1),
-      num(get(o, 'status', 'replicas')),
-      num(get(o, 'status', 'readyReplicas')),
-      age(o, now),
-      containers,
-      images,
-      formatLabelSelector(get(o, 'spec', 'selector')),
-    ];
-  },
+  'apps/replicasets': (o, now) => replicaCells(o, now, formatLabelSelector(get(o, 'spec', 'selector'))),
   'apps/statefulsets': (o, now) => {
     const [containers, images] = containerCells(templateSpec(o));
     return [name(o), `${num(get(o, 'status', 'readyReplicas'))}/${num(get(o, 'spec', 'replicas'), 1)}`, age(o, now), containers, images];
