@@ -113,6 +113,28 @@ describe('kubectl against capstan', () => {
     assert.deepEqual(row!.split(/\s+/).filter((_, i) => i !== 4), ['cols', '0/2', '0', '0', 'nginx', 'nginx:1.25', 'app=cols']);
   });
 
+  it('get prints the reference columns for pods, nodes, events, services and a type without a printer', async () => {
+    const kc = capstan.kubeconfig;
+    const header = async (args: string[]) => (await ok(kc, ['get', ...args])).split('\n')[0]!.split(/\s{2,}/);
+    const manifest = (obj: object) => {
+      const file = join(dir, 'obj.json');
+      writeFileSync(file, JSON.stringify(obj));
+      return file;
+    };
+    await ok(kc, ['create', '-f', manifest({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } })]);
+    assert.deepEqual(await header(['pods', '-o', 'wide']), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
+    assert.match(await ok(kc, ['get', 'pod', 'p1', '--no-headers']), /^p1\s+0\/1\s+Pending\s+0\s+\d+s\n$/);
+    await ok(kc, ['create', '-f', manifest({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } })]);
+    assert.deepEqual(await header(['nodes', '-o', 'wide']), ['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION', 'INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME']);
+    await ok(kc, ['create', '-f', manifest({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Pod', name: 'p1', namespace: 'default' }, reason: 'Testing', message: 'hello', type: 'Normal', source: { component: 'e2e' } })]);
+    assert.deepEqual(await header(['events', '-o', 'wide']), ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'SUBOBJECT', 'SOURCE', 'MESSAGE', 'FIRST SEEN', 'COUNT', 'NAME']);
+    await ok(kc, ['create', '-f', manifest({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's1' }, spec: { type: 'ClusterIP', clusterIP: 'None', selector: { app: 'x' }, ports: [{ port: 80, protocol: 'TCP' }] } })]);
+    assert.deepEqual(await header(['services', '-o', 'wide']), ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE', 'SELECTOR']);
+    assert.match(await ok(kc, ['get', 'service', 's1', '--no-headers']), /^s1\s+ClusterIP\s+None\s+<none>\s+80\/TCP\s+\d+s\n$/);
+    await ok(kc, ['create', 'clusterrole', 'reader', '--verb=get', '--resource=pods']);
+    assert.deepEqual(await header(['clusterroles', 'reader']), ['NAME', 'CREATED AT']);
+  });
+
   it('keeps objects and the revision across a restart of the database file', async () => {
     const kc = capstan.kubeconfig;
     await ok(kc, ['create', 'configmap', 'survivor', '--from-literal=k=v']);
