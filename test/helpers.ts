@@ -12,7 +12,8 @@ function findRoot(): string {
 }
 
 export const repoRoot = findRoot();
-export const referenceDir = join(repoRoot, '../shared/reference');
+export const sharedDir = join(repoRoot, '../shared');
+export const referenceDir = join(sharedDir, 'reference');
 
 export interface Fixture {
   description: string;

@@ -14,19 +14,10 @@ import {
   validateObjectMeta,
   validateObjectName,
 } from '../../src/api/names.js';
-
-function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('package.json not found');
-    dir = up;
-  }
-  return dir;
-}
+import { referenceDir } from '../helpers.js';
 
 function fixture(name: string): any {
-  return JSON.parse(readFileSync(path.resolve(repoRoot(), '../shared/reference', name), 'utf8'));
+  return JSON.parse(readFileSync(path.join(referenceDir, name), 'utf8'));
 }
 
 const SUBDOMAIN_MSG =

@@ -7,20 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cellsFor, columnsFor, humanDuration, podStatusReason, rowConditionsFor } from '../../src/api/printers/index.js';
 import { formatLabelSelector } from '../../src/api/printers/format.js';
+import { referenceDir } from '../helpers.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- fixtures are untyped
 
-function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('package.json not found');
-    dir = up;
-  }
-  return dir;
-}
-
-const referenceDir = path.resolve(repoRoot(), '../shared/reference');
 const read = (rel: string): Json => JSON.parse(readFileSync(path.join(referenceDir, rel), 'utf8'));
 
 /** The time every `<time>` placeholder of a fixture object is replaced with; rows are printed 5 s later. */

@@ -5,17 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkFieldSelector, objectFields, parseFieldSelector, parseLabelSelector } from '../../src/api/selectors.js';
 import { StatusError } from '../../src/errors.js';
-
-/** The repository root: the nearest folder above this file holding package.json. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above the test');
-    dir = parent;
-  }
-  return dir;
-}
+import { referenceDir } from '../helpers.js';
 
 interface Fixture {
   request: { path: string };
@@ -23,7 +13,7 @@ interface Fixture {
 }
 
 function fixture(name: string): Fixture {
-  return JSON.parse(readFileSync(resolve(repoRoot(), '../shared/reference/errors', `${name}.json`), 'utf8')) as Fixture;
+  return JSON.parse(readFileSync(join(referenceDir, 'errors', `${name}.json`), 'utf8')) as Fixture;
 }
 
 /** The value of one query parameter of a fixture's request path. */

@@ -14,18 +14,9 @@ import {
   encodeProtobufWatchEvent,
   parseGoDuration,
 } from '../../src/encoding/protobuf-encode.js';
+import { sharedDir } from '../helpers.js';
 
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-  return dir;
-}
-
-const shared = join(repoRoot(), '..', 'shared');
+const shared = sharedDir;
 const fixturesDir = join(shared, 'reference', 'protobuf');
 const testdataDir = join(shared, 'k8s-1.25', 'testdata');
 

@@ -5,19 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StatusError } from '../../src/errors.js';
 import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from '../../src/fieldmanager/jsonpatch.js';
-
-function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('package.json not found');
-    dir = up;
-  }
-  return dir;
-}
+import { referenceDir } from '../helpers.js';
 
 function fixture(name: string): any {
-  return JSON.parse(readFileSync(path.resolve(repoRoot(), '../shared/reference', name), 'utf8'));
+  return JSON.parse(readFileSync(path.join(referenceDir, name), 'utf8'));
 }
 
 const GENERIC = 'the server rejected our request due to an error in our request';
