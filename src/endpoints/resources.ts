@@ -7,11 +7,14 @@ import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
 import type { Body } from '../encoding/lists.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
 import {
-  badRequest, fieldNotSupported, fieldRequired, fieldTooLong, invalid, methodNotAllowed, resourceNotFound, StatusError,
+  badRequest, conflict, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, notFound, methodNotAllowed, resourceNotFound, StatusError,
 } from '../errors.js';
 import { applyJsonPatch } from '../fieldmanager/jsonpatch.js';
 import { applyMergePatch } from '../fieldmanager/mergepatch.js';
-import { applyStrategicMergePatch } from '../fieldmanager/index.js';
+import { applyStrategicMergePatch, recordUpdate } from '../fieldmanager/index.js';
+import { alwaysAllow } from '../auth/guard.js';
+import { reviewStatus, type ReviewContext } from '../auth/reviews.js';
+import type { Authorizer, UserInfo } from '../auth/types.js';
 import { metadataOf } from '../registry/objects.js';
 import { listPlan, parseResourceVersion } from '../registry/readoptions.js';
 import type { DeleteOptions, Registry, WriteContext } from '../registry/store.js';
@@ -19,6 +22,26 @@ import { mediaTypeOf, negotiate, type Negotiated, type Target } from './negotiat
 import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { serveWatch } from './watch.js';
+
+const REVIEWS = new Set([
+  'authorization.k8s.io/selfsubjectaccessreviews', 'authorization.k8s.io/subjectaccessreviews',
+  'authorization.k8s.io/localsubjectaccessreviews', 'authorization.k8s.io/selfsubjectrulesreviews',
+  'authentication.k8s.io/tokenreviews',
+]);
+
+/** What the handlers need of the security layer (review APIs, escalation checks, token requests). */
+export interface SecurityContext {
+  authorizer: Authorizer;
+  /** TokenRequest: a token for the service account (bound to an object when asked); undefined when tokens are not served. */
+  issueToken?: (sa: { namespace: string; name: string; uid: string }, audiences: string[], expirationSeconds: number, bound?: { kind: 'Pod' | 'Secret'; apiVersion?: string; name: string; uid: string }) => Promise<{ token: string; expirationTimestamp: string }>;
+  /** The audiences tokens are issued for by default. */
+  apiAudiences?: string[];
+  rulesFor?: ReviewContext['rulesFor'];
+  reviewToken?: ReviewContext['reviewToken'];
+}
+
+/** The user of requests on the plain-HTTP test listener. */
+export const LOOPBACK_ADMIN: UserInfo = { name: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
 
 /** Every built-in resource has a Table printer (or the default Name / Created At columns). */
 const TABLE_AVAILABLE = true;
@@ -138,12 +161,14 @@ const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const PATCH_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
 
 export class ResourceHandler {
+
   constructor(
     private readonly catalog: Catalog,
     private readonly registry: Registry,
+    private readonly security: SecurityContext = { authorizer: alwaysAllow },
   ) {}
 
-  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequest, query: URLSearchParams): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequest, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
     try {
       const method = req.method ?? 'GET';
@@ -156,24 +181,29 @@ export class ResourceHandler {
       if (!info) throw resourceNotFound();
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
-      const result = await this.dispatch(req, res, info, r, query, negotiated);
+      const result = await this.dispatch(req, res, info, r, query, negotiated, user);
       if (result) sendBytes(res, result.status, result.body, out);
     } catch (err) {
       sendStatusError(res, err, out);
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, n: Negotiated): Promise<{ status: number; body: Body } | undefined> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, n: Negotiated, user: UserInfo): Promise<{ status: number; body: Body } | undefined> {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
-    // Subresources other than status and scale need their own handlers (later issues).
-    if (r.subresource && r.subresource !== 'status' && r.subresource !== 'scale') throw resourceNotFound();
+    // Subresources other than these need their own handlers (later issues).
+    if (r.subresource && r.subresource !== 'status' && r.subresource !== 'scale' && r.subresource !== 'token') throw resourceNotFound();
     const allow = (verb: string) => {
       if (!verbs.includes(verb)) throw methodNotAllowed();
     };
     const ns = r.namespace;
     if (r.subresource === 'scale' && r.name !== undefined) return this.scale(req, info, ns, r.name, query, allow);
+    if (r.subresource === 'token' && r.name !== undefined && info.resource === 'serviceaccounts' && info.group === '') {
+      allow('create');
+      if (method !== 'POST') throw methodNotAllowed();
+      return this.tokenRequest(req, info, ns!, r.name, query);
+    }
     if (r.name === undefined) {
       switch (method) {
         case 'GET': {
@@ -193,6 +223,8 @@ export class ResourceHandler {
           checkFieldValidation(query, 'CreateOptions');
           const writer = writerOf(req, query, 'CreateOptions');
           const body = await this.objectBody(req, info);
+          const review = await this.review(info, ns, body, writer, user);
+          if (review) return review;
           return this.registry.create(info, ns, body, writer);
         }
         case 'DELETE': {
@@ -293,6 +325,60 @@ export class ResourceHandler {
       }, writer);
     }
     throw methodNotAllowed();
+  }
+
+  /** serviceaccounts/{name}/token: a TokenRequest answered with a signed, expiring token. */
+  private async tokenRequest(req: IncomingMessage, info: ResourceInfo, ns: string, name: string, query: URLSearchParams): Promise<{ status: number; body: Buffer }> {
+    const writer = writerOf(req, query, 'CreateOptions');
+    const body = decodeObject(await readBody(req), 'application/json', 'TokenRequest');
+    if (!this.security.issueToken) throw resourceNotFound();
+    const sa = await this.registry.getObject(info, ns, name);
+    if (!sa) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
+    const spec = isObject(body['spec']) ? body['spec'] : {};
+    const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length ? spec['audiences'].map(String) : this.security.apiAudiences ?? [];
+    const expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
+    if (expirationSeconds < 600) {
+      throw invalid('TokenRequest', 'authentication.k8s.io', name, [fieldInvalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes')]);
+    }
+    const boundRef = isObject(spec['boundObjectRef']) ? spec['boundObjectRef'] : undefined;
+    let bound: { kind: 'Pod' | 'Secret'; apiVersion?: string; name: string; uid: string } | undefined;
+    if (boundRef) {
+      const kind = String(boundRef['kind'] ?? '');
+      if (kind !== 'Pod' && kind !== 'Secret') throw badRequest(`cannot bind token to object of type ${kind}`);
+      const target = this.catalog.lookup('', 'v1', kind === 'Pod' ? 'pods' : 'secrets')!;
+      const obj = await this.registry.getObject(target, ns, String(boundRef['name'] ?? ''));
+      if (!obj) throw notFound({ group: '', resource: target.resource }, String(boundRef['name'] ?? ''));
+      const uid = String(metadataOf(obj)['uid']);
+      if (boundRef['uid'] !== undefined && boundRef['uid'] !== uid) throw conflict({ group: '', resource: target.resource }, String(boundRef['name']), 'the UID in the bound object reference does not match the object');
+      bound = { kind, apiVersion: 'v1', name: String(boundRef['name']), uid };
+    }
+    const issued = await this.security.issueToken({ namespace: ns, name, uid: String(metadataOf(sa)['uid']) }, audiences, expirationSeconds, bound);
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const out: JsonObject = {
+      kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
+      metadata: { name, namespace: ns, creationTimestamp: now },
+      spec: { audiences, expirationSeconds, boundObjectRef: boundRef ?? null },
+    };
+    // Ownership is recorded on what was sent (spec as given), into the answer's metadata (shared).
+    recordUpdate({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, undefined, { ...out, spec: body['spec'] ?? {} }, writer.manager, { now, subresource: 'token' });
+    out['status'] = { token: issued.token, expirationTimestamp: issued.expirationTimestamp };
+    return { status: 201, body: Buffer.from(JSON.stringify(out)) };
+  }
+
+  /** The review APIs answer a POST from the authenticator and authorizer; nothing is stored. */
+  private async review(info: ResourceInfo, ns: string | undefined, body: JsonObject, writer: WriteContext, user: UserInfo): Promise<{ status: number; body: Buffer } | undefined> {
+    if (!REVIEWS.has(`${info.group}/${info.resource}`)) return undefined;
+    this.registry.checkTypeMeta(info, body);
+    const status = await reviewStatus(info.group, info.resource, body, {
+      requester: user, authorizer: this.security.authorizer, namespace: ns,
+      rulesFor: this.security.rulesFor, reviewToken: this.security.reviewToken,
+    });
+    const meta: JsonObject = ns !== undefined ? { namespace: ns } : {};
+    meta['creationTimestamp'] = null;
+    const obj: JsonObject = { kind: info.kind, apiVersion: info.apiVersion, metadata: meta, spec: body['spec'] };
+    recordUpdate({ group: info.group, version: info.version, kind: info.kind }, undefined, obj, writer.manager, { now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    obj['status'] = status;
+    return { status: 201, body: Buffer.from(JSON.stringify(obj)) };
   }
 
   private async objectBody(req: IncomingMessage, info: ResourceInfo): Promise<JsonObject> {

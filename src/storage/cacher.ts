@@ -159,6 +159,11 @@ export class Cacher {
     return this.storage.currentRevision();
   }
 
+  /** Revision of the newest change under this prefix (a cheap "has anything changed" check). */
+  lastChangeRevision(): number {
+    return this.lastChange;
+  }
+
   oldestRevision(): number {
     this.evict();
     return this.oldest;

@@ -1,0 +1,97 @@
+// The security filters, in the reference's order: authenticate → impersonate → authorize.
+// A bad credential is 401; a refused request 403 with the reference's message.
+import { StatusError } from '../errors.js';
+import { forbiddenMessage, requestAttributes } from './attributes.js';
+import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials, UserInfo } from './types.js';
+
+export type Authenticate = (req: RequestCredentials) => Promise<AuthenticationResult>;
+
+export const UNAUTHORIZED = (): StatusError => new StatusError(401, 'Unauthorized', 'Unauthorized');
+
+/** Lets everything through (`--authorization-mode=AlwaysAllow`). */
+export const alwaysAllow: Authorizer = { authorize: () => ({ allowed: true, reason: '' }) };
+
+/** system:masters may do anything, whatever the other authorizers say (as the reference's privileged group). */
+export function withMasters(inner: Authorizer): Authorizer {
+  return {
+    authorize: (a) => (a.user.groups.includes('system:masters') ? { allowed: true, reason: '' } : inner.authorize(a)),
+  };
+}
+
+/** 403 Forbidden for refused attributes, shaped as the reference's. */
+export function forbidden(a: Attributes, reason = ''): StatusError {
+  const message = forbiddenMessage(a) + (reason ? `: ${reason}` : '');
+  if (!a.resourceRequest) return new StatusError(403, 'Forbidden', `forbidden: ${message}`, {});
+  const qualified = a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource!;
+  const subject = a.name ? `${qualified} "${a.name}"` : qualified;
+  return new StatusError(403, 'Forbidden', `${subject} is forbidden: ${message}`, {
+    name: a.name, group: a.apiGroup || undefined, kind: a.resource,
+  });
+}
+
+const IMPERSONATE_USER = 'impersonate-user';
+const IMPERSONATE_GROUP = 'impersonate-group';
+const IMPERSONATE_UID = 'impersonate-uid';
+const IMPERSONATE_EXTRA = 'impersonate-extra-';
+
+function headerValues(headers: RequestCredentials['headers'], name: string): string[] {
+  const v = headers[name];
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+export class Guard {
+  constructor(
+    private readonly authenticate: Authenticate,
+    readonly authorizer: Authorizer,
+  ) {}
+
+  /** The user a request acts as, after impersonation; throws 401/403. */
+  async user(req: RequestCredentials): Promise<UserInfo> {
+    const result = await this.authenticate(req);
+    if (result === undefined || result === 'invalid') throw UNAUTHORIZED();
+    return this.impersonate(result, req.headers);
+  }
+
+  /** Impersonation headers, each checked against the `impersonate` verb. */
+  private impersonate(user: UserInfo, headers: RequestCredentials['headers']): UserInfo {
+    const asUser = headerValues(headers, IMPERSONATE_USER)[0];
+    const groups = headerValues(headers, IMPERSONATE_GROUP).flatMap((g) => g.split(',').map((s) => s.trim())).filter(Boolean);
+    const uid = headerValues(headers, IMPERSONATE_UID)[0];
+    const extra: Record<string, string[]> = {};
+    for (const key of Object.keys(headers)) {
+      if (key.startsWith(IMPERSONATE_EXTRA)) extra[decodeURIComponent(key.slice(IMPERSONATE_EXTRA.length))] = headerValues(headers, key);
+    }
+    if (asUser === undefined) {
+      if (groups.length || uid !== undefined || Object.keys(extra).length) {
+        throw new StatusError(500, 'InternalError', 'Internal error occurred: requested [' + [...groups.map((g) => `{Group ${g}}`)].join(' ') + '] without impersonating a user');
+      }
+      return user;
+    }
+    const check = (a: Omit<Attributes, 'user' | 'verb' | 'resourceRequest'>) => {
+      const attributes: Attributes = { user, verb: 'impersonate', resourceRequest: true, ...a };
+      if (!this.authorizer.authorize(attributes).allowed) throw forbidden(attributes);
+    };
+    const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(asUser);
+    if (serviceAccount) check({ apiGroup: '', resource: 'serviceaccounts', namespace: serviceAccount[1], name: serviceAccount[2] });
+    else check({ apiGroup: '', resource: 'users', name: asUser });
+    for (const g of groups) check({ apiGroup: '', resource: 'groups', name: g });
+    if (uid !== undefined) check({ apiGroup: 'authentication.k8s.io', resource: 'uids', name: uid });
+    for (const [key, values] of Object.entries(extra)) for (const v of values) check({ apiGroup: 'authentication.k8s.io', resource: 'userextras', subresource: key, name: v });
+    const impersonated: UserInfo = { name: asUser, groups: [...groups] };
+    if (uid !== undefined) impersonated.uid = uid;
+    if (Object.keys(extra).length) impersonated.extra = extra;
+    // The reference adds the groups every such user has.
+    if (serviceAccount) impersonated.groups.push('system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`);
+    if (asUser !== 'system:anonymous' && !impersonated.groups.includes('system:authenticated')) impersonated.groups.push('system:authenticated');
+    return impersonated;
+  }
+
+  /** Authorizes a request by its method and path; returns its attributes; throws 403. */
+  authorize(user: UserInfo, method: string, path: string, query: URLSearchParams): Attributes {
+    const attributes = requestAttributes(user, method, path, query);
+    const decision = this.authorizer.authorize(attributes);
+    if (!decision.allowed) throw forbidden(attributes, decision.reason);
+    return attributes;
+  }
+}
