@@ -92,7 +92,7 @@ export async function startCapstan(extraArgs: string[] = [], options: { probe?: 
   let started: Child;
   try {
     const command = process.env['BENCH_CAPSTAN'] ?? join(here, '../src/cmd/capstan.js');
-    started = await startNode([command, '--data-dir', dir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...extraArgs], /serving on (http:\/\/127\.0\.0\.1:\d+)/, flags, {
+    started = await startNode([command, '--data-dir', dir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...(process.env['BENCH_TLS'] ? [] : ['--insecure-serving']), ...extraArgs], /serving on (http:\/\/127\.0\.0\.1:\d+)/, flags, {
       CAPSTAN_PROBE_FILE: probeFile,
       ...(process.env['BENCH_HEAP_SNAPSHOT'] ? { CAPSTAN_PROBE_SNAPSHOT: process.env['BENCH_HEAP_SNAPSHOT'] } : {}),
     });

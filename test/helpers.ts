@@ -1,6 +1,7 @@
 // Shared test helpers: the repo root, reference fixtures, an in-process server and a raw HTTP client.
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../src/server/server.js';
@@ -26,7 +27,7 @@ export function fixture(name: string): Fixture {
 }
 
 export async function memoryServer(): Promise<RunningServer> {
-  return startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '' });
+  return startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', insecure: true });
 }
 
 export interface Reply {
@@ -36,14 +37,32 @@ export interface Reply {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
 }
 
-export function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+/** TLS material of a client: the CA to trust and, optionally, a client certificate. */
+export interface ClientTls {
+  ca: string;
+  cert?: string;
+  key?: string;
+}
+
+/** The CA and admin client certificate of a kubeconfig written by capstan (its -data fields). */
+export function kubeconfigTls(kubeconfigPath: string): ClientTls {
+  const text = readFileSync(kubeconfigPath, 'utf8');
+  const field = (name: string) => {
+    const m = new RegExp(`${name}: (\\S+)`).exec(text);
+    return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : undefined;
+  };
+  return { ca: field('certificate-authority-data')!, cert: field('client-certificate-data'), key: field('client-key-data') };
+}
+
+export function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; tls?: ClientTls } = {}): Promise<Reply> {
   const url = new URL(path, base);
   let payload: Buffer | undefined;
   if (options.body !== undefined) payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
   // Content-Length always: Node's client would otherwise send a DELETE body unframed.
   const headers: Record<string, string> = { Accept: 'application/json', ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}), ...options.headers };
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method, headers, ...(options.tls ?? {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

@@ -2,21 +2,27 @@
 // The capstan command: flags → Options → server; writes an admin kubeconfig for kubectl.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ServingMaterial } from '../server/certs.js';
 import { startServer } from '../server/server.js';
 import { HELP, OptionsError, parseOptions } from './options.js';
 
-function kubeconfig(server: string): string {
+const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+
+/** An admin kubeconfig: trusts capstan's CA and authenticates with a system:masters client certificate. */
+function kubeconfig(server: string, material: ServingMaterial | undefined): string {
+  const cluster = material
+    ? `    server: ${server}\n    certificate-authority-data: ${b64(material.caCert)}`
+    : `    server: ${server}\n    # Plain HTTP (--insecure-serving): client libraries refuse http:// without this.\n    insecure-skip-tls-verify: true`;
+  const user = material ? `\n    client-certificate-data: ${b64(material.adminCert)}\n    client-key-data: ${b64(material.adminKey)}` : ' {}';
   return `apiVersion: v1
 kind: Config
 clusters:
 - name: capstan
   cluster:
-    server: ${server}
-    # Plain HTTP for now: client libraries such as @kubernetes/client-node refuse http:// without it.
-    insecure-skip-tls-verify: true
+${cluster}
 users:
 - name: admin
-  user: {}
+  user:${user}
 contexts:
 - name: capstan
   context:
@@ -45,10 +51,16 @@ async function main(): Promise<void> {
   const started = performance.now();
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const server = await startServer({ bindAddress: options.bindAddress, port: options.securePort, storage: options.storage, dataDir, historyWindowMs: options.watchHistoryWindowMs });
+  const server = await startServer({
+    bindAddress: options.bindAddress, port: options.securePort, storage: options.storage, dataDir, historyWindowMs: options.watchHistoryWindowMs,
+    insecure: options.insecureServing, certDir: options.certDir, tlsCertFile: options.tlsCertFile, tlsPrivateKeyFile: options.tlsPrivateKeyFile,
+    clientCaFile: options.clientCaFile, tokenAuthFile: options.tokenAuthFile, anonymousAuth: options.anonymousAuth,
+    authorizationMode: options.authorizationMode, advertiseAddress: options.advertiseAddress,
+  });
   const kubeconfigPath = `${dataDir}/kubeconfig`;
   const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;
-  writeFileSync(kubeconfigPath, kubeconfig(`http://${clientHost.includes(':') ? `[${clientHost}]` : clientHost}:${server.port}`));
+  const scheme = server.material ? 'https' : 'http';
+  writeFileSync(kubeconfigPath, kubeconfig(`${scheme}://${clientHost.includes(':') ? `[${clientHost}]` : clientHost}:${server.port}`, server.material), { mode: 0o600 });
   process.stdout.write(`capstan serving on ${server.url} (storage: ${options.storage}${options.storage === 'sqlite' ? ` in ${dataDir}` : ''}), ready in ${Math.round(performance.now() - started)} ms\nkubeconfig: ${kubeconfigPath}\n`);
   const stop = () => {
     server.close().then(() => process.exit(0), () => process.exit(1));

@@ -8,6 +8,16 @@ export interface Options {
   storage: 'sqlite' | 'memory';
   /** Milliseconds of change history kept for watches and continue tokens. */
   watchHistoryWindowMs: number;
+  /** Plain HTTP without authentication of credential-less requests (tests only). */
+  insecureServing: boolean;
+  certDir?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  tokenAuthFile?: string;
+  anonymousAuth: boolean;
+  authorizationMode: 'RBAC' | 'AlwaysAllow';
+  advertiseAddress?: string;
   help: boolean;
 }
 
@@ -40,6 +50,20 @@ Flags:
   --watch-history-window duration
                           how long changes stay available to watches, exact lists and continue
                           tokens; older versions answer 410 Gone (default 5m0s)
+  --cert-dir string       where the CA, serving and admin certificates are kept; created on first
+                          start when no certificate is given (default "<data-dir>/pki")
+  --tls-cert-file string, --tls-private-key-file string
+                          serve with this certificate and key instead
+  --client-ca-file string trust client certificates signed by this CA (as well as capstan's own)
+  --token-auth-file string
+                          static bearer tokens, one "token,user,uid,\"group1,group2\"" line each
+  --anonymous-auth        serve requests without credentials as system:anonymous (default true)
+  --authorization-mode string
+                          "RBAC" or "AlwaysAllow" (default "RBAC"); system:masters is always allowed
+  --advertise-address string
+                          the address clients are told to use (added to the serving certificate)
+  --insecure-serving      plain HTTP, where requests without credentials act as an administrator:
+                          for tests on loopback only, never for a reachable server
   -h, --help              print this help
 `;
 
@@ -56,6 +80,15 @@ export function parseOptions(argv: string[]): Options {
         'data-dir': { type: 'string', default: './.capstan' },
         storage: { type: 'string', default: 'sqlite' },
         'watch-history-window': { type: 'string', default: '5m' },
+        'insecure-serving': { type: 'boolean', default: false },
+        'cert-dir': { type: 'string' },
+        'tls-cert-file': { type: 'string' },
+        'tls-private-key-file': { type: 'string' },
+        'client-ca-file': { type: 'string' },
+        'token-auth-file': { type: 'string' },
+        'anonymous-auth': { type: 'string', default: 'true' },
+        'authorization-mode': { type: 'string', default: 'RBAC' },
+        'advertise-address': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -71,5 +104,19 @@ export function parseOptions(argv: string[]): Options {
   if (storage !== 'sqlite' && storage !== 'memory') throw new OptionsError(`--storage: must be "sqlite" or "memory", not "${storage}"`);
   const window = parseDuration(v['watch-history-window']!);
   if (window === undefined || window <= 0) throw new OptionsError(`--watch-history-window: invalid duration "${v['watch-history-window']}"`);
-  return { bindAddress: v['bind-address']!, securePort: port, dataDir: v['data-dir']!, storage, watchHistoryWindowMs: window, help: v.help ?? false };
+  const mode = v['authorization-mode'];
+  if (mode !== 'RBAC' && mode !== 'AlwaysAllow') throw new OptionsError(`--authorization-mode: must be "RBAC" or "AlwaysAllow", not "${mode}"`);
+  const anonymous = v['anonymous-auth'];
+  if (anonymous !== 'true' && anonymous !== 'false') throw new OptionsError(`--anonymous-auth: must be true or false, not "${anonymous}"`);
+  if (v['insecure-serving'] && v['bind-address'] !== '127.0.0.1' && v['bind-address'] !== '::1' && v['bind-address'] !== 'localhost') {
+    throw new OptionsError('--insecure-serving: only on a loopback --bind-address');
+  }
+  if (Boolean(v['tls-cert-file']) !== Boolean(v['tls-private-key-file'])) throw new OptionsError('--tls-cert-file and --tls-private-key-file go together');
+  return {
+    bindAddress: v['bind-address']!, securePort: port, dataDir: v['data-dir']!, storage, watchHistoryWindowMs: window,
+    insecureServing: v['insecure-serving'] ?? false,
+    certDir: v['cert-dir'], tlsCertFile: v['tls-cert-file'], tlsPrivateKeyFile: v['tls-private-key-file'], clientCaFile: v['client-ca-file'],
+    tokenAuthFile: v['token-auth-file'], anonymousAuth: anonymous === 'true', authorizationMode: mode, advertiseAddress: v['advertise-address'],
+    help: v.help ?? false,
+  };
 }

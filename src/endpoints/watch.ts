@@ -56,7 +56,7 @@ export async function serveWatch(
     from = requested;
   }
 
-  res.writeHead(200, { 'Content-Type': protobuf ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': protobuf ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json' });
   res.flushHeaders();
   let watcher: Watcher | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;

@@ -65,12 +65,14 @@ const RENEW_BEFORE_MS = 24 * 60 * 60 * 1000;
 // Lazy @peculiar/x509 (needs a Reflect polyfill for its dependency injection container).
 
 type X509Module = typeof import('@peculiar/x509');
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 let x509Module: Promise<X509Module> | undefined;
 function loadX509(): Promise<X509Module> {
   x509Module ??= (async () => {
     await import('reflect-metadata');
     const mod = await import('@peculiar/x509');
-    mod.cryptoProvider.set(webcrypto as unknown as Crypto);
+    mod.cryptoProvider.set(webcrypto as unknown as Parameters<X509Module['cryptoProvider']['set']>[0]);
     return mod;
   })();
   return x509Module;
@@ -166,7 +168,7 @@ async function issueLeaf(caCertPem: string, caKeyPem: string, request: LeafReque
   const name: Array<Record<string, string[]>> = [];
   for (const o of request.organizations ?? []) name.push({ O: [o] });
   name.push({ CN: [request.commonName] });
-  const extensions = [
+  const extensions: InstanceType<X509Module['Extension']>[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(
       request.usage === 'server'

@@ -1,6 +1,10 @@
-// The listener and the filter chain: recover → request info → (authentication, authorization:
-// later) → route to health, version, discovery, OpenAPI or a resource handler.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// The listener and the filter chain: recover → authenticate → impersonate → authorize → route to
+// health, version, discovery, OpenAPI or a resource handler. HTTPS (h2 and http/1.1 by ALPN) by
+// default; plain HTTP only when asked for (tests).
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createSecureServer } from 'node:http2';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Catalog, defaultEnabled } from '../api/catalog.js';
 import { bootstrap } from '../controllers/bootstrap.js';
@@ -14,7 +18,10 @@ import { Registry } from '../registry/store.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
+import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
+import { ensureServingMaterial, type ServingMaterial } from './certs.js';
 import { Health } from './health.js';
+import { buildSecurity } from './security.js';
 import { versionInfo } from './version.js';
 
 export interface ServerOptions {
@@ -26,12 +33,26 @@ export interface ServerOptions {
   dataDir: string;
   /** How long changes stay available to watches, exact lists and continue tokens (default 5 min). */
   historyWindowMs?: number;
+  /** Plain HTTP, where a request without credentials acts as the loopback admin (tests only). */
+  insecure?: boolean;
+  /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */
+  certDir?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  tokenAuthFile?: string;
+  /** Anonymous requests as system:anonymous (default true, as the reference). */
+  anonymousAuth?: boolean;
+  authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  advertiseAddress?: string;
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   storage: Storage;
+  /** The TLS material (absent for plain HTTP): CA, serving and admin certificates. */
+  material?: ServingMaterial;
   close(): Promise<void>;
 }
 
@@ -43,8 +64,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
   await registry.startCaches();
+  const rbac = (options.authorizationMode ?? 'RBAC') === 'RBAC';
+  // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
+  if (rbac) await reconcileBootstrapPolicy(registry);
+  const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
+  let material: ServingMaterial | undefined;
+  if (!options.insecure) {
+    const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
+    material = await ensureServingMaterial(options.certDir ?? `${options.dataDir}/pki`, names);
+  }
+  const { security } = await buildSecurity(registry, {
+    insecure: options.insecure ?? false,
+    material,
+    tokenAuthFile: options.tokenAuthFile,
+    anonymousAuth: options.anonymousAuth ?? true,
+    authorizationMode: options.authorizationMode ?? 'RBAC',
+  });
   const openapi = new OpenApi(defaultEnabled);
-  const resources = new ResourceHandler(catalog, registry);
+  const resources = new ResourceHandler(catalog, registry, security.context);
   let discovery: Discovery | undefined;
   let shuttingDown = false;
 
@@ -62,8 +99,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const query = url.searchParams;
-    if (await health.handle(req, res, path, query)) return;
     const out = { format: 'json' as const, pretty: wantsPretty(req, query) };
+    let user;
+    try {
+      user = await security.guard.user(security.credentials(req));
+      security.guard.authorize(user, req.method ?? 'GET', path, query);
+    } catch (err) {
+      return sendStatusError(res, err, out);
+    }
+    if (await health.handle(req, res, path, query)) return;
     if (path === '/version') {
       if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
       return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
@@ -104,11 +148,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (group === undefined || version === undefined || !catalog.resources(group, version)) return sendText(res, 404, '404 page not found\n');
     const request = parseResourceParts(group, version, rest);
     if (!request) return sendText(res, 404, '404 page not found\n');
-    await resources.handle(req, res, request, query);
+    await resources.handle(req, res, request, query, user);
   };
 
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => sendStatusError(res, err));
+  };
+  const server = material
+    ? createSecureServer({
+      allowHTTP1: true,
+      key: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile) : material.serverKey,
+      cert: options.tlsCertFile ? readFileSync(options.tlsCertFile) : material.serverCert,
+      // Client certificates are asked for, verified against the client CA, and never required.
+      ca: options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8'), material.caCert] : material.caCert,
+      requestCert: true,
+      rejectUnauthorized: false,
+    }, listener as never)
+    : createServer({ keepAliveTimeout: 65_000 }, listener);
+  // Every connection, so that close() ends them (HTTP/2 sessions and keep-alive sockets alike).
+  const sockets = new Set<import('node:net').Socket>();
+  server.on(material ? 'secureConnection' : 'connection', (socket: import('node:net').Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -117,15 +178,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = (server.address() as AddressInfo).port;
   const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
   return {
-    url: `http://${host}:${port}`,
+    url: `${material ? 'https' : 'http'}://${host}:${port}`,
     port,
     storage,
+    material,
     async close() {
       shuttingDown = true;
       compactor.stop();
+      aggregation.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       await storage.close();
     },

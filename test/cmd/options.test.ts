@@ -14,7 +14,16 @@ describe('command-line options', () => {
 
   it('parses every flag', () => {
     const o = parseOptions(['--bind-address', '0.0.0.0', '--secure-port=0', '--data-dir', '/tmp/x', '--storage', 'memory', '--watch-history-window', '1m30s']);
-    assert.deepEqual(o, { bindAddress: '0.0.0.0', securePort: 0, dataDir: '/tmp/x', storage: 'memory', watchHistoryWindowMs: 90_000, help: false });
+    assert.deepEqual(o, {
+      bindAddress: '0.0.0.0', securePort: 0, dataDir: '/tmp/x', storage: 'memory', watchHistoryWindowMs: 90_000, insecureServing: false,
+      certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
+      anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined, help: false,
+    });
+    const secure = parseOptions(['--token-auth-file', 't.csv', '--anonymous-auth=false', '--authorization-mode', 'AlwaysAllow', '--cert-dir', '/p']);
+    assert.equal(secure.anonymousAuth, false);
+    assert.equal(secure.authorizationMode, 'AlwaysAllow');
+    assert.equal(secure.tokenAuthFile, 't.csv');
+    assert.equal(secure.certDir, '/p');
   });
 
   it('refuses bad values with a message naming the flag', () => {
@@ -22,6 +31,9 @@ describe('command-line options', () => {
     assert.throws(() => parseOptions(['--storage', 'etcd3']), /--storage/);
     assert.throws(() => parseOptions(['--watch-history-window', 'soon']), /--watch-history-window/);
     assert.throws(() => parseOptions(['--no-such-flag']), OptionsError);
+    assert.throws(() => parseOptions(['--insecure-serving', '--bind-address', '0.0.0.0']), /loopback/);
+    assert.throws(() => parseOptions(['--authorization-mode', 'ABAC']), /--authorization-mode/);
+    assert.throws(() => parseOptions(['--tls-cert-file', 'a.crt']), /go together/);
   });
 
   it('reads Go durations', () => {

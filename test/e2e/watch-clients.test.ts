@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { call, type Reply } from '../helpers.js';
+import { call, kubeconfigTls, type Reply } from '../helpers.js';
 import { kubectl, startCapstan, stopCapstan } from './harness.js';
 
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
@@ -144,21 +144,15 @@ describe('a @kubernetes/client-node informer against capstan', () => {
     const k8s = await import('@kubernetes/client-node');
     const ns = 'informed';
     let base = serverOf(capstan.kubeconfig);
-    await mustOk(call(base, 'POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }), 201);
+    let tls = kubeconfigTls(capstan.kubeconfig);
+    await mustOk(call(base, 'POST', '/api/v1/namespaces', { body: { metadata: { name: ns } }, tls }), 201);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
-    await mustOk(call(base, 'POST', path, { body: { metadata: { name: 'before' }, data: { v: '0' } } }), 201);
+    await mustOk(call(base, 'POST', path, { body: { metadata: { name: 'before' }, data: { v: '0' } }, tls }), 201);
 
     const loaded = new k8s.KubeConfig();
     loaded.loadFromFile(capstan.kubeconfig);
-    // client-node 1.4 refuses a plain http:// server unless the cluster says insecure-skip-tls-verify;
-    // capstan's kubeconfig (http, no TLS) does not say it, so it is set here.
-    const kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: loaded.clusters.map((c) => ({ ...c, skipTLSVerify: true })),
-      users: loaded.users,
-      contexts: loaded.contexts,
-      currentContext: loaded.currentContext,
-    });
+    // capstan's kubeconfig as written: HTTPS, its CA, the admin client certificate.
+    const kc = loaded;
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const informer = k8s.makeInformer<V1ConfigMap>(kc, path, () => core.listNamespacedConfigMap({ namespace: ns }));
     const log: string[] = [];
@@ -187,7 +181,7 @@ describe('a @kubernetes/client-node informer against capstan', () => {
 
       const write = async (method: string, name: string, body?: object) => {
         const url = method === 'POST' ? path : `${path}/${name}`;
-        await mustOk(call(base, method, url, { body, headers: method === 'PATCH' ? MERGE : {} }), method === 'POST' ? 201 : 200);
+        await mustOk(call(base, method, url, { body, headers: method === 'PATCH' ? MERGE : {}, tls }), method === 'POST' ? 201 : 200);
       };
       await write('POST', 'a', { metadata: { name: 'a' }, data: { v: '1' } });
       await write('PATCH', 'a', { data: { v: '2' } });
@@ -216,6 +210,7 @@ describe('a @kubernetes/client-node informer against capstan', () => {
       await stopCapstan(capstan);
       capstan = await startCapstan(capstan.dataDir, ['--secure-port', port]);
       base = serverOf(capstan.kubeconfig);
+      tls = kubeconfigTls(capstan.kubeconfig);
       assert.equal(new URL(base).port, port);
       await write('POST', 'c', { metadata: { name: 'c' }, data: { v: '1' } });
       await write('PATCH', 'c', { data: { v: '2' } });

@@ -190,7 +190,7 @@ function assertEventsMatch(actual: WatchEvent[], expected: WatchEvent[], initial
 describe('the reference watch fixtures, reproduced', { concurrency: true }, () => {
   /** A server with namespace ref-watch as the recorder made it: kube-root-ca.crt (the controller-manager's part), alpha and beta. */
   async function refWatchServer(historyWindowMs?: number): Promise<RunningServer> {
-    const server = historyWindowMs ? await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs }) : await memoryServer();
+    const server = historyWindowMs ? await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs, insecure: true }) : await memoryServer();
     await makeNamespace(server.url, 'ref-watch');
     const root = (fixture('watch/configmaps-watch-no-resourceversion').response.body as WatchEvent[]).find((e) => e.object.metadata.name === ROOT_CA)!;
     await mustOk(call(server.url, 'POST', cms('ref-watch'), {
@@ -594,7 +594,7 @@ describe('watch semantics', () => {
 describe('watch from a compacted version (history window 200 ms)', () => {
   let server: RunningServer;
   before(async () => {
-    const options: ServerOptions & { historyWindowMs: number } = { bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 200 };
+    const options: ServerOptions & { historyWindowMs: number } = { bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 200, insecure: true };
     server = await startServer(options);
     await makeNamespace(server.url, 'compacted');
   });

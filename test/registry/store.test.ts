@@ -174,7 +174,7 @@ describe('registry object semantics', () => {
 describe('history window', () => {
   it('forgets changes older than the window: 410 for an old watch start, storage compacted', async () => {
     const { startServer } = await import('../../src/server/server.js');
-    const server = await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 300 });
+    const server = await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 300, insecure: true });
     try {
       const first = await call(server.url, 'POST', CM, { body: { metadata: { name: 'old' } } });
       const rv = Number(first.json.metadata.resourceVersion);

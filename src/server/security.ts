@@ -1,0 +1,94 @@
+// The security layer built from the options: TLS material (created on first start), the
+// authenticators in the reference's order, the authorizer (RBAC or AlwaysAllow; system:masters is
+// always allowed), the bootstrap RBAC policy, and what the review and token APIs need.
+import type { IncomingMessage } from 'node:http';
+import { authenticator, credentialsFromRequest, loadTokenFile } from '../auth/authenticators.js';
+import { alwaysAllow, Guard, withMasters } from '../auth/guard.js';
+import { RbacAuthorizer, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
+import { TokenIssuer } from '../auth/tokens.js';
+import type { Authorizer, RequestCredentials, UserInfo } from '../auth/types.js';
+import { LOOPBACK_ADMIN, type SecurityContext } from '../endpoints/resources.js';
+import type { Registry } from '../registry/store.js';
+import type { Cacher } from '../storage/cacher.js';
+import type { ServingMaterial } from './certs.js';
+
+export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
+
+export interface SecurityOptions {
+  /** Plain HTTP for tests: a request without credentials acts as the loopback admin. */
+  insecure: boolean;
+  material?: ServingMaterial;
+  tokenAuthFile?: string;
+  anonymousAuth: boolean;
+  authorizationMode: 'RBAC' | 'AlwaysAllow';
+}
+
+export interface Security {
+  guard: Guard;
+  context: SecurityContext;
+  credentials(req: IncomingMessage): RequestCredentials;
+}
+
+function decode(b: Buffer): Record<string, unknown> {
+  return JSON.parse(b.toString('utf8')) as Record<string, unknown>;
+}
+
+/** RBAC objects straight from the watch caches; the version moves whenever any of them changes. */
+function rbacSource(caches: { clusterRoles: Cacher; roles: Cacher; clusterRoleBindings: Cacher; roleBindings: Cacher }): RbacSource {
+  const all = <T>(c: Cacher) => c.list({ prefix: c.prefix }).items.map((b) => decode(b) as unknown as T);
+  return {
+    version: () => caches.clusterRoles.lastChangeRevision() + caches.roles.lastChangeRevision() * 3 + caches.clusterRoleBindings.lastChangeRevision() * 7 + caches.roleBindings.lastChangeRevision() * 13,
+    clusterRoles: () => all<Role>(caches.clusterRoles),
+    roles: () => all<Role>(caches.roles),
+    clusterRoleBindings: () => all<RoleBinding>(caches.clusterRoleBindings),
+    roleBindings: () => all<RoleBinding>(caches.roleBindings),
+  };
+}
+
+export async function buildSecurity(registry: Registry, options: SecurityOptions): Promise<{ security: Security; rbac?: RbacAuthorizer }> {
+  const catalog = registry.catalog;
+  const cacherOf = (group: string, resource: string) => registry.cacher(catalog.lookup(group, 'v1', resource)!);
+  const issuer = options.material ? new TokenIssuer(options.material.serviceAccountKey, options.material.serviceAccountPublicKey, API_AUDIENCE) : undefined;
+  const serviceAccounts = catalog.lookup('', 'v1', 'serviceaccounts')!;
+  const saCache = await registry.cacher(serviceAccounts);
+  const exists = (ref: { namespace: string; name: string; uid: string }): boolean => {
+    const sa = saCache.get(registry.keyOf(serviceAccounts, ref.namespace, ref.name));
+    return sa !== undefined && (decode(sa)['metadata'] as { uid?: string }).uid === ref.uid;
+  };
+  const authenticate = authenticator({
+    tokens: options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : undefined,
+    tokenIssuer: issuer,
+    apiAudiences: [API_AUDIENCE],
+    anonymous: options.anonymousAuth,
+    serviceAccountExists: (ref) => exists(ref),
+  });
+  let rbac: RbacAuthorizer | undefined;
+  let authorizer: Authorizer = alwaysAllow;
+  if (options.authorizationMode === 'RBAC') {
+    const g = 'rbac.authorization.k8s.io';
+    rbac = new RbacAuthorizer(rbacSource({
+      clusterRoles: await cacherOf(g, 'clusterroles'), roles: await cacherOf(g, 'roles'),
+      clusterRoleBindings: await cacherOf(g, 'clusterrolebindings'), roleBindings: await cacherOf(g, 'rolebindings'),
+    }));
+    authorizer = rbac;
+  }
+  authorizer = withMasters(authorizer);
+  const guard = new Guard(async (req) => {
+    // On the plain-HTTP test listener a request with no credential is the loopback admin.
+    if (options.insecure && !req.headers['authorization'] && !req.clientCertificate) return { ...LOOPBACK_ADMIN, groups: [...LOOPBACK_ADMIN.groups] };
+    return authenticate(req);
+  }, authorizer);
+  const context: SecurityContext = {
+    authorizer,
+    apiAudiences: [API_AUDIENCE],
+    rulesFor: rbac ? (user: UserInfo, namespace: string) => rbac!.rulesFor(user, namespace) as never : undefined,
+    reviewToken: async (token, audiences) => {
+      const result = await authenticate({ headers: { authorization: `Bearer ${token}` } });
+      if (!result || result === 'invalid' || result.name === 'system:anonymous') return undefined;
+      return { user: result, audiences: audiences.length ? audiences : [API_AUDIENCE] };
+    },
+    issueToken: issuer ? (sa, audiences, seconds, bound) => issuer.issue(sa, audiences, seconds, bound) : undefined,
+  };
+  const credentials = (req: IncomingMessage): RequestCredentials => credentialsFromRequest(req);
+  return { security: { guard, context, credentials }, rbac };
+}
