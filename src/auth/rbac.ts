@@ -307,7 +307,7 @@ const DENY: Decision = Object.freeze({ allowed: false, reason: '' });
 export class RbacAuthorizer implements Authorizer {
   private index: Index | undefined;
 
-  constructor(private readonly source: RbacSource) {}
+  constructor(readonly source: RbacSource) {}
 
   private current(): Index {
     const v = this.source.version();

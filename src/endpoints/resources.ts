@@ -36,6 +36,8 @@ export interface SecurityContext {
   issueToken?: (sa: { namespace: string; name: string; uid: string }, audiences: string[], expirationSeconds: number, bound?: { kind: 'Pod' | 'Secret'; apiVersion?: string; name: string; uid: string }) => Promise<{ token: string; expirationTimestamp: string }>;
   /** The audiences tokens are issued for by default. */
   apiAudiences?: string[];
+  /** RBAC privilege-escalation prevention for writes of roles and bindings; throws 403. */
+  escalationCheck?: (user: UserInfo, info: ResourceInfo, obj: JsonObject, namespace: string | undefined) => void;
   rulesFor?: ReviewContext['rulesFor'];
   reviewToken?: ReviewContext['reviewToken'];
 }
@@ -221,7 +223,7 @@ export class ResourceHandler {
           allow('create');
           if (info.namespaced && ns === undefined) throw resourceNotFound();
           checkFieldValidation(query, 'CreateOptions');
-          const writer = writerOf(req, query, 'CreateOptions');
+          const writer = this.writer(info, user, req, query, 'CreateOptions');
           const body = await this.objectBody(req, info);
           const review = await this.review(info, ns, body, writer, user);
           if (review) return review;
@@ -255,7 +257,7 @@ export class ResourceHandler {
       case 'PUT': {
         allow('update');
         checkFieldValidation(query, 'UpdateOptions');
-        const writer = writerOf(req, query, 'UpdateOptions');
+        const writer = this.writer(info, user, req, query, 'UpdateOptions');
         const body = await this.objectBody(req, info);
         return this.registry.update(info, ns, name, body, r.subresource, writer);
       }
@@ -267,7 +269,7 @@ export class ResourceHandler {
           throw invalid('PatchOptions', 'meta.k8s.io', '', [fieldRequired('fieldManager', 'is required for apply patch')]);
         }
         checkFieldValidation(query, 'PatchOptions');
-        const writer = writerOf(req, query, 'PatchOptions');
+        const writer = this.writer(info, user, req, query, 'PatchOptions');
         const raw = await readBody(req);
         if (type === 'application/apply-patch+yaml') {
           const force = query.get('force') === 'true' || query.get('force') === '1';
@@ -325,6 +327,15 @@ export class ResourceHandler {
       }, writer);
     }
     throw methodNotAllowed();
+  }
+
+  /** The writer of a request: its field manager, dry-run, and (for RBAC objects) the escalation check. */
+  private writer(info: ResourceInfo, user: UserInfo, req: IncomingMessage, query: URLSearchParams, optionsKind: string): WriteContext {
+    const ctx = writerOf(req, query, optionsKind);
+    const check = this.security.escalationCheck;
+    // Roles and bindings may not grant what their writer does not hold.
+    if (check && info.group === 'rbac.authorization.k8s.io') ctx.admit = (obj, namespace) => check(user, info, obj, namespace);
+    return ctx;
   }
 
   /** serviceaccounts/{name}/token: a TokenRequest answered with a signed, expiring token. */

@@ -68,6 +68,8 @@ export interface WriteContext {
   applied?: boolean;
   /** dryRun=All: every stage runs, nothing is stored. */
   dryRun?: boolean;
+  /** A last check of the object about to be written (RBAC escalation); throws to refuse. */
+  admit?: (obj: JsonObject, namespace: string | undefined) => void;
 }
 
 /** The server's own writes (bootstrap objects) are recorded as kube-apiserver's, as in the reference. */
@@ -262,6 +264,7 @@ export class Registry {
       if (info.subresources.has('status')) obj['status'] = {};
       strategy.prepareForCreate?.(obj);
       this.validate(info, obj, !explicitName);
+      ctx.admit?.(obj, namespace);
       const stored = this.toVersion(storeInfo, obj);
       const name = String(m['name']);
       if (ctx.dryRun) {
@@ -359,6 +362,7 @@ export class Registry {
       }
       const errors = validateObjectMeta(meta, info.nameRule, info.namespaced);
       if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
+      ctx.admit?.(next, info.namespaced ? String(curMeta['namespace'] ?? '') : undefined);
     }
     metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];
     return canonical(next, info.kind, info.apiVersion);

@@ -4,7 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import { authenticator, credentialsFromRequest, loadTokenFile } from '../auth/authenticators.js';
 import { alwaysAllow, Guard, withMasters } from '../auth/guard.js';
-import { RbacAuthorizer, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
+import { RbacAuthorizer, uncoveredRules, type PolicyRule, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
+import { StatusError } from '../errors.js';
 import { TokenIssuer } from '../auth/tokens.js';
 import type { Authorizer, RequestCredentials, UserInfo } from '../auth/types.js';
 import { LOOPBACK_ADMIN, type SecurityContext } from '../endpoints/resources.js';
@@ -42,6 +43,53 @@ function rbacSource(caches: { clusterRoles: Cacher; roles: Cacher; clusterRoleBi
     roles: () => all<Role>(caches.roles),
     clusterRoleBindings: () => all<RoleBinding>(caches.clusterRoleBindings),
     roleBindings: () => all<RoleBinding>(caches.roleBindings),
+  };
+}
+
+const GROUP = 'rbac.authorization.k8s.io';
+
+/** Go's %+v of a rule, as the reference lists the permissions an escalation lacks. */
+function describeRule(r: PolicyRule): string {
+  const list = (xs: string[] | undefined) => `[${(xs ?? []).map((x) => JSON.stringify(x)).join(' ')}]`;
+  const parts: string[] = [];
+  if (r.apiGroups?.length) parts.push(`APIGroups:${list(r.apiGroups)}`);
+  if (r.resources?.length) parts.push(`Resources:${list(r.resources)}`);
+  if (r.resourceNames?.length) parts.push(`ResourceNames:${list(r.resourceNames)}`);
+  if (r.nonResourceURLs?.length) parts.push(`NonResourceURLs:${list(r.nonResourceURLs)}`);
+  parts.push(`Verbs:${list(r.verbs)}`);
+  return `{${parts.join(', ')}}`;
+}
+
+/**
+ * RBAC's privilege-escalation prevention: a Role or ClusterRole may only grant what its writer
+ * holds (unless allowed to `escalate` it), and a binding may only bind a role whose permissions
+ * its writer holds (unless allowed to `bind` it).
+ */
+function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
+  return (user: UserInfo, info: { resource: string }, obj: Record<string, unknown>, namespace: string | undefined): void => {
+    const meta = (obj['metadata'] ?? {}) as { name?: string };
+    const name = meta.name ?? '';
+    const allowedTo = (verb: string, resource: string, roleName: string, ns: string | undefined) =>
+      authorizer.authorize({ user, verb, resourceRequest: true, apiGroup: GROUP, resource, name: roleName, ...(ns ? { namespace: ns } : {}) }).allowed;
+    let rules: PolicyRule[];
+    if (info.resource === 'roles' || info.resource === 'clusterroles') {
+      if (allowedTo('escalate', info.resource, name, namespace)) return;
+      rules = (obj['rules'] as PolicyRule[] | null | undefined) ?? [];
+    } else if (info.resource === 'rolebindings' || info.resource === 'clusterrolebindings') {
+      const ref = (obj['roleRef'] ?? {}) as { kind?: string; name?: string };
+      const refResource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
+      if (allowedTo('bind', refResource, ref.name ?? '', ref.kind === 'Role' ? namespace : namespace)) return;
+      const source = ref.kind === 'Role' ? rbac.source.roles().filter((r) => r.metadata.namespace === namespace) : rbac.source.clusterRoles();
+      const role = source.find((r) => r.metadata.name === ref.name);
+      rules = role?.rules ?? [];
+    } else {
+      return;
+    }
+    const missing = uncoveredRules(rbac, user, namespace, rules);
+    if (missing.length === 0) return;
+    const groups = user.groups.map((g) => JSON.stringify(g)).join(' ');
+    const message = `${info.resource}.${GROUP} "${name}" is forbidden: user "${user.name}" (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${missing.map(describeRule).join('\n')}`;
+    throw new StatusError(403, 'Forbidden', message, { name, group: GROUP, kind: info.resource });
   };
 }
 
@@ -88,6 +136,7 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
       return { user: result, audiences: audiences.length ? audiences : [API_AUDIENCE] };
     },
     issueToken: issuer ? (sa, audiences, seconds, bound) => issuer.issue(sa, audiences, seconds, bound) : undefined,
+    escalationCheck: rbac ? escalationCheck(rbac, authorizer) : undefined,
   };
   const credentials = (req: IncomingMessage): RequestCredentials => credentialsFromRequest(req);
   return { security: { guard, context, credentials }, rbac };
