@@ -341,7 +341,7 @@ export class ResourceHandler {
   /** serviceaccounts/{name}/token: a TokenRequest answered with a signed, expiring token. */
   private async tokenRequest(req: IncomingMessage, info: ResourceInfo, ns: string, name: string, query: URLSearchParams): Promise<{ status: number; body: Buffer }> {
     const writer = writerOf(req, query, 'CreateOptions');
-    const body = decodeObject(await readBody(req), 'application/json', 'TokenRequest');
+    const body = await this.objectBody(req, info, 'TokenRequest');
     if (!this.security.issueToken) throw resourceNotFound();
     const sa = await this.registry.getObject(info, ns, name);
     if (!sa) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
@@ -392,13 +392,13 @@ export class ResourceHandler {
     return { status: 201, body: Buffer.from(JSON.stringify(obj)) };
   }
 
-  private async objectBody(req: IncomingMessage, info: ResourceInfo): Promise<JsonObject> {
+  private async objectBody(req: IncomingMessage, info: ResourceInfo, kind = info.kind): Promise<JsonObject> {
     const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
-    if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), info.kind).object;
+    if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), kind).object;
     if (type !== 'application/json' && type !== 'application/yaml') {
       await readBody(req).catch(() => undefined);
       throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
     }
-    return decodeObject(await readBody(req), type, info.kind);
+    return decodeObject(await readBody(req), type, kind);
   }
 }

@@ -135,6 +135,33 @@ describe('kubectl against capstan', () => {
     assert.deepEqual(await header(['clusterroles', 'reader']), ['NAME', 'CREATED AT']);
   });
 
+  it('speaks HTTPS with the written kubeconfig; auth can-i, --list, --as and create token work', async () => {
+    const kc = capstan.kubeconfig;
+    assert.match(readFileSync(kc, 'utf8'), /server: https:\/\/127\.0\.0\.1:\d+/);
+    assert.equal((await ok(kc, ['auth', 'can-i', 'create', 'deployments'])).trim(), 'yes');
+    await ok(kc, ['create', 'namespace', 'sec']);
+    await ok(kc, ['create', 'rolebinding', 'bob-view', '--clusterrole=view', '--user=bob', '-n', 'sec']);
+    assert.equal((await ok(kc, ['auth', 'can-i', 'list', 'pods', '-n', 'sec', '--as', 'bob'])).trim(), 'yes');
+    const no = await kubectl(kc, ['auth', 'can-i', 'create', 'configmaps', '-n', 'sec', '--as', 'bob']);
+    assert.equal(no.stdout.trim(), 'no');
+    const denied = await kubectl(kc, ['get', 'secrets', '-n', 'sec', '--as', 'bob']);
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "sec"/);
+    const list = await ok(kc, ['auth', 'can-i', '--list', '-n', 'sec', '--as', 'bob']);
+    assert.match(list, /pods\s+\[\]\s+\[\]\s+\[get list watch\]/);
+    await ok(kc, ['create', 'serviceaccount', 'robot', '-n', 'sec']);
+    await ok(kc, ['create', 'rolebinding', 'robot-view', '--clusterrole=view', '--serviceaccount=sec:robot', '-n', 'sec']);
+    const token = (await ok(kc, ['create', 'token', 'robot', '-n', 'sec'])).trim();
+    assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    // A kubeconfig with only the token: the service account may read configmaps but not secrets.
+    const tokenConfig = join(dir, 'robot.kubeconfig');
+    writeFileSync(tokenConfig, readFileSync(kc, 'utf8').replace(/users:\n- name: admin\n {2}user:\n(?: {4}.*\n)+/, `users:\n- name: admin\n  user:\n    token: ${token}\n`));
+    const withToken = await kubectl(tokenConfig, ['get', 'configmaps', '-n', 'sec']);
+    assert.equal(withToken.code, 0, withToken.stderr);
+    const secrets = await kubectl(tokenConfig, ['get', 'secrets', '-n', 'sec']);
+    assert.match(secrets.stderr, /User "system:serviceaccount:sec:robot" cannot list resource "secrets"/);
+  });
+
   it('keeps objects and the revision across a restart of the database file', async () => {
     const kc = capstan.kubeconfig;
     await ok(kc, ['create', 'configmap', 'survivor', '--from-literal=k=v']);
