@@ -1,6 +1,7 @@
 // The endpoint handlers for resource paths: request info → verb → registry → encoded answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
+import type { ResourcePath } from '../api/paths.js';
 import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
 import { decodeProtobufObject } from '../encoding/protobuf.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
@@ -48,39 +49,8 @@ export const LOOPBACK_ADMIN: UserInfo = { name: 'system:admin', groups: ['system
 /** Every built-in resource has a Table printer (or the default Name / Created At columns). */
 const TABLE_AVAILABLE = true;
 
-function isWatch(r: ResourceRequest, query: URLSearchParams): boolean {
+function isWatch(r: ResourcePath, query: URLSearchParams): boolean {
   return r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
-}
-
-export interface ResourceRequest {
-  group: string;
-  version: string;
-  namespace?: string;
-  resource: string;
-  name?: string;
-  subresource?: string;
-  /** The deprecated /watch/ path prefix was used. */
-  watchPath: boolean;
-}
-
-/** Splits the part of a path after /api/v1 or /apis/{g}/{v}, as the reference's request info does. */
-export function parseResourceParts(group: string, version: string, parts: string[]): ResourceRequest | undefined {
-  let watchPath = false;
-  if (parts[0] === 'watch') {
-    watchPath = true;
-    parts = parts.slice(1);
-  }
-  let namespace: string | undefined;
-  if (parts[0] === 'namespaces' && parts.length >= 2) {
-    // /namespaces/{ns}/status and /finalize are subresources of the namespace itself.
-    if (parts.length === 2 || (parts.length === 3 && (parts[2] === 'status' || parts[2] === 'finalize'))) {
-      return { group, version, resource: 'namespaces', name: parts[1], subresource: parts[2], watchPath };
-    }
-    namespace = parts[1];
-    parts = parts.slice(2);
-  }
-  if (parts.length === 0 || parts.length > 3 || parts.some((p) => p === '')) return undefined;
-  return { group, version, namespace, resource: parts[0]!, name: parts[1], subresource: parts[2], watchPath };
 }
 
 const FIELD_VALIDATION = ['', 'Ignore', 'Strict', 'Warn'];
@@ -170,7 +140,7 @@ export class ResourceHandler {
     private readonly security: SecurityContext = { authorizer: alwaysAllow },
   ) {}
 
-  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequest, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, r: ResourcePath, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
     try {
       const method = req.method ?? 'GET';
@@ -190,7 +160,7 @@ export class ResourceHandler {
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequest, query: URLSearchParams, n: Negotiated, user: UserInfo): Promise<{ status: number; body: Body } | undefined> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourcePath, query: URLSearchParams, n: Negotiated, user: UserInfo): Promise<{ status: number; body: Body } | undefined> {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();

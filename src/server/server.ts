@@ -12,7 +12,8 @@ import { Discovery } from '../endpoints/discovery.js';
 import { negotiate } from '../endpoints/negotiation.js';
 import { OpenApi } from '../endpoints/openapi.js';
 import { sendBytes, sendStatusError, sendText, wantsPretty } from '../endpoints/request.js';
-import { parseResourceParts, ResourceHandler } from '../endpoints/resources.js';
+import { parseResourceParts, splitApiPath } from '../api/paths.js';
+import { ResourceHandler } from '../endpoints/resources.js';
 import { methodNotAllowed } from '../errors.js';
 import { Registry } from '../registry/store.js';
 import { MemoryStorage } from '../storage/memory.js';
@@ -135,15 +136,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return sendStatusError(res, err, out);
         }
       }
-      if (segments[0] === 'api' && segments.length > 2) {
-        group = '';
-        version = segments[1];
-        rest = segments.slice(2);
-      } else if (segments[0] === 'apis' && segments.length > 3) {
-        group = segments[1];
-        version = segments[2];
-        rest = segments.slice(3);
-      }
+      const split = splitApiPath(path);
+      if (split) ({ group, version, rest } = split);
     }
     if (group === undefined || version === undefined || !catalog.resources(group, version)) return sendText(res, 404, '404 page not found\n');
     const request = parseResourceParts(group, version, rest);
