@@ -165,7 +165,7 @@ export class ResourceHandler {
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
     // Subresources other than these need their own handlers (later issues).
-    if (r.subresource && r.subresource !== 'status' && r.subresource !== 'scale' && r.subresource !== 'token') throw resourceNotFound();
+    if (r.subresource && !['status', 'scale', 'token', 'finalize'].includes(r.subresource)) throw resourceNotFound();
     const allow = (verb: string) => {
       if (!verbs.includes(verb)) throw methodNotAllowed();
     };

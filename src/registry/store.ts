@@ -217,14 +217,16 @@ export class Registry {
     meta['namespace'] = namespace;
   }
 
-  private async requireNamespace(namespace: string | undefined): Promise<void> {
+  /** Namespaced objects need their namespace, and none is created in a terminating one (403 as the reference). */
+  private async requireNamespace(info: ResourceInfo, namespace: string | undefined, name: string): Promise<void> {
     if (namespace === undefined) return;
     const ns = await this.storage.get(`/registry/namespaces/${namespace}`);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     const meta = metadataOf(decode(ns.value));
     if (meta['deletionTimestamp']) {
-      throw new StatusError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
-        name: namespace, kind: 'namespaces',
+      const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
+      throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+        name, group: info.group || undefined, kind: info.resource,
         causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
       });
     }
@@ -246,7 +248,7 @@ export class Registry {
     if (!explicitName && !generateName) {
       throw invalid(info.kind, info.group, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
     }
-    await this.requireNamespace(info.namespaced ? namespace : undefined);
+    await this.requireNamespace(info, info.namespaced ? namespace : undefined, explicitName ?? generateName ?? '');
     const storeInfo = this.storageInfo(info);
     const strategy = strategyFor(info);
     for (let attempt = 0; ; attempt++) {
@@ -310,9 +312,8 @@ export class Registry {
       }
       const next = this.prepareUpdate(info, currentObj, obj, subresource, ctx);
       if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
-      const nextMeta = metadataOf(next);
-      const finalizers = nextMeta['finalizers'];
-      const finished = nextMeta['deletionTimestamp'] && (!Array.isArray(finalizers) || finalizers.length === 0);
+      // A terminating object whose last finalizer went is removed by this write.
+      const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
       const stored = this.toVersion(storeInfo, next);
       if (ctx.dryRun) return { status: 200, body: this.served(info, encodeAt(stored, storeInfo, current.modRevision)) };
       try {
@@ -333,7 +334,15 @@ export class Registry {
   private prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext): JsonObject {
     const curMeta = metadataOf(current);
     let next: JsonObject;
-    if (subresource === 'status') {
+    if (subresource === 'finalize') {
+      // namespaces/{name}/finalize changes only spec.finalizers.
+      const spec = { ...((current['spec'] ?? {}) as JsonObject) };
+      const finalizers = ((desired['spec'] ?? {}) as JsonObject)['finalizers'];
+      if (finalizers === undefined) delete spec['finalizers'];
+      else spec['finalizers'] = finalizers;
+      next = { ...structuredClone(current), spec };
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
+    } else if (subresource === 'status') {
       // A status write changes only status (and, through the field manager, managedFields).
       next = { ...structuredClone(current), status: desired['status'] };
       if (desired['status'] === undefined) delete next['status'];
@@ -465,24 +474,24 @@ export class Registry {
       checkPreconditions(info, name, meta, options);
       const strategy = strategyFor(info);
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
-      const finalizers = meta['finalizers'];
+      const held = holdsDeletion(info, obj);
       if (options.dryRun) {
-        if (Array.isArray(finalizers) && finalizers.length > 0) {
+        if (held) {
           meta['deletionTimestamp'] ??= now();
-          meta['deletionGracePeriodSeconds'] ??= 0;
+          if (!strategy.heldBySpec) meta['deletionGracePeriodSeconds'] ??= 0;
         }
         strategy.prepareForDelete?.(obj);
-        if (info.returnsDeletedObject || (Array.isArray(finalizers) && finalizers.length > 0)) {
+        if (info.returnsDeletedObject || held) {
           return { status: 200, body: this.served(info, encode(canonical(obj, storeInfo.kind, storeInfo.apiVersion))) };
         }
         return { status: 200, body: encode(successStatus(info, name, String(meta['uid'] ?? ''))) };
       }
       try {
-        if (Array.isArray(finalizers) && finalizers.length > 0) {
+        if (held) {
           // Finalizers hold the object: mark it and let their owners remove them.
           if (!meta['deletionTimestamp']) {
             meta['deletionTimestamp'] = now();
-            meta['deletionGracePeriodSeconds'] = 0;
+            if (!strategy.heldBySpec) meta['deletionGracePeriodSeconds'] = 0;
           }
           strategy.prepareForDelete?.(obj);
           const updated = canonical(obj, storeInfo.kind, storeInfo.apiVersion);
@@ -524,25 +533,6 @@ export class Registry {
     return { metadata: { resourceVersion: String(this.storage.currentRevision()) }, items: deleted };
   }
 
-  /** Removes every object of every namespaced resource in a namespace (namespace deletion). */
-  async purgeNamespace(namespace: string): Promise<void> {
-    const seen = new Set<string>();
-    for (const info of this.catalog.all()) {
-      if (!info.namespaced) continue;
-      const prefix = collectionPrefix(info, namespace);
-      if (seen.has(prefix)) continue;
-      seen.add(prefix);
-      const page = await this.storage.list(prefix);
-      for (const item of page.items) {
-        try {
-          await this.storage.delete(item.key);
-        } catch (err) {
-          if (!(err instanceof StorageError && err.code === 'NotFound')) throw err;
-        }
-      }
-    }
-  }
-
   keyOf(info: ResourceInfo, namespace: string | undefined, name: string): string {
     return objectKey(info, namespace, name);
   }
@@ -550,6 +540,13 @@ export class Registry {
   async stored(key: string): Promise<Stored | undefined> {
     return this.storage.get(key);
   }
+}
+
+/** Whether something still holds an object's deletion: metadata.finalizers, or the resource's own (namespace spec.finalizers). */
+function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
+  const finalizers = metadataOf(obj)['finalizers'];
+  if (Array.isArray(finalizers) && finalizers.length > 0) return true;
+  return strategyFor(info).heldBySpec?.(obj) ?? false;
 }
 
 /** Bytes of an object as stored at a revision: its resourceVersion is that revision. */

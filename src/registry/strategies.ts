@@ -15,6 +15,8 @@ export interface Strategy {
   beforeDelete?(registry: Registry, obj: JsonObject, dryRun: boolean): Promise<void>;
   /** Shapes the object a delete answers with. */
   prepareForDelete?(obj: JsonObject): void;
+  /** A hold on deletion beyond metadata.finalizers (namespaces: spec.finalizers). */
+  heldBySpec?(obj: JsonObject): boolean;
 }
 
 // Namespaces the server keeps: deleting them is refused, as the reference's NamespaceLifecycle does.
@@ -36,18 +38,20 @@ const namespaces: Strategy = {
     obj['spec'] = spec;
     obj['status'] = { phase: 'Active' };
   },
-  async beforeDelete(registry, obj, dryRun) {
+  async beforeDelete(_registry, obj) {
     const name = String(metadataOf(obj)['name']);
     if (IMMORTAL_NAMESPACES.has(name)) {
       throw new StatusError(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
     }
-    // Until the namespace controller lands, content goes at once with its namespace.
-    if (!dryRun) await registry.purgeNamespace(name);
   },
+  // The namespace controller empties a terminating namespace, then removes "kubernetes" from spec.finalizers.
   prepareForDelete(obj) {
-    const meta = metadataOf(obj);
-    meta['deletionTimestamp'] ??= new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    obj['status'] = { phase: 'Terminating' };
+    const status = (obj['status'] ?? {}) as JsonObject;
+    obj['status'] = { ...status, phase: 'Terminating' };
+  },
+  heldBySpec(obj) {
+    const finalizers = ((obj['spec'] ?? {}) as JsonObject)['finalizers'];
+    return Array.isArray(finalizers) && finalizers.length > 0;
   },
 };
 

@@ -19,6 +19,7 @@ import { Registry } from '../registry/store.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
+import { NamespaceController } from '../controllers/namespace.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { ensureServingMaterial, type ServingMaterial } from './certs.js';
 import { Health } from './health.js';
@@ -69,6 +70,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
   if (rbac) await reconcileBootstrapPolicy(registry);
   const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
+  const namespaceController = new NamespaceController(registry);
+  await namespaceController.start();
   let material: ServingMaterial | undefined;
   if (!options.insecure) {
     const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
@@ -180,6 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       shuttingDown = true;
       compactor.stop();
       aggregation.stop();
+      namespaceController.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();

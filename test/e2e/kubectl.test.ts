@@ -162,6 +162,16 @@ describe('kubectl against capstan', () => {
     assert.match(secrets.stderr, /User "system:serviceaccount:sec:robot" cannot list resource "secrets"/);
   });
 
+  it('delete namespace waits for its content to go, then the namespace is gone', async () => {
+    const kc = capstan.kubeconfig;
+    await ok(kc, ['create', 'namespace', 'gone']);
+    for (const name of ['a', 'b', 'c']) await ok(kc, ['create', 'configmap', name, '-n', 'gone', '--from-literal=k=v']);
+    await ok(kc, ['create', 'deployment', 'd', '--image=nginx', '-n', 'gone']);
+    assert.match(await ok(kc, ['delete', 'namespace', 'gone', '--timeout=20s']), /namespace "gone" deleted/);
+    const after = await kubectl(kc, ['get', 'namespace', 'gone']);
+    assert.match(after.stderr, /NotFound|not found/);
+  });
+
   it('keeps objects and the revision across a restart of the database file', async () => {
     const kc = capstan.kubeconfig;
     await ok(kc, ['create', 'configmap', 'survivor', '--from-literal=k=v']);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders } from '../helpers.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
@@ -11,6 +11,14 @@ const deployment = (name: string, replicas = 1) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
   spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
 });
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe('registry object semantics', () => {
   let server: RunningServer;
@@ -117,8 +125,43 @@ describe('registry object semantics', () => {
     const del = await call(server.url, 'DELETE', '/api/v1/namespaces/doomed');
     assert.equal(del.status, 200);
     assert.equal(del.json.status.phase, 'Terminating');
+    assert.ok(del.json.metadata.deletionTimestamp);
+    assert.deepEqual(del.json.spec.finalizers, ['kubernetes']);
+    // The namespace controller empties it, then removes the "kubernetes" finalizer and it goes.
+    await until(async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404);
     assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/doomed/configmaps/c')).status, 404);
-    assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status, 404);
+  });
+
+  it('a finalizer-held object keeps its namespace Terminating, with the reference conditions, until released', async () => {
+    const ns = '/api/v1/namespaces/ref-terminating';
+    await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ref-terminating' } } });
+    await call(server.url, 'POST', `${ns}/configmaps`, { body: { metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+    await call(server.url, 'POST', `${ns}/configmaps`, { body: { metadata: { name: 'free' } } });
+    assert.equal((await call(server.url, 'DELETE', ns)).status, 200);
+    const expected = fixture('errors/terminating-namespace-object').response.body as { status: { conditions: Array<Record<string, string>> } };
+    let got: { status: { phase: string; conditions?: Array<Record<string, string>> } } | undefined;
+    await until(async () => {
+      got = (await call(server.url, 'GET', ns)).json;
+      return (got?.status.conditions?.length ?? 0) === 5;
+    });
+    assert.equal(got!.status.phase, 'Terminating');
+    assert.deepEqual(placeholders(got!.status.conditions), expected.status.conditions);
+    assert.equal((await call(server.url, 'GET', `${ns}/configmaps/free`)).status, 404);
+    const late = fixture('errors/create-in-terminating-namespace');
+    const refused = await call(server.url, 'POST', late.request.path, { body: late.request.body });
+    assert.equal(refused.status, 403);
+    assert.deepEqual(refused.json, late.response.body);
+    await call(server.url, 'PATCH', `${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    await until(async () => (await call(server.url, 'GET', ns)).status === 404);
+  });
+
+  it('namespaces/{name}/finalize changes only spec.finalizers', async () => {
+    await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'fin', labels: { a: 'b' } } } });
+    const ns = (await call(server.url, 'GET', '/api/v1/namespaces/fin')).json;
+    const r = await call(server.url, 'PUT', '/api/v1/namespaces/fin/finalize', { body: { ...ns, metadata: { ...ns.metadata, labels: { a: 'changed' } }, spec: { finalizers: [] } } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json.spec.finalizers, []);
+    assert.equal(r.json.metadata.labels.a, 'b');
   });
 
   it('deletecollection honours the label selector', async () => {

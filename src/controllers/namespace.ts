@@ -1,0 +1,151 @@
+// The namespace controller: a terminating namespace (deletionTimestamp set, "kubernetes" in
+// spec.finalizers) has every namespaced object of every resource deleted; its status conditions
+// say what remains, as the reference's; when nothing remains, the "kubernetes" finalizer is removed
+// through namespaces/{name}/finalize and the namespace goes. A client of the registry only.
+import type { ResourceInfo } from '../api/catalog.js';
+import { StatusError } from '../errors.js';
+import { metadataOf, now, type JsonObject } from '../registry/objects.js';
+import type { Registry, WriteContext } from '../registry/store.js';
+
+const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
+const RETRY_MS = 500;
+
+interface Remaining {
+  /** "configmaps." → count, as the reference lists group-resources. */
+  resources: Map<string, number>;
+  /** finalizer → count of objects held by it. */
+  finalizers: Map<string, number>;
+}
+
+function condition(type: string, status: 'True' | 'False', reason: string, message: string): JsonObject {
+  return { type, status, lastTransitionTime: now(), reason, message };
+}
+
+function describe(counts: Map<string, number>, unit: string): string {
+  return [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k}${unit} ${n} resource instances`).join(', ');
+}
+
+export class NamespaceController {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+  private watcher: { stop(): void } | undefined;
+
+  constructor(private readonly registry: Registry) {}
+
+  async start(): Promise<void> {
+    const namespaces = this.namespaces();
+    const cacher = await this.registry.cacher(namespaces);
+    this.watcher = cacher.watch(cacher.revision(), (e) => {
+      if (e.type !== 'delete') this.schedule(0);
+    });
+    // Finishes deletions a restart interrupted.
+    await this.sync();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watcher?.stop();
+    clearTimeout(this.timer);
+  }
+
+  private namespaces(): ResourceInfo {
+    return this.registry.catalog.lookup('', 'v1', 'namespaces')!;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.sync().catch((err: unknown) => console.error('namespace controller:', err));
+    }, delay);
+  }
+
+  /** One pass over every terminating namespace; schedules another while any remains. */
+  async sync(): Promise<void> {
+    if (this.running) return this.schedule(RETRY_MS);
+    this.running = true;
+    try {
+      const cacher = await this.registry.cacher(this.namespaces());
+      let pending = false;
+      for (const bytes of cacher.list({ prefix: cacher.prefix }).items) {
+        const ns = JSON.parse(bytes.toString('utf8')) as JsonObject;
+        if (!metadataOf(ns)['deletionTimestamp']) continue;
+        if (!(await this.finalize(String(metadataOf(ns)['name'])))) pending = true;
+      }
+      if (pending) this.schedule(RETRY_MS);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Deletes a namespace's content; true when the namespace could be finalized. */
+  private async finalize(name: string): Promise<boolean> {
+    const remaining = await this.deleteContent(name);
+    const namespaces = this.namespaces();
+    const empty = remaining.resources.size === 0;
+    const conditions = [
+      condition('NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered', 'All resources successfully discovered'),
+      condition('NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'),
+      condition('NamespaceDeletionContentFailure', 'False', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'),
+      empty
+        ? condition('NamespaceContentRemaining', 'False', 'ContentRemoved', 'All content successfully removed')
+        : condition('NamespaceContentRemaining', 'True', 'SomeResourcesRemain', `Some resources are remaining: ${describe(remaining.resources, ' has')}`),
+      remaining.finalizers.size === 0
+        ? condition('NamespaceFinalizersRemaining', 'False', 'ContentHasNoFinalizers', 'All content-preserving finalizers finished')
+        : condition('NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain', `Some content in the namespace has finalizers remaining: ${describe(remaining.finalizers, ' in')}`),
+    ];
+    try {
+      await this.registry.patch(namespaces, undefined, name, (current) => {
+        const status = (current['status'] ?? {}) as JsonObject;
+        const before = (status['conditions'] ?? []) as JsonObject[];
+        // A condition keeps its transition time while its status stays the same.
+        const merged = conditions.map((c) => {
+          const old = before.find((b) => b['type'] === c['type']);
+          return old && old['status'] === c['status'] && old['message'] === c['message'] ? old : c;
+        });
+        return { ...current, status: { ...status, conditions: merged } };
+      }, 'status', CONTROLLER);
+      if (!empty) return false;
+      await this.registry.patch(namespaces, undefined, name, (current) => {
+        const spec = (current['spec'] ?? {}) as JsonObject;
+        const finalizers = ((spec['finalizers'] ?? []) as string[]).filter((f) => f !== 'kubernetes');
+        return { ...current, spec: { ...spec, finalizers } };
+      }, 'finalize', CONTROLLER);
+      return true;
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return true;
+      throw err;
+    }
+  }
+
+  private async deleteContent(namespace: string): Promise<Remaining> {
+    const remaining: Remaining = { resources: new Map(), finalizers: new Map() };
+    const seen = new Set<string>();
+    for (const info of this.registry.catalog.all()) {
+      if (!info.namespaced || !info.verbs.includes('delete') || !info.verbs.includes('list')) continue;
+      const storeInfo = this.registry.storageInfo(info);
+      const id = `${storeInfo.group}/${storeInfo.resource}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const cacher = await this.registry.cacher(storeInfo);
+      const prefix = `${cacher.prefix}${namespace}/`;
+      for (const bytes of cacher.list({ prefix }).items) {
+        const obj = JSON.parse(bytes.toString('utf8')) as JsonObject;
+        const meta = metadataOf(obj);
+        try {
+          if (!meta['deletionTimestamp']) await this.registry.delete(storeInfo, namespace, String(meta['name']), { propagationPolicy: 'Background' });
+        } catch (err) {
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
+        }
+      }
+      for (const bytes of cacher.list({ prefix }).items) {
+        const key = `${storeInfo.resource}.${storeInfo.group}`;
+        remaining.resources.set(key, (remaining.resources.get(key) ?? 0) + 1);
+        const finalizers = (metadataOf(JSON.parse(bytes.toString('utf8')) as JsonObject)['finalizers'] ?? []) as string[];
+        for (const f of finalizers) remaining.finalizers.set(f, (remaining.finalizers.get(f) ?? 0) + 1);
+      }
+    }
+    return remaining;
+  }
+}
