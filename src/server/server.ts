@@ -20,6 +20,7 @@ import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
 import { NamespaceController } from '../controllers/namespace.js';
+import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { ensureServingMaterial, type ServingMaterial } from './certs.js';
 import { Health } from './health.js';
@@ -47,6 +48,8 @@ export interface ServerOptions {
   anonymousAuth?: boolean;
   authorizationMode?: 'RBAC' | 'AlwaysAllow';
   advertiseAddress?: string;
+  /** Run the controllers that give every namespace its default objects (default true; tests that count revisions turn it off). */
+  namespaceDefaults?: boolean;
 }
 
 export interface RunningServer {
@@ -84,6 +87,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     anonymousAuth: options.anonymousAuth ?? true,
     authorizationMode: options.authorizationMode ?? 'RBAC',
   });
+  const namespaceDefaults = new NamespaceDefaults(registry, material?.caCert);
+  if (options.namespaceDefaults ?? true) await namespaceDefaults.start();
   const openapi = new OpenApi(defaultEnabled);
   const resources = new ResourceHandler(catalog, registry, security.context);
   let discovery: Discovery | undefined;
@@ -184,6 +189,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       compactor.stop();
       aggregation.stop();
       namespaceController.stop();
+      namespaceDefaults.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();

@@ -1,0 +1,59 @@
+// What every namespace gets, as the reference's controllers give it: the `default` ServiceAccount
+// (service account controller) and the `kube-root-ca.crt` ConfigMap holding the cluster CA (root CA
+// publisher). Clients of the registry; they act at start and whenever a namespace appears.
+import { StatusError } from '../errors.js';
+import { metadataOf, type JsonObject } from '../registry/objects.js';
+import type { Registry, WriteContext } from '../registry/store.js';
+
+const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
+
+const ROOT_CA_DESCRIPTION =
+  'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
+
+export class NamespaceDefaults {
+  private watcher: { stop(): void } | undefined;
+
+  /** `caCert`: the cluster CA to publish (none on a plain-HTTP server). */
+  constructor(private readonly registry: Registry, private readonly caCert: string | undefined) {}
+
+  async start(): Promise<void> {
+    const namespaces = this.registry.catalog.lookup('', 'v1', 'namespaces')!;
+    const cacher = await this.registry.cacher(namespaces);
+    for (const bytes of cacher.list({ prefix: cacher.prefix }).items) await this.ensure(JSON.parse(bytes.toString('utf8')) as JsonObject);
+    this.watcher = cacher.watch(cacher.revision(), (e) => {
+      if (e.type === 'delete') return;
+      this.ensure(JSON.parse(e.value.toString('utf8')) as JsonObject).catch((err: unknown) => console.error('namespace defaults:', err));
+    });
+  }
+
+  stop(): void {
+    this.watcher?.stop();
+  }
+
+  private async ensure(ns: JsonObject): Promise<void> {
+    const meta = metadataOf(ns);
+    if (meta['deletionTimestamp']) return;
+    const name = String(meta['name']);
+    await this.createIfMissing('serviceaccounts', name, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    if (this.caCert) {
+      await this.createIfMissing('configmaps', name, {
+        apiVersion: 'v1', kind: 'ConfigMap',
+        metadata: { name: 'kube-root-ca.crt', annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
+        data: { 'ca.crt': this.caCert },
+      });
+    }
+  }
+
+  private async createIfMissing(resource: string, namespace: string, obj: JsonObject): Promise<void> {
+    const info = this.registry.catalog.lookup('', 'v1', resource)!;
+    const cacher = await this.registry.cacher(info);
+    if (cacher.get(this.registry.keyOf(info, namespace, String(metadataOf(obj)['name'])))) return;
+    try {
+      await this.registry.create(info, namespace, obj, CONTROLLER);
+    } catch (err) {
+      // Raced with another writer, or the namespace began terminating meanwhile.
+      if (err instanceof StatusError && (err.code === 409 || err.code === 403 || err.code === 404)) return;
+      throw err;
+    }
+  }
+}
