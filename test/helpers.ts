@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, type RunningServer } from '../src/server/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 
 function findRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -26,8 +26,8 @@ export function fixture(name: string): Fixture {
   return JSON.parse(readFileSync(join(referenceDir, `${name}.json`), 'utf8')) as Fixture;
 }
 
-export async function memoryServer(): Promise<RunningServer> {
-  return startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', insecure: true });
+export async function memoryServer(options: Partial<ServerOptions> = {}): Promise<RunningServer> {
+  return startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', insecure: true, ...options });
 }
 
 export interface Reply {

@@ -472,6 +472,17 @@ export class Registry {
       const obj = decode(current.value);
       const meta = metadataOf(obj);
       checkPreconditions(info, name, meta, options);
+      // propagationPolicy: Foreground and Orphan hold the object with the garbage collector's
+      // finalizer (foregroundDeletion, orphan); an explicit Background drops both.
+      const policy = options.propagationPolicy;
+      if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') {
+        const want = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
+        const before = Array.isArray(meta['finalizers']) ? (meta['finalizers'] as unknown[]) : [];
+        const after = before.filter((f) => (f !== 'foregroundDeletion' && f !== 'orphan') || f === want);
+        if (want && !after.includes(want)) after.push(want);
+        if (after.length) meta['finalizers'] = after;
+        else delete meta['finalizers'];
+      }
       const strategy = strategyFor(info);
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
       const held = holdsDeletion(info, obj);

@@ -19,6 +19,7 @@ import { Registry } from '../registry/store.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
+import { GarbageCollector } from '../controllers/gc.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
@@ -50,6 +51,8 @@ export interface ServerOptions {
   advertiseAddress?: string;
   /** Run the controllers that give every namespace its default objects (default true; tests that count revisions turn it off). */
   namespaceDefaults?: boolean;
+  /** Run the garbage collector (default true; its own tests run theirs). */
+  garbageCollector?: boolean;
 }
 
 export interface RunningServer {
@@ -75,6 +78,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
   const namespaceController = new NamespaceController(registry);
   await namespaceController.start();
+  const gc = new GarbageCollector(registry);
+  if (options.garbageCollector ?? true) await gc.start();
   let material: ServingMaterial | undefined;
   if (!options.insecure) {
     const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
@@ -189,6 +194,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       compactor.stop();
       aggregation.stop();
       namespaceController.stop();
+      gc.stop();
       namespaceDefaults.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
