@@ -172,6 +172,34 @@ describe('kubectl against capstan', () => {
     assert.match(after.stderr, /NotFound|not found/);
   });
 
+  it('delete --cascade=orphan keeps dependents; --cascade=foreground and background remove them', async () => {
+    const kc = capstan.kubeconfig;
+    await ok(kc, ['create', 'namespace', 'cascade']);
+    const withDependent = async (owner: string) => {
+      await ok(kc, ['create', 'configmap', owner, '-n', 'cascade']);
+      const uid = JSON.parse(await ok(kc, ['get', 'configmap', owner, '-n', 'cascade', '-o', 'json'])).metadata.uid as string;
+      const dep = join(dir, `${owner}-dep.json`);
+      writeFileSync(dep, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${owner}-dep`, namespace: 'cascade', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid, blockOwnerDeletion: true }] } }));
+      await ok(kc, ['create', '-f', dep]);
+    };
+    const exists = async (name: string) => (await kubectl(kc, ['get', 'configmap', name, '-n', 'cascade'])).code === 0;
+    const eventually = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(await check());
+    };
+    await withDependent('orphaner');
+    await ok(kc, ['delete', 'configmap', 'orphaner', '-n', 'cascade', '--cascade=orphan']);
+    await eventually(async () => !(await exists('orphaner')));
+    assert.ok(await exists('orphaner-dep'));
+    const orphan = JSON.parse(await ok(kc, ['get', 'configmap', 'orphaner-dep', '-n', 'cascade', '-o', 'json']));
+    assert.equal(orphan.metadata.ownerReferences, undefined);
+    for (const mode of ['foreground', 'background']) {
+      await withDependent(mode);
+      await ok(kc, ['delete', 'configmap', mode, '-n', 'cascade', `--cascade=${mode}`]);
+      await eventually(async () => !(await exists(`${mode}-dep`)) && !(await exists(mode)));
+    }
+  });
+
   it('keeps objects and the revision across a restart of the database file', async () => {
     const kc = capstan.kubeconfig;
     await ok(kc, ['create', 'configmap', 'survivor', '--from-literal=k=v']);
