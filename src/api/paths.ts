@@ -14,7 +14,9 @@ export interface ResourcePath {
 
 /** The group, version and what follows of a path under /api or /apis (undefined for discovery and other paths). */
 export function splitApiPath(path: string): { group: string; version: string; rest: string[] } | undefined {
-  const segments = path.split('/').slice(1).map(decodeURIComponent);
+  const segments = path.split('/').slice(1);
+  // Decoding only where there is something to decode (the hot path has nothing).
+  if (path.includes('%')) for (let i = 0; i < segments.length; i++) segments[i] = decodeURIComponent(segments[i]!);
   if (segments[0] === 'api' && segments.length > 2) return { group: '', version: segments[1]!, rest: segments.slice(2) };
   if (segments[0] === 'apis' && segments.length > 3) return { group: segments[1]!, version: segments[2]!, rest: segments.slice(3) };
   return undefined;

@@ -1,14 +1,17 @@
 // The authorizer's view of a request (verb, group, resource, subresource, name, namespace, or a
 // non-resource path), derived from the URL as the reference's request info does.
-import { parseResourceParts, splitApiPath } from '../api/paths.js';
+import { parseResourceParts, splitApiPath, type ResourcePath } from '../api/paths.js';
 import type { Attributes, UserInfo } from './types.js';
 
 const METHOD_VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 /** Attributes of a request to `path` (already without trailing slash). */
-export function requestAttributes(user: UserInfo, method: string, path: string, query: URLSearchParams): Attributes {
-  const split = splitApiPath(path);
-  const r = split && parseResourceParts(split.group, split.version, split.rest);
+export function requestAttributes(user: UserInfo, method: string, path: string, query: URLSearchParams, parsed?: ResourcePath | null): Attributes {
+  let r = parsed;
+  if (r === undefined) {
+    const split = splitApiPath(path);
+    r = split ? parseResourceParts(split.group, split.version, split.rest) : undefined;
+  }
   if (!r) return { user, verb: method.toLowerCase(), resourceRequest: false, path };
   let verb = METHOD_VERBS[method] ?? 'get';
   if (method === 'GET' || method === 'HEAD') {

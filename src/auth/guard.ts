@@ -1,6 +1,7 @@
 // The security filters, in the reference's order: authenticate → impersonate → authorize.
 // A bad credential is 401; a refused request 403 with the reference's message.
 import { StatusError } from '../errors.js';
+import type { ResourcePath } from '../api/paths.js';
 import { forbiddenMessage, requestAttributes } from './attributes.js';
 import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials, UserInfo } from './types.js';
 
@@ -88,8 +89,8 @@ export class Guard {
   }
 
   /** Authorizes a request by its method and path; returns its attributes; throws 403. */
-  authorize(user: UserInfo, method: string, path: string, query: URLSearchParams): Attributes {
-    const attributes = requestAttributes(user, method, path, query);
+  authorize(user: UserInfo, method: string, path: string, query: URLSearchParams, parsed?: ResourcePath | null): Attributes {
+    const attributes = requestAttributes(user, method, path, query, parsed);
     const decision = this.authorizer.authorize(attributes);
     if (!decision.allowed) throw forbidden(attributes, decision.reason);
     return attributes;

@@ -597,13 +597,21 @@ const NOT_SERVED_IN_PROTOBUF = new Set<string>(['Table', 'TableOptions']);
 
 /** Whether a kind of an apiVersion has a Protobuf message (Table and custom resources do not → 406 or fall back). */
 export function canEncodeProtobuf(apiVersion: string, kind: string): boolean {
-  if (NOT_SERVED_IN_PROTOBUF.has(kind)) return false;
-  try {
-    return protobufTypeFor(apiVersion, kind) !== undefined;
-  } catch {
-    return false;
+  const id = `${apiVersion}/${kind}`;
+  let can = encodable.get(id);
+  if (can === undefined) {
+    try {
+      can = !NOT_SERVED_IN_PROTOBUF.has(kind) && protobufTypeFor(apiVersion, kind) !== undefined;
+    } catch {
+      can = false;
+    }
+    encodable.set(id, can);
   }
+  return can;
 }
+
+/** Answers of canEncodeProtobuf: asked on every request, the same every time. */
+const encodable = new Map<string, boolean>();
 
 /** The object's message (no magic, no envelope). */
 export function encodeProtobufRaw(apiVersion: string, kind: string, obj: Record<string, unknown>): Buffer {

@@ -114,10 +114,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const query = url.searchParams;
     const out = { format: 'json' as const, pretty: wantsPretty(req, query) };
+    // The path is read once, for authorization and for routing.
+    const split = splitApiPath(path);
+    const resourcePath = split ? parseResourceParts(split.group, split.version, split.rest) ?? null : null;
     let user;
     try {
       user = await security.guard.user(security.credentials(req));
-      security.guard.authorize(user, req.method ?? 'GET', path, query);
+      security.guard.authorize(user, req.method ?? 'GET', path, query, resourcePath);
     } catch (err) {
       return sendStatusError(res, err, out);
     }
@@ -133,11 +136,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (doc) return serveOpenApi(res, req, doc, query.has('hash'));
       return sendText(res, 404, '404 page not found\n');
     }
-    const segments = path.split('/').slice(1).map(decodeURIComponent);
-    let group: string | undefined;
-    let version: string | undefined;
-    let rest: string[] = [];
-    if (segments[0] === 'api' || segments[0] === 'apis') {
+    if (path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/')) {
       discovery ??= new Discovery(catalog, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${port}` });
       const doc = discovery.document(path);
       if (doc) {
@@ -149,11 +148,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return sendStatusError(res, err, out);
         }
       }
-      const split = splitApiPath(path);
-      if (split) ({ group, version, rest } = split);
     }
-    if (group === undefined || version === undefined || !catalog.resources(group, version)) return sendText(res, 404, '404 page not found\n');
-    const request = parseResourceParts(group, version, rest);
+    if (!split || !catalog.resources(split.group, split.version)) return sendText(res, 404, '404 page not found\n');
+    const request = resourcePath;
     if (!request) return sendText(res, 404, '404 page not found\n');
     await resources.handle(req, res, request, query, user);
   };
