@@ -1,4 +1,5 @@
 // Shared test helpers: the repo root, reference fixtures, an in-process server and a raw HTTP client.
+import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -106,4 +107,11 @@ export function withoutManagedFields(v: unknown): unknown {
   const copy = structuredClone(v) as { metadata?: Record<string, unknown> };
   if (copy.metadata) delete copy.metadata['managedFields'];
   return copy;
+}
+
+/** The reply, after asserting its status (the answer's text in the failure message). */
+export async function mustOk(reply: Promise<Reply>, status = 200): Promise<Reply> {
+  const r = await reply;
+  assert.equal(r.status, status, `${r.status} ${r.text}`);
+  return r;
 }

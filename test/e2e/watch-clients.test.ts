@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { call, kubeconfigTls, type Reply } from '../helpers.js';
+import { call, kubeconfigTls, type Reply, mustOk } from '../helpers.js';
 import { kubectl, startCapstan, stopCapstan } from './harness.js';
 
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
@@ -21,12 +21,6 @@ function serverOf(kubeconfig: string): string {
   const m = /server: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'));
   assert.ok(m, 'kubeconfig names a server');
   return m[1]!;
-}
-
-async function mustOk(reply: Promise<Reply>, status = 200): Promise<Reply> {
-  const r = await reply;
-  assert.equal(r.status, status, `${r.status} ${r.text}`);
-  return r;
 }
 
 /** Polls until `check` holds; fails with `what` after `timeoutMs`. */

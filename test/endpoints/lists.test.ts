@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders, type Reply } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, type Reply, mustOk } from '../helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -22,12 +22,6 @@ interface ListBody {
 
 function cms(ns: string): string {
   return `/api/v1/namespaces/${ns}/configmaps`;
-}
-
-async function mustOk(reply: Promise<Reply>, status = 200): Promise<Reply> {
-  const r = await reply;
-  assert.equal(r.status, status, `${r.status} ${r.text}`);
-  return r;
 }
 
 async function makeNamespace(base: string, name: string): Promise<void> {
