@@ -94,8 +94,9 @@ export function notAcceptable(message: string): StatusError {
   return new StatusError(406, 'NotAcceptable', message, {});
 }
 
-export function unsupportedMediaType(contentType: string): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`, {});
+/** 415 for a request body in a format the server does not read. */
+export function unsupportedMediaType(): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }
 
 export function requestEntityTooLarge(message = 'the server has rejected the request because it is too large'): StatusError {
@@ -130,7 +131,7 @@ export function fieldNotSupported(field: string, value: unknown, supported: stri
   return { type: 'FieldValueNotSupported', field, detail: `Unsupported value: ${formatValue(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}` };
 }
 
-export function fieldTooLong(field: string, value: unknown, max: number): FieldError {
+export function fieldTooLong(field: string, max: number): FieldError {
   return { type: 'FieldValueTooLong', field, detail: `Too long: must have at most ${max} bytes` };
 }
 

@@ -176,7 +176,7 @@ export function validateObjectMeta(meta: Record<string, unknown>, rule: NameRule
     errs.push(...invalidEach('metadata.annotations', k, isQualifiedName(k.toLowerCase())));
     annotationBytes += byteLength(k) + byteLength(v);
   }
-  if (annotationBytes > TOTAL_ANNOTATION_SIZE_LIMIT) errs.push(fieldTooLong('metadata.annotations', '', TOTAL_ANNOTATION_SIZE_LIMIT));
+  if (annotationBytes > TOTAL_ANNOTATION_SIZE_LIMIT) errs.push(fieldTooLong('metadata.annotations', TOTAL_ANNOTATION_SIZE_LIMIT));
 
   return errs;
 }

@@ -8,7 +8,7 @@ import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
 import type { Body } from '../encoding/lists.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
 import {
-  badRequest, conflict, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, notFound, methodNotAllowed, resourceNotFound, StatusError,
+  badRequest, conflict, unsupportedMediaType, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, notFound, methodNotAllowed, resourceNotFound, StatusError,
 } from '../errors.js';
 import { applyJsonPatch } from '../fieldmanager/jsonpatch.js';
 import { applyMergePatch } from '../fieldmanager/mergepatch.js';
@@ -63,7 +63,7 @@ function writerOf(req: IncomingMessage, query: URLSearchParams, optionsKind: str
   const dryRun = dryRunOf(query, optionsKind);
   const given = query.get('fieldManager');
   if (given !== null && given !== '') {
-    if (given.length > 128) throw invalid(optionsKind, 'meta.k8s.io', '', [fieldTooLong('fieldManager', given, 128)]);
+    if (given.length > 128) throw invalid(optionsKind, 'meta.k8s.io', '', [fieldTooLong('fieldManager', 128)]);
     return { manager: given, dryRun };
   }
   const ua = req.headers['user-agent'] ?? '';
@@ -367,7 +367,7 @@ export class ResourceHandler {
     if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), kind).object;
     if (type !== 'application/json' && type !== 'application/yaml') {
       await readBody(req).catch(() => undefined);
-      throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+      throw unsupportedMediaType();
     }
     return decodeObject(await readBody(req), type, kind);
   }

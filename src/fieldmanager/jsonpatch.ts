@@ -121,7 +121,7 @@ function parentOf(op: Op, root: unknown, tokens: string[], field: 'path' | 'from
   return node;
 }
 
-function get(op: Op, root: unknown, tokens: string[], field: 'path' | 'from'): { found: boolean; value: unknown } {
+function get(op: Op, root: unknown, tokens: string[]): { found: boolean; value: unknown } {
   let node = root;
   for (const token of tokens) {
     const next = child(op, node, token);
@@ -173,7 +173,7 @@ function replace(op: Op, root: unknown, tokens: string[], value: unknown): unkno
 }
 
 function existing(op: Op, root: unknown, tokens: string[], field: 'path' | 'from'): unknown {
-  const got = get(op, root, tokens, field);
+  const got = get(op, root, tokens);
   if (!got.found) throw op.fail(`${field} ${JSON.stringify(op.raw[field])} does not exist`);
   return got.value;
 }
@@ -221,7 +221,7 @@ function applyOp(op: Op, root: unknown, state: PatchState): unknown {
     case 'test': {
       const tokens = op.pointer('path');
       const expected = op.value();
-      const got = get(op, root, tokens, 'path');
+      const got = get(op, root, tokens);
       if (!got.found || !jsonEqual(got.value, expected)) throw testFailed();
       return root;
     }

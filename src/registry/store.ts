@@ -13,7 +13,7 @@ import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher } from '../storage/cacher.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import {
-  CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, tooOldResourceVersion, type ReadPlan,
+  CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, type ReadPlan,
 } from './readoptions.js';
 import { canonical, decode, encode, encodeKept, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
 import { strategyFor } from './strategies.js';
