@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     insecure: options.insecureServing, certDir: options.certDir, tlsCertFile: options.tlsCertFile, tlsPrivateKeyFile: options.tlsPrivateKeyFile,
     clientCaFile: options.clientCaFile, tokenAuthFile: options.tokenAuthFile, anonymousAuth: options.anonymousAuth,
     authorizationMode: options.authorizationMode, advertiseAddress: options.advertiseAddress,
+    enableAdmissionPlugins: options.enableAdmissionPlugins, disableAdmissionPlugins: options.disableAdmissionPlugins,
+    serviceClusterIpRange: options.serviceClusterIpRange, serviceNodePortRange: options.serviceNodePortRange,
   });
   const kubeconfigPath = `${dataDir}/kubeconfig`;
   const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;

@@ -18,6 +18,13 @@ export interface Options {
   anonymousAuth: boolean;
   authorizationMode: 'RBAC' | 'AlwaysAllow';
   advertiseAddress?: string;
+  /** Admission plugins turned on beyond the defaults, and off. */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  /** CIDR(s) Service cluster IPs come from: one, or an IPv4 and an IPv6 one separated by a comma. */
+  serviceClusterIpRange: string;
+  /** NodePorts come from this range ("30000-32767"). */
+  serviceNodePortRange: string;
   help: boolean;
 }
 
@@ -62,12 +69,24 @@ Flags:
                           "RBAC" or "AlwaysAllow" (default "RBAC"); system:masters is always allowed
   --advertise-address string
                           the address clients are told to use (added to the serving certificate)
+  --enable-admission-plugins strings, --disable-admission-plugins strings
+                          admission plugins (comma-separated) to turn on beyond the defaults, or off
+  --service-cluster-ip-range string
+                          CIDR(s) Service cluster IPs are allocated from; one, or an IPv4 and an
+                          IPv6 one for dual-stack (default "10.96.0.0/12")
+  --service-node-port-range string
+                          ports NodePort services are allocated from (default "30000-32767")
   --insecure-serving      plain HTTP, where requests without credentials act as an administrator:
                           for tests on loopback only, never for a reachable server
   -h, --help              print this help
 `;
 
 export class OptionsError extends Error {}
+
+/** A comma-separated flag value as a list (empty entries dropped). */
+function list(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter(Boolean);
+}
 
 export function parseOptions(argv: string[]): Options {
   let parsed;
@@ -89,6 +108,10 @@ export function parseOptions(argv: string[]): Options {
         'anonymous-auth': { type: 'string', default: 'true' },
         'authorization-mode': { type: 'string', default: 'RBAC' },
         'advertise-address': { type: 'string' },
+        'enable-admission-plugins': { type: 'string', default: '' },
+        'disable-admission-plugins': { type: 'string', default: '' },
+        'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
+        'service-node-port-range': { type: 'string', default: '30000-32767' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -117,6 +140,8 @@ export function parseOptions(argv: string[]): Options {
     insecureServing: v['insecure-serving'] ?? false,
     certDir: v['cert-dir'], tlsCertFile: v['tls-cert-file'], tlsPrivateKeyFile: v['tls-private-key-file'], clientCaFile: v['client-ca-file'],
     tokenAuthFile: v['token-auth-file'], anonymousAuth: anonymous === 'true', authorizationMode: mode, advertiseAddress: v['advertise-address'],
+    enableAdmissionPlugins: list(v['enable-admission-plugins']!), disableAdmissionPlugins: list(v['disable-admission-plugins']!),
+    serviceClusterIpRange: v['service-cluster-ip-range']!, serviceNodePortRange: v['service-node-port-range']!,
     help: v.help ?? false,
   };
 }

@@ -67,7 +67,7 @@ export function serialize(body: Body, out: Output): Body {
   return body;
 }
 
-export function sendBytes(res: ServerResponse, status: number, body: Body, out: Output, headers: Record<string, string> = {}): void {
+export function sendBytes(res: ServerResponse, status: number, body: Body, out: Output, headers: Record<string, string | string[]> = {}): void {
   const payload = serialize(body, out);
   res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': bodyLength(payload) });
   if (!Array.isArray(payload)) {

@@ -86,6 +86,24 @@ function dryRunOf(query: URLSearchParams, optionsKind: string): boolean {
   return true;
 }
 
+/** The request's options object as an admission review carries it. */
+function writeOptions(kind: string, query: URLSearchParams, ctx: WriteContext): JsonObject {
+  const options: JsonObject = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (ctx.dryRun) options['dryRun'] = ['All'];
+  const manager = query.get('fieldManager');
+  if (manager) options['fieldManager'] = manager;
+  if (kind === 'PatchOptions' && (query.get('force') === 'true' || query.get('force') === '1')) options['force'] = true;
+  const validation = query.get('fieldValidation');
+  if (validation) options['fieldValidation'] = validation;
+  return options;
+}
+
+/** Warnings as the reference sends them: one `299 - "text"` Warning header each, duplicates dropped. */
+function warningHeaders(warnings: string[]): Record<string, string | string[]> {
+  if (!warnings.length) return {};
+  return { Warning: [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
 type Filter = ((obj: JsonObject) => boolean) | undefined;
 
 function selectorFilter(info: ResourceInfo, query: URLSearchParams): Filter {
@@ -153,14 +171,15 @@ export class ResourceHandler {
       if (!info) throw resourceNotFound();
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
-      const result = await this.dispatch(req, res, info, r, query, negotiated, user);
-      if (result) sendBytes(res, result.status, result.body, out);
+      const warnings: string[] = [];
+      const result = await this.dispatch(req, res, info, r, query, negotiated, user, warnings);
+      if (result) sendBytes(res, result.status, result.body, out, warningHeaders(warnings));
     } catch (err) {
       sendStatusError(res, err, out);
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourcePath, query: URLSearchParams, n: Negotiated, user: UserInfo): Promise<{ status: number; body: Body } | undefined> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourcePath, query: URLSearchParams, n: Negotiated, user: UserInfo, warnings: string[]): Promise<{ status: number; body: Body } | undefined> {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
@@ -170,7 +189,7 @@ export class ResourceHandler {
       if (!verbs.includes(verb)) throw methodNotAllowed();
     };
     const ns = r.namespace;
-    if (r.subresource === 'scale' && r.name !== undefined) return this.scale(req, info, ns, r.name, query, allow);
+    if (r.subresource === 'scale' && r.name !== undefined) return this.scale(req, info, ns, r.name, query, allow, user, warnings);
     if (r.subresource === 'token' && r.name !== undefined && info.resource === 'serviceaccounts' && info.group === '') {
       allow('create');
       if (method !== 'POST') throw methodNotAllowed();
@@ -193,7 +212,7 @@ export class ResourceHandler {
           allow('create');
           if (info.namespaced && ns === undefined) throw resourceNotFound();
           checkFieldValidation(query, 'CreateOptions');
-          const writer = this.writer(info, user, req, query, 'CreateOptions');
+          const writer = this.writer(info, user, req, query, 'CreateOptions', warnings);
           const body = await this.objectBody(req, info);
           const review = await this.review(info, ns, body, writer, user);
           if (review) return review;
@@ -204,7 +223,8 @@ export class ResourceHandler {
           const dryRun = dryRunOf(query, 'DeleteOptions');
           const filter = selectorFilter(info, query);
           const options = deleteOptionsFrom(await readBody(req), query);
-          const deleted = await this.registry.deleteCollection(info, ns, filter, dryRun || (options.dryRun ?? false));
+          if (dryRun) options.dryRun = true;
+          const deleted = await this.registry.deleteCollection(info, ns, filter, { ...options, user, warnings });
           return { status: 200, body: renderList(info, deleted, n, query) };
         }
         default:
@@ -227,7 +247,7 @@ export class ResourceHandler {
       case 'PUT': {
         allow('update');
         checkFieldValidation(query, 'UpdateOptions');
-        const writer = this.writer(info, user, req, query, 'UpdateOptions');
+        const writer = this.writer(info, user, req, query, 'UpdateOptions', warnings);
         const body = await this.objectBody(req, info);
         return this.registry.update(info, ns, name, body, r.subresource, writer);
       }
@@ -239,11 +259,11 @@ export class ResourceHandler {
           throw invalid('PatchOptions', 'meta.k8s.io', '', [fieldRequired('fieldManager', 'is required for apply patch')]);
         }
         checkFieldValidation(query, 'PatchOptions');
-        const writer = this.writer(info, user, req, query, 'PatchOptions');
+        const writer = this.writer(info, user, req, query, 'PatchOptions', warnings);
         const raw = await readBody(req);
         if (type === 'application/apply-patch+yaml') {
           const force = query.get('force') === 'true' || query.get('force') === '1';
-          return this.registry.apply(info, ns, name, decodeObject(raw, 'application/yaml', info.kind), { manager: writer.manager, force, dryRun: writer.dryRun }, r.subresource);
+          return this.registry.apply(info, ns, name, decodeObject(raw, 'application/yaml', info.kind), { manager: writer.manager, force, dryRun: writer.dryRun, user, warnings, options: writer.options }, r.subresource);
         }
         const patch = decodePatch(raw);
         const gvk = { group: info.group, version: info.version, kind: info.kind };
@@ -263,7 +283,7 @@ export class ResourceHandler {
         const dryRun = dryRunOf(query, 'DeleteOptions');
         const options = deleteOptionsFrom(await readBody(req), query);
         if (dryRun) options.dryRun = true;
-        return this.registry.delete(info, ns, name, options);
+        return this.registry.delete(info, ns, name, { ...options, user, warnings });
       }
       case 'POST':
         throw methodNotAllowed();
@@ -272,13 +292,13 @@ export class ResourceHandler {
     }
   }
 
-  private async scale(req: IncomingMessage, info: ResourceInfo, ns: string | undefined, name: string, query: URLSearchParams, allow: (verb: string) => void): Promise<{ status: number; body: Buffer }> {
+  private async scale(req: IncomingMessage, info: ResourceInfo, ns: string | undefined, name: string, query: URLSearchParams, allow: (verb: string) => void, user: UserInfo, warnings: string[]): Promise<{ status: number; body: Buffer }> {
     const method = req.method ?? 'GET';
     if (method === 'GET') {
       allow('get');
       return { status: 200, body: await this.registry.getScale(info, ns, name) };
     }
-    const writer = writerOf(req, query, method === 'PUT' ? 'UpdateOptions' : 'PatchOptions');
+    const writer = this.writer(info, user, req, query, method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', warnings);
     if (method === 'PUT') {
       allow('update');
       const body = decodeObject(await readBody(req), mediaTypeOf(req.headers['content-type']) === 'application/yaml' ? 'application/yaml' : 'application/json', 'Scale');
@@ -300,8 +320,11 @@ export class ResourceHandler {
   }
 
   /** The writer of a request: its field manager, dry-run, and (for RBAC objects) the escalation check. */
-  private writer(info: ResourceInfo, user: UserInfo, req: IncomingMessage, query: URLSearchParams, optionsKind: string): WriteContext {
+  private writer(info: ResourceInfo, user: UserInfo, req: IncomingMessage, query: URLSearchParams, optionsKind: string, warnings: string[]): WriteContext {
     const ctx = writerOf(req, query, optionsKind);
+    ctx.user = user;
+    ctx.warnings = warnings;
+    ctx.options = writeOptions(optionsKind, query, ctx);
     const check = this.security.escalationCheck;
     // Roles and bindings may not grant what their writer does not hold.
     if (check && info.group === 'rbac.authorization.k8s.io') ctx.admit = (obj, namespace) => check(user, info, obj, namespace);

@@ -19,6 +19,11 @@ import { canonical, decode, encode, encodeKept, jsonEqual, metadataOf, now, spec
 import { strategyFor } from './strategies.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
+import { applyDefaults } from '../api/defaults/index.js';
+import { validateCreate, validateUpdate } from '../api/validation/index.js';
+import type { AdmissionChain } from '../admission/chain.js';
+import type { AdmissionAttributes, Operation } from '../admission/types.js';
+import type { UserInfo } from '../auth/types.js';
 
 function gvkOf(info: ResourceInfo): GroupVersionKind {
   return { group: info.group, version: info.version, kind: info.kind };
@@ -35,7 +40,13 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  /** Who deletes (for admission); the server itself when absent. */
+  user?: UserInfo;
+  warnings?: string[];
 }
+
+/** The server's own identity in admission, for writes not made by a request. */
+export const SYSTEM_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_ATTEMPTS = 8;
@@ -70,6 +81,12 @@ export interface WriteContext {
   dryRun?: boolean;
   /** A last check of the object about to be written (RBAC escalation); throws to refuse. */
   admit?: (obj: JsonObject, namespace: string | undefined) => void;
+  /** Who writes, for admission; the server itself when absent. */
+  user?: UserInfo;
+  /** Warnings for the client, collected along the write (admission, field validation). */
+  warnings?: string[];
+  /** The request's CreateOptions / UpdateOptions / PatchOptions, as admission reviews carry them. */
+  options?: JsonObject;
 }
 
 /** The server's own writes (bootstrap objects) are recorded as kube-apiserver's, as in the reference. */
@@ -82,6 +99,8 @@ export interface RegistryOptions {
 
 export class Registry {
   private readonly cachers = new Map<string, Promise<Cacher>>();
+  /** The admission chain every write passes through (set by the server; none in unit tests). */
+  admission?: AdmissionChain;
 
   constructor(
     readonly catalog: Catalog,
@@ -232,11 +251,19 @@ export class Registry {
     }
   }
 
-  private validate(info: ResourceInfo, obj: JsonObject, generated: boolean): void {
+  private validate(info: ResourceInfo, obj: JsonObject): void {
     const meta = metadataOf(obj);
-    const errors = validateObjectMeta(meta, info.nameRule, info.namespaced);
-    void generated;
+    const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...validateCreate(info, obj)];
     if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
+  }
+
+  /** The admission attributes of a write by `ctx`. */
+  private attributes(operation: Operation, info: ResourceInfo, namespace: string | undefined, name: string, ctx: WriteContext, object?: JsonObject, oldObject?: JsonObject, subresource?: string): AdmissionAttributes {
+    return {
+      operation, info, subresource, namespace: info.namespaced ? namespace : undefined, name, object, oldObject,
+      options: ctx.options, user: ctx.user ?? SYSTEM_USER, dryRun: ctx.dryRun ?? false,
+      warnings: ctx.warnings ?? [], annotations: {},
+    };
   }
 
   async create(info: ResourceInfo, namespace: string | undefined, body: JsonObject, ctx: WriteContext = SYSTEM_WRITER): Promise<WriteResult> {
@@ -259,14 +286,18 @@ export class Registry {
       m['uid'] = randomUUID();
       m['creationTimestamp'] = now();
       if (info.tracksGeneration) m['generation'] = 1;
+      applyDefaults(info, obj);
       strategy.normalize?.(obj);
       // Ownership is recorded on what the writer sent (after decoding and defaults), before the
       // server's own preparation, as the reference records it.
       if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
+      const attributes = this.attributes('CREATE', info, namespace, String(m['name']), ctx, obj);
+      await this.admission?.mutate(attributes);
       if (info.subresources.has('status')) obj['status'] = {};
       strategy.prepareForCreate?.(obj);
-      this.validate(info, obj, !explicitName);
+      this.validate(info, obj);
       ctx.admit?.(obj, namespace);
+      await this.admission?.validate(attributes);
       const stored = this.toVersion(storeInfo, obj);
       const name = String(m['name']);
       if (ctx.dryRun) {
@@ -296,7 +327,7 @@ export class Registry {
     info: ResourceInfo,
     namespace: string | undefined,
     name: string,
-    mutate: (current: JsonObject) => { obj: JsonObject; pinnedVersion?: string },
+    mutate: (current: JsonObject) => { obj: JsonObject; pinnedVersion?: string } | Promise<{ obj: JsonObject; pinnedVersion?: string }>,
     subresource: string | undefined,
     ctx: WriteContext,
   ): Promise<WriteResult> {
@@ -306,11 +337,11 @@ export class Registry {
       const current = await this.storage.get(key);
       if (!current) throw notFound(qr(info), name);
       const currentObj = this.toVersion(info, decode(current.value));
-      const { obj, pinnedVersion } = mutate(structuredClone(currentObj));
+      const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
       }
-      const next = this.prepareUpdate(info, currentObj, obj, subresource, ctx);
+      const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx);
       if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
       // A terminating object whose last finalizer went is removed by this write.
       const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
@@ -331,9 +362,12 @@ export class Registry {
   }
 
   /** Applies the object semantics of an update to the desired object. */
-  private prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext): JsonObject {
+  private async prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext): Promise<JsonObject> {
     const curMeta = metadataOf(current);
+    const name = String(curMeta['name'] ?? '');
+    const namespace = info.namespaced ? String(curMeta['namespace'] ?? '') : undefined;
     let next: JsonObject;
+    let attributes: AdmissionAttributes;
     if (subresource === 'finalize') {
       // namespaces/{name}/finalize changes only spec.finalizers.
       const spec = { ...((current['spec'] ?? {}) as JsonObject) };
@@ -342,14 +376,21 @@ export class Registry {
       else spec['finalizers'] = finalizers;
       next = { ...structuredClone(current), spec };
       if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
+      attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
+      await this.admission?.mutate(attributes);
     } else if (subresource === 'status') {
       // A status write changes only status (and, through the field manager, managedFields).
       next = { ...structuredClone(current), status: desired['status'] };
       if (desired['status'] === undefined) delete next['status'];
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
       else recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
+      attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
+      await this.admission?.mutate(attributes);
+      const errors = validateUpdate(info, next, current, subresource);
+      if (errors.length) throw invalid(info.kind, info.group, name, errors);
     } else {
       next = desired;
+      applyDefaults(info, next);
       const meta = metadataOf(next);
       // System fields are the server's.
       for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
@@ -365,14 +406,17 @@ export class Registry {
       strategyFor(info).normalize?.(next);
       // A scale write records its own entry (the reference gives it no time).
       if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, subresource ? { subresource } : { now: now() });
+      attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
+      await this.admission?.mutate(attributes);
       strategyFor(info).prepareForUpdate?.(next, current);
       if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
       }
-      const errors = validateObjectMeta(meta, info.nameRule, info.namespaced);
+      const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...validateUpdate(info, next, current, subresource)];
       if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
-      ctx.admit?.(next, info.namespaced ? String(curMeta['namespace'] ?? '') : undefined);
+      ctx.admit?.(next, namespace);
     }
+    await this.admission?.validate(attributes);
     metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];
     return canonical(next, info.kind, info.apiVersion);
   }
@@ -422,7 +466,7 @@ export class Registry {
    * Server-side apply: merges the applied configuration into the live object (creating it when
    * absent) with the field manager's ownership rules; 409 on conflicts unless forced.
    */
-  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean }, subresource?: string): Promise<WriteResult> {
+  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean; user?: UserInfo; warnings?: string[]; options?: JsonObject }, subresource?: string): Promise<WriteResult> {
     const meta = metadataOf(applied);
     const given = stringField(meta, 'name');
     if (given !== undefined && given !== name) throw badRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
@@ -430,7 +474,7 @@ export class Registry {
       const ns = stringField(meta, 'namespace');
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun };
+    const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options };
     const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now() });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
@@ -485,6 +529,12 @@ export class Registry {
       }
       const strategy = strategyFor(info);
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
+      if (this.admission) {
+        const ctx: WriteContext = { manager: '', user: options.user, warnings: options.warnings, dryRun: options.dryRun };
+        const attributes = this.attributes('DELETE', info, namespace, name, ctx, undefined, decode(current.value));
+        await this.admission.mutate(attributes);
+        await this.admission.validate(attributes);
+      }
       const held = holdsDeletion(info, obj);
       if (options.dryRun) {
         if (held) {
@@ -526,7 +576,7 @@ export class Registry {
   }
 
   /** deletecollection: deletes every (matching) object; answers with the list of what was deleted. */
-  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean, dryRun = false): Promise<ObjectList> {
+  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean, options: DeleteOptions = {}): Promise<ObjectList> {
     const page = await this.storage.list(collectionPrefix(info, namespace));
     const deleted: Buffer[] = [];
     for (const item of page.items) {
@@ -534,7 +584,7 @@ export class Registry {
       if (filter && !filter(obj)) continue;
       const meta = metadataOf(obj);
       try {
-        const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']), { dryRun });
+        const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']), options);
         deleted.push(info.returnsDeletedObject ? result.body : this.served(info, item.value));
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;

@@ -16,6 +16,8 @@ import { parseResourceParts, splitApiPath } from '../api/paths.js';
 import { ResourceHandler } from '../endpoints/resources.js';
 import { methodNotAllowed } from '../errors.js';
 import { Registry } from '../registry/store.js';
+import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
+import { builtinPlugins } from '../admission/plugins/index.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
@@ -53,6 +55,12 @@ export interface ServerOptions {
   namespaceDefaults?: boolean;
   /** Run the garbage collector (default true; its own tests run theirs). */
   garbageCollector?: boolean;
+  /** Admission plugins beyond the defaults, and those turned off (--enable/--disable-admission-plugins). */
+  enableAdmissionPlugins?: string[];
+  disableAdmissionPlugins?: string[];
+  /** --service-cluster-ip-range (default "10.96.0.0/12") and --service-node-port-range (default "30000-32767"). */
+  serviceClusterIpRange?: string;
+  serviceNodePortRange?: string;
 }
 
 export interface RunningServer {
@@ -69,6 +77,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const catalog = Catalog.load(defaultEnabled);
   const historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
   const registry = new Registry(catalog, storage, { historyWindowMs });
+  registry.admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), { registry });
   const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
   await registry.startCaches();

@@ -18,7 +18,11 @@ describe('command-line options', () => {
       bindAddress: '0.0.0.0', securePort: 0, dataDir: '/tmp/x', storage: 'memory', watchHistoryWindowMs: 90_000, insecureServing: false,
       certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
       anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined, help: false,
+      enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
     });
+    const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']);
+    assert.deepEqual(admission.enableAdmissionPlugins, ['AlwaysPullImages', 'NodeRestriction']);
+    assert.deepEqual(admission.disableAdmissionPlugins, ['ResourceQuota']);
     const secure = parseOptions(['--token-auth-file', 't.csv', '--anonymous-auth=false', '--authorization-mode', 'AlwaysAllow', '--cert-dir', '/p']);
     assert.equal(secure.anonymousAuth, false);
     assert.equal(secure.authorizationMode, 'AlwaysAllow');

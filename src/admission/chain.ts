@@ -1,0 +1,55 @@
+// The admission chain: enabled plugins in the reference's fixed order; mutating phase, then validating.
+import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from './types.js';
+
+/** Every plugin name the reference knows, in its fixed order (the order of --enable-admission-plugins does not matter). */
+export const ORDERED_PLUGINS = [
+  'AlwaysAdmit', 'NamespaceAutoProvision', 'NamespaceLifecycle', 'NamespaceExists', 'SecurityContextDeny',
+  'LimitPodHardAntiAffinityTopology', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition',
+  'AlwaysPullImages', 'ImagePolicyWebhook', 'PodSecurity', 'PodNodeSelector', 'Priority', 'DefaultTolerationSeconds',
+  'PodTolerationRestriction', 'EventRateLimit', 'ExtendedResourceToleration', 'PersistentVolumeLabel',
+  'DefaultStorageClass', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning',
+  'CertificateSubjectRestriction', 'DefaultIngressClass', 'DenyServiceExternalIPs',
+  'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny',
+] as const;
+
+/** The plugins on by default in 1.25 (kube-apiserver's DefaultOffAdmissionPlugins complement). */
+export const DEFAULT_ENABLED = new Set<string>([
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority',
+  'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize',
+  'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass',
+  'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+]);
+
+/** Which plugins run: the defaults plus --enable-admission-plugins minus --disable-admission-plugins. */
+export function enabledPlugins(enable: string[] = [], disable: string[] = []): Set<string> {
+  const known = new Set<string>(ORDERED_PLUGINS);
+  for (const name of [...enable, ...disable]) {
+    if (!known.has(name)) throw new Error(`admission-control plugin "${name}" is not registered`);
+  }
+  const on = new Set([...DEFAULT_ENABLED, ...enable]);
+  for (const name of disable) on.delete(name);
+  return on;
+}
+
+export class AdmissionChain {
+  private readonly plugins: AdmissionPlugin[];
+
+  /** `available` are the implemented plugins; those `enabled` run, in the reference's order. */
+  constructor(available: AdmissionPlugin[], enabled: Set<string>, private readonly services: AdmissionServices) {
+    const rank = (name: string) => (ORDERED_PLUGINS as readonly string[]).indexOf(name);
+    this.plugins = available.filter((p) => enabled.has(p.name)).sort((a, b) => rank(a.name) - rank(b.name));
+  }
+
+  names(): string[] {
+    return this.plugins.map((p) => p.name);
+  }
+
+  async mutate(attributes: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.mutate) await p.mutate(attributes, this.services);
+  }
+
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.validate) await p.validate(attributes, this.services);
+  }
+}

@@ -1,0 +1,44 @@
+// The shapes of the admission chain: what a plugin is told about a write, and what it may do.
+import type { ResourceInfo } from '../api/catalog.js';
+import type { UserInfo } from '../auth/types.js';
+import type { JsonObject } from '../registry/objects.js';
+import type { Registry } from '../registry/store.js';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** One write as admission sees it (the reference's admission.Attributes). */
+export interface AdmissionAttributes {
+  operation: Operation;
+  /** The endpoint's resource and version (what the request addressed). */
+  info: ResourceInfo;
+  subresource?: string;
+  namespace?: string;
+  name: string;
+  /** The object to be written (mutating plugins change it in place); absent for DELETE. */
+  object?: JsonObject;
+  /** The stored object for UPDATE and DELETE. */
+  oldObject?: JsonObject;
+  /** CreateOptions, UpdateOptions, PatchOptions or DeleteOptions as a JSON object. */
+  options?: JsonObject;
+  user: UserInfo;
+  dryRun: boolean;
+  /** Warnings for the client (sent as `Warning: 299 - "…"` headers). */
+  warnings: string[];
+  /** Audit annotations plugins add ("key" → "value"). */
+  annotations: Record<string, string>;
+}
+
+/** What plugins may use: the registry (to read objects such as LimitRanges or quotas) and nothing else. */
+export interface AdmissionServices {
+  registry: Registry;
+}
+
+/**
+ * A built-in admission plugin or a webhook dispatcher. `mutate` runs in the mutating phase (it may
+ * change `attributes.object`), `validate` in the validating phase; either throws a StatusError to refuse.
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  mutate?(attributes: AdmissionAttributes, services: AdmissionServices): Promise<void> | void;
+  validate?(attributes: AdmissionAttributes, services: AdmissionServices): Promise<void> | void;
+}
