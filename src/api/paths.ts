@@ -38,6 +38,8 @@ export function parseResourceParts(group: string, version: string, parts: string
     namespace = parts[1];
     parts = parts.slice(2);
   }
+  // Proxy subresources carry a path of their own after "proxy" (pods/{name}/proxy/{path}).
+  if (parts.length > 3 && parts[2] === 'proxy') parts = parts.slice(0, 3);
   if (parts.length === 0 || parts.length > 3 || parts.some((p) => p === '')) return undefined;
   return { group, version, namespace, resource: parts[0]!, name: parts[1], subresource: parts[2], watchPath };
 }

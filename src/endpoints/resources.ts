@@ -23,6 +23,7 @@ import { mediaTypeOf, negotiate, type Negotiated, type Target } from './negotiat
 import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { serveWatch } from './watch.js';
+import { bindPod, evictPod, nodeProxy, podLog, podProxy, podStream, serviceProxy } from './pod-subresources.js';
 
 const REVIEWS = new Set([
   'authorization.k8s.io/selfsubjectaccessreviews', 'authorization.k8s.io/subjectaccessreviews',
@@ -134,6 +135,7 @@ function deleteOptionsFrom(body: Buffer, query: URLSearchParams): DeleteOptions 
     }
     if (typeof parsed['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = parsed['gracePeriodSeconds'];
     if (typeof parsed['propagationPolicy'] === 'string') options.propagationPolicy = parsed['propagationPolicy'];
+    if (typeof parsed['orphanDependents'] === 'boolean') options.orphanDependents = parsed['orphanDependents'];
     if (Array.isArray(parsed['dryRun']) && parsed['dryRun'].length) {
       const bad = parsed['dryRun'].find((v) => v !== 'All');
       if (bad !== undefined) throw invalid('DeleteOptions', 'meta.k8s.io', '', [fieldNotSupported('dryRun', bad, ['All'])]);
@@ -144,10 +146,26 @@ function deleteOptionsFrom(body: Buffer, query: URLSearchParams): DeleteOptions 
   if (grace !== null) options.gracePeriodSeconds = Number(grace);
   const policy = query.get('propagationPolicy');
   if (policy !== null) options.propagationPolicy = policy;
+  const orphan = query.get('orphanDependents');
+  if (orphan !== null) options.orphanDependents = orphan === 'true' || orphan === '1';
+  const errors = [];
+  if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
+    errors.push(fieldInvalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (options.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(options.propagationPolicy)) {
+    errors.push(fieldNotSupported('propagationPolicy', options.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (errors.length) throw invalid('DeleteOptions', 'meta.k8s.io', '', errors);
+  // The deprecated orphanDependents names a policy.
+  if (options.orphanDependents !== undefined) options.propagationPolicy = options.orphanDependents ? 'Orphan' : 'Background';
   return options;
 }
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+/** Subresources read and written as the whole object (the write changes only their part). */
+const OBJECT_SUBRESOURCES = new Set(['status', 'approval', 'ephemeralcontainers']);
+/** Subresources served by a node agent; answered as the reference does when none is reachable. */
+const NODE_AGENT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 const PATCH_TYPES = new Set(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
 
 export class ResourceHandler {
@@ -162,7 +180,7 @@ export class ResourceHandler {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
     try {
       const method = req.method ?? 'GET';
-      const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r, query) ? 'watch' : 'list') : r.subresource && r.subresource !== 'status' ? 'other' : 'object';
+      const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r, query) ? 'watch' : 'list') : r.subresource && !OBJECT_SUBRESOURCES.has(r.subresource) ? 'other' : 'object';
       const info0 = this.catalog.lookup(r.group, r.version, r.resource);
       const protobufOk = info0 !== undefined && canEncodeProtobuf(info0.apiVersion, target === 'list' ? info0.listKind : info0.kind);
       const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk);
@@ -183,12 +201,20 @@ export class ResourceHandler {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
-    // Subresources other than these need their own handlers (later issues).
-    if (r.subresource && !['status', 'scale', 'token', 'finalize'].includes(r.subresource)) throw resourceNotFound();
     const allow = (verb: string) => {
       if (!verbs.includes(verb)) throw methodNotAllowed();
     };
     const ns = r.namespace;
+    if (r.subresource && r.name !== undefined && !OBJECT_SUBRESOURCES.has(r.subresource) && !['scale', 'token', 'finalize'].includes(r.subresource)) {
+      return this.special(req, res, info, r.subresource, ns, r.name, query, user, warnings);
+    }
+    if (info.group === '' && info.resource === 'bindings' && method === 'POST' && r.name === undefined && ns !== undefined) {
+      // The bindings collection: the pod is named by the Binding itself.
+      allow('create');
+      const writer = this.writer(info, user, req, query, 'CreateOptions', warnings);
+      const binding = await this.objectBody(req, info, 'Binding');
+      return bindPod(this.registry, this.catalog.lookup('', 'v1', 'pods')!, ns, String(metadataOf(binding)['name'] ?? ''), binding, writer);
+    }
     if (r.subresource === 'scale' && r.name !== undefined) return this.scale(req, info, ns, r.name, query, allow, user, warnings);
     if (r.subresource === 'token' && r.name !== undefined && info.resource === 'serviceaccounts' && info.group === '') {
       allow('create');
@@ -290,6 +316,37 @@ export class ResourceHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /** Subresources that are not plain object writes: binding, eviction and the node agent's. */
+  private async special(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, subresource: string, ns: string | undefined, name: string, query: URLSearchParams, user: UserInfo, warnings: string[]): Promise<{ status: number; body: Body } | undefined> {
+    const method = req.method ?? 'GET';
+    const pod = info.group === '' && info.resource === 'pods' && ns !== undefined;
+    if (pod && subresource === 'binding' && method === 'POST') {
+      const writer = this.writer(info, user, req, query, 'CreateOptions', warnings);
+      const binding = await this.objectBody(req, info, 'Binding');
+      const bodyName = metadataOf(binding)['name'];
+      if (bodyName !== undefined && bodyName !== name) throw badRequest(`name in URL does not match name in Binding object`);
+      return bindPod(this.registry, info, ns, name, binding, writer);
+    }
+    if (pod && subresource === 'eviction' && method === 'POST') {
+      const dryRun = dryRunOf(query, 'CreateOptions');
+      const eviction = await this.objectBody(req, info, 'Eviction');
+      return evictPod(this.registry, info, ns, name, eviction, { dryRun, user, warnings });
+    }
+    if (NODE_AGENT_SUBRESOURCES.has(subresource)) {
+      if (pod && subresource === 'log' && method === 'GET') {
+        const log = await podLog(this.registry, info, ns, name, query);
+        res.writeHead(log.status, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(log.text) });
+        res.end(log.text);
+        return undefined;
+      }
+      if (pod && subresource === 'proxy') return podProxy(this.registry, info, ns, name);
+      if (pod && (method === 'GET' || method === 'POST')) return podStream(this.registry, info, ns, name, subresource, query);
+      if (info.group === '' && info.resource === 'services' && subresource === 'proxy' && ns !== undefined) return serviceProxy(this.registry, ns, name);
+      if (info.group === '' && info.resource === 'nodes' && subresource === 'proxy') return nodeProxy(this.registry, name);
+    }
+    throw methodNotAllowed();
   }
 
   private async scale(req: IncomingMessage, info: ResourceInfo, ns: string | undefined, name: string, query: URLSearchParams, allow: (verb: string) => void, user: UserInfo, warnings: string[]): Promise<{ status: number; body: Buffer }> {

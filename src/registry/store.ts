@@ -40,6 +40,8 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  /** The deprecated DeleteOptions.orphanDependents (true: Orphan, false: Background). */
+  orphanDependents?: boolean;
   /** Who deletes (for admission); the server itself when absent. */
   user?: UserInfo;
   warnings?: string[];
@@ -294,7 +296,7 @@ export class Registry {
       const attributes = this.attributes('CREATE', info, namespace, String(m['name']), ctx, obj);
       await this.admission?.mutate(attributes);
       if (info.subresources.has('status')) obj['status'] = {};
-      strategy.prepareForCreate?.(obj);
+      strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
       this.validate(info, obj);
       ctx.admit?.(obj, namespace);
       await this.admission?.validate(attributes);
@@ -368,22 +370,13 @@ export class Registry {
     const namespace = info.namespaced ? String(curMeta['namespace'] ?? '') : undefined;
     let next: JsonObject;
     let attributes: AdmissionAttributes;
-    if (subresource === 'finalize') {
-      // namespaces/{name}/finalize changes only spec.finalizers.
-      const spec = { ...((current['spec'] ?? {}) as JsonObject) };
-      const finalizers = ((desired['spec'] ?? {}) as JsonObject)['finalizers'];
-      if (finalizers === undefined) delete spec['finalizers'];
-      else spec['finalizers'] = finalizers;
-      next = { ...structuredClone(current), spec };
-      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
-      attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
-      await this.admission?.mutate(attributes);
-    } else if (subresource === 'status') {
-      // A status write changes only status (and, through the field manager, managedFields).
-      next = { ...structuredClone(current), status: desired['status'] };
-      if (desired['status'] === undefined) delete next['status'];
+    const part = SUBRESOURCE_PARTS[subresource ?? ''];
+    if (part) {
+      // A subresource write changes only its own part of the object (and managedFields).
+      if (subresource === 'ephemeralcontainers') applyDefaults(info, desired);
+      next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
-      else recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
+      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
       attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
       await this.admission?.mutate(attributes);
       const errors = validateUpdate(info, next, current, subresource);
@@ -517,8 +510,9 @@ export class Registry {
       const meta = metadataOf(obj);
       checkPreconditions(info, name, meta, options);
       // propagationPolicy: Foreground and Orphan hold the object with the garbage collector's
-      // finalizer (foregroundDeletion, orphan); an explicit Background drops both.
-      const policy = options.propagationPolicy;
+      // finalizer (foregroundDeletion, orphan); an explicit Background drops both. Without one,
+      // the resource's default applies (v1 ReplicationControllers orphan, for compatibility).
+      const policy = options.propagationPolicy ?? strategyFor(info).defaultPropagation?.(info.version);
       if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') {
         const want = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
         const before = Array.isArray(meta['finalizers']) ? (meta['finalizers'] as unknown[]) : [];
@@ -535,7 +529,8 @@ export class Registry {
         await this.admission.mutate(attributes);
         await this.admission.validate(attributes);
       }
-      const held = holdsDeletion(info, obj);
+      const gracefully = strategy.gracePeriod ? startGracePeriod(meta, strategy.gracePeriod(obj, options.gracePeriodSeconds)) : false;
+      const held = gracefully || holdsDeletion(info, obj);
       if (options.dryRun) {
         if (held) {
           meta['deletionTimestamp'] ??= now();
@@ -549,15 +544,20 @@ export class Registry {
       }
       try {
         if (held) {
-          // Finalizers hold the object: mark it and let their owners remove them.
+          // Finalizers or a grace period hold the object: mark it and let their owners finish.
           if (!meta['deletionTimestamp']) {
             meta['deletionTimestamp'] = now();
             if (!strategy.heldBySpec) meta['deletionGracePeriodSeconds'] = 0;
           }
           strategy.prepareForDelete?.(obj);
           const updated = canonical(obj, storeInfo.kind, storeInfo.apiVersion);
+          // A repeated delete that changes nothing writes nothing.
+          if (jsonEqual(updated, canonical(decode(current.value), storeInfo.kind, storeInfo.apiVersion))) {
+            return { status: options.orphanDependents === false ? 202 : 200, body: this.served(info, current.value) };
+          }
           const result = await this.storage.update(key, current.modRevision, (rev) => encodeAt(updated, storeInfo, rev));
-          return { status: 200, body: this.served(info, result.value) };
+          // The reference answers 202 for a pending delete only when orphanDependents=false was asked.
+          return { status: options.orphanDependents === false ? 202 : 200, body: this.served(info, result.value) };
         }
         const result = await this.storage.delete(key, current.modRevision, (rev) => {
           if (strategy.prepareForDelete) {
@@ -603,11 +603,91 @@ export class Registry {
   }
 }
 
+/** Condition times the writer left out: lastUpdateTime now, lastTransitionTime kept while the status stays. */
+function conditionTimes(conditions: JsonObject[], previous: unknown): JsonObject[] {
+  const before = Array.isArray(previous) ? (previous as JsonObject[]) : [];
+  return conditions.map((c) => {
+    if (typeof c !== 'object' || c === null) return c;
+    const out = { ...c };
+    if (!out['lastUpdateTime']) out['lastUpdateTime'] = now();
+    if (!out['lastTransitionTime']) {
+      const old = before.find((o) => o['type'] === c['type'] && o['status'] === c['status']);
+      out['lastTransitionTime'] = old?.['lastTransitionTime'] ?? out['lastUpdateTime'];
+    }
+    return out;
+  });
+}
+
+type PartUpdate = (current: JsonObject, desired: JsonObject) => JsonObject;
+
+function withStatus(current: JsonObject, status: unknown): JsonObject {
+  if (status === undefined) delete current['status'];
+  else current['status'] = status;
+  return current;
+}
+
+/** What each subresource may change: the rest of the object stays as stored. */
+const SUBRESOURCE_PARTS: Record<string, PartUpdate> = {
+  // namespaces/{name}/finalize: spec.finalizers only.
+  finalize(current, desired) {
+    const spec = { ...((current['spec'] ?? {}) as JsonObject) };
+    const finalizers = ((desired['spec'] ?? {}) as JsonObject)['finalizers'];
+    if (finalizers === undefined) delete spec['finalizers'];
+    else spec['finalizers'] = finalizers;
+    return { ...current, spec };
+  },
+  status: (current, desired) => withStatus(current, desired['status']),
+  // certificatesigningrequests/{name}/approval: the Approved / Denied conditions.
+  approval(current, desired) {
+    const status = { ...((current['status'] ?? {}) as JsonObject) };
+    const conditions = ((desired['status'] ?? {}) as JsonObject)['conditions'];
+    if (conditions === undefined) delete status['conditions'];
+    else status['conditions'] = Array.isArray(conditions) ? conditionTimes(conditions as JsonObject[], status['conditions']) : conditions;
+    return withStatus(current, status);
+  },
+  // pods/{name}/ephemeralcontainers: spec.ephemeralContainers.
+  ephemeralcontainers(current, desired) {
+    const spec = { ...((current['spec'] ?? {}) as JsonObject) };
+    const containers = ((desired['spec'] ?? {}) as JsonObject)['ephemeralContainers'];
+    if (containers === undefined) delete spec['ephemeralContainers'];
+    else spec['ephemeralContainers'] = containers;
+    return { ...current, spec };
+  },
+  // pods/{name}/binding: the server computes the whole bound pod (node name, condition, annotations).
+  binding: (_current, desired) => desired,
+};
+
 /** Whether something still holds an object's deletion: metadata.finalizers, or the resource's own (namespace spec.finalizers). */
 function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
   const finalizers = metadataOf(obj)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return true;
   return strategyFor(info).heldBySpec?.(obj) ?? false;
+}
+
+/** An RFC 3339 time (seconds) moved by `seconds`. */
+function shiftTime(time: string, seconds: number): string {
+  return new Date(Date.parse(time) + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Graceful deletion (pods): the first delete with a positive grace sets deletionTimestamp to now +
+ * grace; a later one may only shorten it (counted from the first request). True while the grace
+ * period holds the object.
+ */
+function startGracePeriod(meta: JsonObject, grace: number): boolean {
+  const current = meta['deletionGracePeriodSeconds'];
+  const since = stringField(meta, 'deletionTimestamp');
+  if (since !== undefined && typeof current === 'number') {
+    if (grace < current) {
+      meta['deletionTimestamp'] = shiftTime(since, grace - current);
+      meta['deletionGracePeriodSeconds'] = grace;
+    }
+    return (meta['deletionGracePeriodSeconds'] as number) > 0;
+  }
+  if (since !== undefined || grace <= 0) return false;
+  meta['deletionTimestamp'] = shiftTime(now(), grace);
+  meta['deletionGracePeriodSeconds'] = grace;
+  return true;
 }
 
 /** Bytes of an object as stored at a revision: its resourceVersion is that revision. */

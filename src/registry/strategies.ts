@@ -3,18 +3,24 @@ import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
 import { metadataOf, type JsonObject } from './objects.js';
 import type { Registry } from './store.js';
+import type { UserInfo } from '../auth/types.js';
 
 export interface Strategy {
   /** PUT of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /** Decoding-time conversions and defaults, applied before ownership is recorded. */
   normalize?(obj: JsonObject): void;
-  prepareForCreate?(obj: JsonObject): void;
+  /** `user`: who creates (CertificateSigningRequests record their requester). */
+  prepareForCreate?(obj: JsonObject, user: UserInfo): void;
   prepareForUpdate?(next: JsonObject, current: JsonObject): void;
   /** Runs before a delete is carried out; may refuse it or clean up. */
   beforeDelete?(registry: Registry, obj: JsonObject, dryRun: boolean): Promise<void>;
   /** Shapes the object a delete answers with. */
   prepareForDelete?(obj: JsonObject): void;
+  /** Graceful deletion: the grace period (seconds) a delete gives the object; 0 deletes at once. */
+  gracePeriod?(obj: JsonObject, requested: number | undefined): number;
+  /** The propagation policy of a delete that names none (the reference's DefaultGarbageCollectionPolicy). */
+  defaultPropagation?(version: string): 'Orphan' | 'Background' | undefined;
   /** A hold on deletion beyond metadata.finalizers (namespaces: spec.finalizers). */
   heldBySpec?(obj: JsonObject): boolean;
 }
@@ -93,6 +99,35 @@ const pods: Strategy = {
   prepareForCreate(obj) {
     obj['status'] = { phase: 'Pending', qosClass: qosClass(obj) };
   },
+  // A pod on a node gets its grace period (the request's, else its terminationGracePeriodSeconds,
+  // else 30) for the node agent to stop it; an unscheduled or finished pod goes at once.
+  gracePeriod(obj, requested) {
+    const spec = (obj['spec'] ?? {}) as JsonObject;
+    const phase = ((obj['status'] ?? {}) as JsonObject)['phase'];
+    if (!spec['nodeName'] || phase === 'Succeeded' || phase === 'Failed') return 0;
+    const own = typeof spec['terminationGracePeriodSeconds'] === 'number' ? spec['terminationGracePeriodSeconds'] : 30;
+    const grace = requested ?? own;
+    // The reference turns a negative request into the shortest real grace period.
+    return grace < 0 ? 1 : grace;
+  },
+};
+
+// v1 ReplicationControllers orphan their pods unless told otherwise, for compatibility.
+const replicationControllers: Strategy = {
+  defaultPropagation: (version) => (version === 'v1' ? 'Orphan' : undefined),
+};
+
+// A CertificateSigningRequest records who asked for it; only the server fills these fields.
+const certificateSigningRequests: Strategy = {
+  prepareForCreate(obj, user) {
+    const spec = (obj['spec'] ?? {}) as JsonObject;
+    for (const k of ['username', 'uid', 'groups', 'extra']) delete spec[k];
+    spec['username'] = user.name;
+    if (user.uid) spec['uid'] = user.uid;
+    if (user.groups.length) spec['groups'] = [...user.groups];
+    if (user.extra && Object.keys(user.extra).length) spec['extra'] = structuredClone(user.extra);
+    obj['spec'] = spec;
+  },
 };
 
 const createOnUpdate: Strategy = { allowCreateOnUpdate: true };
@@ -101,6 +136,8 @@ const STRATEGIES: Record<string, Strategy> = {
   '/namespaces': namespaces,
   '/secrets': secrets,
   '/pods': pods,
+  '/replicationcontrollers': replicationControllers,
+  'certificates.k8s.io/certificatesigningrequests': certificateSigningRequests,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,
   '/limitranges': createOnUpdate,

@@ -22,6 +22,8 @@ import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
 import { GarbageCollector } from '../controllers/gc.js';
+import { PodTermination } from '../controllers/pod-termination.js';
+import { DisruptionController } from '../controllers/disruption.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
@@ -89,6 +91,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await namespaceController.start();
   const gc = new GarbageCollector(registry);
   if (options.garbageCollector ?? true) await gc.start();
+  const podTermination = new PodTermination(registry);
+  await podTermination.start();
+  const disruption = new DisruptionController(registry);
+  await disruption.start();
   let material: ServingMaterial | undefined;
   if (!options.insecure) {
     const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
@@ -201,6 +207,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       aggregation.stop();
       namespaceController.stop();
       gc.stop();
+      podTermination.stop();
+      disruption.stop();
       namespaceDefaults.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -226,4 +226,26 @@ describe('garbage collector', () => {
     await call(server.url, 'PATCH', paths.pod, { body: { metadata: { finalizers: null } }, headers: MERGE });
     await until('rest deleted', async () => (await gone(paths.pod)) && (await gone(paths.rs)));
   });
+
+  it('a v1 ReplicationController orphans its pods by default; orphanDependents=false cascades with 202', async () => {
+    const RC = `/api/v1/namespaces/${NS}/replicationcontrollers`;
+    const rc = await create(RC, { metadata: { name: 'legacy' }, spec: { replicas: 0, selector: { app: 'legacy' }, template: podTemplate('legacy') } });
+    await create(POD, { metadata: { name: 'legacy-pod', ownerReferences: [ref(rc)] }, spec: podTemplate('legacy').spec });
+    const deleted = await del(`${RC}/legacy`);
+    assert.equal(deleted.status, 200);
+    assert.deepEqual(deleted.json.metadata.finalizers, ['orphan'], 'held by the orphan finalizer');
+    await until('rc deleted', () => gone(`${RC}/legacy`));
+    const pod = await get(`${POD}/legacy-pod`);
+    assert.equal(pod.status, 200);
+    assert.equal(pod.json.metadata.ownerReferences, undefined);
+
+    const rc2 = await create(RC, { metadata: { name: 'legacy2' }, spec: { replicas: 0, selector: { app: 'legacy2' }, template: podTemplate('legacy2') } });
+    await create(POD, { metadata: { name: 'legacy2-pod', ownerReferences: [ref(rc2)] }, spec: podTemplate('legacy2').spec });
+    const both = await call(server.url, 'DELETE', `${RC}/legacy2`, { body: { orphanDependents: false, propagationPolicy: 'Background' } });
+    assert.equal(both.status, 422);
+    assert.equal(both.json.message, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set');
+    const cascade = await call(server.url, 'DELETE', `${RC}/legacy2`, { body: { orphanDependents: false } });
+    assert.equal(cascade.status, 200, cascade.text);
+    await until('pod collected', () => gone(`${POD}/legacy2-pod`));
+  });
 });
