@@ -413,3 +413,63 @@ export async function issueClientCertificate(
 ): Promise<{ cert: string; key: string }> {
   return issueLeaf(material.caCert, material.caKey, { commonName: user, organizations: groups, usage: 'client', days });
 }
+
+/** What a signer puts in a certificate it issues for a CertificateSigningRequest. */
+export interface CsrSigning {
+  /** spec.usages: "client auth", "server auth", "digital signature", "key encipherment", … */
+  usages: string[];
+  /** How long the certificate lasts (spec.expirationSeconds, capped by the signer). */
+  durationSeconds: number;
+}
+
+const KEY_USAGE_BITS: Record<string, keyof X509Module['KeyUsageFlags']> = {
+  'digital signature': 'digitalSignature', 'content commitment': 'nonRepudiation', 'key encipherment': 'keyEncipherment',
+  'data encipherment': 'dataEncipherment', 'key agreement': 'keyAgreement', 'cert sign': 'keyCertSign', 'crl sign': 'cRLSign',
+  'encipher only': 'encipherOnly', 'decipher only': 'decipherOnly',
+};
+
+const EXTENDED_USAGES: Record<string, string> = {
+  'server auth': '1.3.6.1.5.5.7.3.1', 'client auth': '1.3.6.1.5.5.7.3.2', 'code signing': '1.3.6.1.5.5.7.3.3',
+  'email protection': '1.3.6.1.5.5.7.3.4', 'timestamping': '1.3.6.1.5.5.7.3.8', 'ocsp signing': '1.3.6.1.5.5.7.3.9',
+};
+
+/**
+ * Signs a PKCS#10 request (PEM) with the CA: the request's subject, public key and SANs, the
+ * requested usages. Throws when the request does not parse or its signature is wrong.
+ */
+export async function signCertificateRequest(material: Pick<ServingMaterial, 'caCert' | 'caKey'>, requestPem: string, signing: CsrSigning): Promise<string> {
+  const x509 = await loadX509();
+  const csr = new x509.Pkcs10CertificateRequest(requestPem);
+  if (!(await csr.verify())) throw new Error('the certificate request signature is not valid');
+  const ca = new x509.X509Certificate(material.caCert);
+  const signer = await importSigningKey(material.caKey);
+  const publicKey = await csr.publicKey.export();
+  let keyUsage = 0;
+  for (const u of signing.usages) {
+    const flag = KEY_USAGE_BITS[u];
+    if (flag) keyUsage |= x509.KeyUsageFlags[flag] as number;
+  }
+  const extended = signing.usages.map((u) => EXTENDED_USAGES[u]).filter((oid): oid is string => oid !== undefined);
+  const extensions: InstanceType<X509Module['Extension']>[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    await x509.AuthorityKeyIdentifierExtension.create(ca, false),
+  ];
+  if (keyUsage) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
+  if (extended.length) extensions.push(new x509.ExtendedKeyUsageExtension(extended, false));
+  // Subject alternative names travel from the request as they are (DER of the extension's value).
+  const san = csr.extensions.find((e) => e.type === '2.5.29.17');
+  if (san) extensions.push(san);
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: csr.subjectName,
+    issuer: ca.subjectName,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + signing.durationSeconds * 1000),
+    publicKey,
+    signingKey: signer.key,
+    signingAlgorithm: signer.alg,
+    extensions,
+  });
+  return cert.toString('pem') + '\n';
+}

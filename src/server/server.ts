@@ -24,6 +24,7 @@ import type { Storage } from '../storage/types.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { PodTermination } from '../controllers/pod-termination.js';
 import { DisruptionController } from '../controllers/disruption.js';
+import { CsrSigningController } from '../controllers/csr-signing.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
@@ -107,6 +108,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     anonymousAuth: options.anonymousAuth ?? true,
     authorizationMode: options.authorizationMode ?? 'RBAC',
   });
+  // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
+  const csrSigning = material ? new CsrSigningController(registry, material) : undefined;
+  await csrSigning?.start();
   const namespaceDefaults = new NamespaceDefaults(registry, material?.caCert);
   if (options.namespaceDefaults ?? true) await namespaceDefaults.start();
   const openapi = new OpenApi(defaultEnabled);
@@ -209,6 +213,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       gc.stop();
       podTermination.stop();
       disruption.stop();
+      csrSigning?.stop();
       namespaceDefaults.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,0 +1,97 @@
+// CertificateSigningRequests end to end: kubectl certificate approve / deny, the built-in signer
+// issuing from the cluster CA, and the issued certificate authenticating its user.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { call, kubeconfigTls } from '../helpers.js';
+import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
+
+/** A key and a PKCS#10 request for CN=user, O=group (openssl, as a user would make them). */
+function request(dir: string, user: string, group: string): { key: string; csr: string } {
+  const keyPath = join(dir, `${user}.key`);
+  const csrPath = join(dir, `${user}.csr`);
+  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyPath, '-out', csrPath, '-subj', `/O=${group}/CN=${user}`], { stdio: 'ignore' });
+  return { key: readFileSync(keyPath, 'utf8'), csr: readFileSync(csrPath, 'utf8') };
+}
+
+function manifest(name: string, csrPem: string, usages = ['client auth']): string {
+  return JSON.stringify({
+    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name },
+    spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 86400, usages },
+  });
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('certificate signing requests', () => {
+  let capstan: Capstan;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-csr-'));
+    capstan = await startCapstan(join(dir, 'data'));
+  });
+  after(async () => {
+    await stopCapstan(capstan);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kubectl certificate approve: the signer issues a certificate that authenticates its user', async () => {
+    const { key, csr } = request(dir, 'jane', 'developers');
+    await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('jane', csr));
+    const created = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
+    assert.equal(created.spec.username, 'kubernetes-admin', 'the requester is recorded');
+    assert.ok(created.spec.groups.includes('system:masters'));
+    assert.match(await ok(capstan.kubeconfig, ['get', 'csr', 'jane']), /jane\s+\S+\s+kubernetes.io\/kube-apiserver-client\s+kubernetes-admin\s+24h\s+Pending/);
+
+    assert.match(await ok(capstan.kubeconfig, ['certificate', 'approve', 'jane']), /certificatesigningrequest.certificates.k8s.io\/jane approved/);
+    const issued = await until('certificate issued', async () => {
+      const got = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
+      return got.status.certificate ? got : undefined;
+    });
+    const approved = issued.status.conditions.find((c: { type: string }) => c.type === 'Approved');
+    assert.equal(approved.status, 'True');
+    assert.equal(approved.reason, 'KubectlApprove');
+    assert.match(await ok(capstan.kubeconfig, ['get', 'csr', 'jane']), /Approved,Issued/);
+
+    // The certificate is jane's: the server knows her, and RBAC gives her nothing yet.
+    const cert = Buffer.from(issued.status.certificate, 'base64').toString('utf8');
+    const tls = { ca: kubeconfigTls(capstan.kubeconfig).ca, cert, key };
+    const server = /server: (\S+)/.exec(readFileSync(capstan.kubeconfig, 'utf8'))![1]!;
+    const asJane = await call(server, 'GET', '/api/v1/namespaces', { tls });
+    assert.equal(asJane.status, 403);
+    assert.equal(asJane.json.message, 'namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope');
+  });
+
+  it('kubectl certificate deny: no certificate; a refused usage fails the request', async () => {
+    const { csr } = request(dir, 'mallory', 'developers');
+    await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('mallory', csr));
+    await ok(capstan.kubeconfig, ['certificate', 'deny', 'mallory']);
+    await new Promise((r) => setTimeout(r, 300));
+    const denied = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'mallory', '-o', 'json']));
+    assert.equal(denied.status.certificate, undefined);
+    assert.deepEqual(denied.status.conditions.map((c: { type: string }) => c.type), ['Denied']);
+
+    const bad = request(dir, 'server', 'developers');
+    await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('server', bad.csr, ['server auth']));
+    await ok(capstan.kubeconfig, ['certificate', 'approve', 'server']);
+    const failed = await until('failed', async () => {
+      const got = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'server', '-o', 'json']));
+      return got.status.conditions?.some((c: { type: string }) => c.type === 'Failed') ? got : undefined;
+    });
+    assert.equal(failed.status.certificate, undefined);
+    // Approving again does nothing more: kubectl says so.
+    const again = await kubectl(capstan.kubeconfig, ['certificate', 'approve', 'server']);
+    assert.equal(again.code, 0, again.stderr);
+  });
+});
