@@ -93,7 +93,7 @@ function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
   };
 }
 
-export async function buildSecurity(registry: Registry, options: SecurityOptions): Promise<{ security: Security; rbac?: RbacAuthorizer }> {
+export async function buildSecurity(registry: Registry, options: SecurityOptions): Promise<{ security: Security; rbac?: RbacAuthorizer; issuer?: TokenIssuer }> {
   const catalog = registry.catalog;
   const cacherOf = (group: string, resource: string) => registry.cacher(catalog.lookup(group, 'v1', resource)!);
   const issuer = options.material ? new TokenIssuer(options.material.serviceAccountKey, options.material.serviceAccountPublicKey, API_AUDIENCE) : undefined;
@@ -139,5 +139,5 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
     escalationCheck: rbac ? escalationCheck(rbac, authorizer) : undefined,
   };
   const credentials = (req: IncomingMessage): RequestCredentials => credentialsFromRequest(req);
-  return { security: { guard, context, credentials }, rbac };
+  return { security: { guard, context, credentials }, rbac, issuer };
 }

@@ -25,6 +25,7 @@ import { GarbageCollector } from '../controllers/gc.js';
 import { PodTermination } from '../controllers/pod-termination.js';
 import { DisruptionController } from '../controllers/disruption.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
+import { TokenController } from '../controllers/token.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
@@ -101,7 +102,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
     material = await ensureServingMaterial(options.certDir ?? `${options.dataDir}/pki`, names);
   }
-  const { security } = await buildSecurity(registry, {
+  const { security, issuer } = await buildSecurity(registry, {
     insecure: options.insecure ?? false,
     material,
     tokenAuthFile: options.tokenAuthFile,
@@ -111,6 +112,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   const csrSigning = material ? new CsrSigningController(registry, material) : undefined;
   await csrSigning?.start();
+  const tokens = issuer && material ? new TokenController(registry, issuer, material.caCert) : undefined;
+  await tokens?.start();
   const namespaceDefaults = new NamespaceDefaults(registry, material?.caCert);
   if (options.namespaceDefaults ?? true) await namespaceDefaults.start();
   const openapi = new OpenApi(defaultEnabled);
@@ -214,6 +217,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       podTermination.stop();
       disruption.stop();
       csrSigning?.stop();
+      tokens?.stop();
       namespaceDefaults.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

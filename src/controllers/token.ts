@@ -1,0 +1,90 @@
+// The service-account token controller (legacy tokens): a Secret of type
+// kubernetes.io/service-account-token naming a service account gets a long-lived token, the cluster
+// CA and the namespace in its data; a token secret whose service account is gone is deleted.
+import { isObject } from '../encoding/decode.js';
+import { StatusError } from '../errors.js';
+import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
+import type { Registry, WriteContext } from '../registry/store.js';
+import type { TokenIssuer } from '../auth/tokens.js';
+
+const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
+const TOKEN_TYPE = 'kubernetes.io/service-account-token';
+const SA_NAME = 'kubernetes.io/service-account.name';
+const SA_UID = 'kubernetes.io/service-account.uid';
+
+export class TokenController {
+  private readonly watchers: { stop(): void }[] = [];
+  private stopped = false;
+
+  constructor(private readonly registry: Registry, private readonly issuer: TokenIssuer, private readonly caCert: string) {}
+
+  async start(): Promise<void> {
+    const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
+    const serviceAccounts = this.registry.catalog.lookup('', 'v1', 'serviceaccounts')!;
+    const secretCache = await this.registry.cacher(secrets);
+    const saCache = await this.registry.cacher(serviceAccounts);
+    const listed = secretCache.list({ prefix: secretCache.prefix });
+    for (const bytes of listed.items) this.run(() => this.syncSecret(decode(bytes)));
+    this.watchers.push(secretCache.watch(listed.revision, (e) => {
+      if (e.type !== 'delete') this.run(() => this.syncSecret(decode(e.value)));
+    }));
+    // A deleted service account takes its token secrets along.
+    this.watchers.push(saCache.watch(saCache.revision(), (e) => {
+      if (e.type === 'delete') this.run(() => this.removeTokensOf(decode(e.value)));
+    }));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const w of this.watchers) w.stop();
+  }
+
+  private run(work: () => Promise<void>): void {
+    if (this.stopped) return;
+    work().catch((err: unknown) => {
+      if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+      console.error('token controller:', err);
+    });
+  }
+
+  private async syncSecret(secret: JsonObject): Promise<void> {
+    if (secret['type'] !== TOKEN_TYPE) return;
+    const meta = metadataOf(secret);
+    if (meta['deletionTimestamp']) return;
+    const annotations = isObject(meta['annotations']) ? meta['annotations'] : {};
+    const saName = typeof annotations[SA_NAME] === 'string' ? annotations[SA_NAME] : '';
+    const namespace = String(meta['namespace']);
+    const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
+    const sa = saName ? await this.registry.getObject(this.registry.catalog.lookup('', 'v1', 'serviceaccounts')!, namespace, saName) : undefined;
+    const saUid = sa ? String(metadataOf(sa)['uid']) : undefined;
+    const wantedUid = annotations[SA_UID];
+    if (!sa || (typeof wantedUid === 'string' && wantedUid !== saUid)) {
+      // The account it names does not exist (any more): the token would be for no one.
+      await this.registry.delete(secrets, namespace, String(meta['name']), { preconditions: { uid: String(meta['uid']) } });
+      return;
+    }
+    const data = isObject(secret['data']) ? secret['data'] : {};
+    if (data['token'] && data['ca.crt'] !== undefined && data['namespace'] && wantedUid === saUid) return;
+    const token = await this.issuer.issueLegacy({ namespace, name: saName, uid: saUid! }, String(meta['name']));
+    await this.registry.patch(secrets, namespace, String(meta['name']), (current) => {
+      const m = metadataOf(current);
+      m['annotations'] = { ...(isObject(m['annotations']) ? m['annotations'] : {}), [SA_UID]: saUid };
+      const d = isObject(current['data']) ? { ...current['data'] } : {};
+      if (!d['token']) d['token'] = Buffer.from(token).toString('base64');
+      d['ca.crt'] = Buffer.from(this.caCert).toString('base64');
+      d['namespace'] = Buffer.from(namespace).toString('base64');
+      return { ...current, data: d };
+    }, undefined, CONTROLLER);
+  }
+
+  private async removeTokensOf(sa: JsonObject): Promise<void> {
+    const meta = metadataOf(sa);
+    const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
+    const list = await this.registry.list(secrets, String(meta['namespace']), { kind: 'current' });
+    for (const bytes of list.items) {
+      const secret = decode(bytes);
+      const annotations = metadataOf(secret)['annotations'];
+      if (secret['type'] === TOKEN_TYPE && isObject(annotations) && annotations[SA_NAME] === meta['name']) await this.syncSecret(secret);
+    }
+  }
+}

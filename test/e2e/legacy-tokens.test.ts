@@ -1,0 +1,67 @@
+// The service-account token controller over HTTPS: a token secret is filled with a working legacy
+// token, the CA and the namespace; a token for a missing account, or of a deleted one, is removed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { call, kubeconfigTls } from '../helpers.js';
+import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const tokenSecret = (name: string, account: string) => JSON.stringify({
+  apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token',
+  metadata: { name, namespace: 'default', annotations: { 'kubernetes.io/service-account.name': account } },
+});
+
+describe('legacy service-account token secrets', () => {
+  let capstan: Capstan;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-tokens-'));
+    capstan = await startCapstan(join(dir, 'data'));
+  });
+  after(async () => {
+    await stopCapstan(capstan);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fills the secret with a token that authenticates as the service account', async () => {
+    await ok(capstan.kubeconfig, ['create', 'serviceaccount', 'builder', '-n', 'default']);
+    await ok(capstan.kubeconfig, ['create', '-f', '-'], tokenSecret('builder-token', 'builder'));
+    const secret = await until('token filled', async () => {
+      const s = JSON.parse(await ok(capstan.kubeconfig, ['get', 'secret', 'builder-token', '-n', 'default', '-o', 'json']));
+      return s.data?.token ? s : undefined;
+    });
+    const sa = JSON.parse(await ok(capstan.kubeconfig, ['get', 'sa', 'builder', '-n', 'default', '-o', 'json']));
+    assert.equal(secret.metadata.annotations['kubernetes.io/service-account.uid'], sa.metadata.uid);
+    assert.equal(Buffer.from(secret.data.namespace, 'base64').toString(), 'default');
+    const tls = kubeconfigTls(capstan.kubeconfig);
+    assert.equal(Buffer.from(secret.data['ca.crt'], 'base64').toString(), tls.ca);
+    const token = Buffer.from(secret.data.token, 'base64').toString();
+    const server = /server: (\S+)/.exec(readFileSync(capstan.kubeconfig, 'utf8'))![1]!;
+    const asBuilder = await call(server, 'GET', '/api/v1/namespaces/default/secrets', { tls: { ca: tls.ca }, headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(asBuilder.status, 403);
+    assert.equal(asBuilder.json.message, 'secrets is forbidden: User "system:serviceaccount:default:builder" cannot list resource "secrets" in API group "" in the namespace "default"');
+
+    // The account goes: its token secret goes, and the token stops working.
+    await ok(capstan.kubeconfig, ['delete', 'serviceaccount', 'builder', '-n', 'default']);
+    await until('secret deleted', async () => ((await kubectl(capstan.kubeconfig, ['get', 'secret', 'builder-token', '-n', 'default'])).code !== 0 ? true : undefined));
+    const after = await call(server, 'GET', '/api/v1/namespaces/default/secrets', { tls: { ca: tls.ca }, headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(after.status, 401);
+  });
+
+  it('removes a token secret for an account that does not exist', async () => {
+    await ok(capstan.kubeconfig, ['create', '-f', '-'], tokenSecret('nobody-token', 'nobody'));
+    await until('secret deleted', async () => ((await kubectl(capstan.kubeconfig, ['get', 'secret', 'nobody-token', '-n', 'default'])).code !== 0 ? true : undefined));
+  });
+});
