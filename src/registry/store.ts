@@ -7,7 +7,7 @@ import { convert } from '../api/conversion.js';
 import { validateObjectMeta } from '../api/names.js';
 import { isObject } from '../encoding/decode.js';
 import {
-  alreadyExists, badRequest, conflict, fieldRequired, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
+  alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher } from '../storage/cacher.js';
@@ -405,7 +405,7 @@ export class Registry {
       if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
       }
-      const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...validateUpdate(info, next, current, subresource)];
+      const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...validateUpdate(info, next, current, subresource)];
       if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
       ctx.admit?.(next, namespace);
     }
@@ -662,6 +662,15 @@ function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
   const finalizers = metadataOf(obj)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return true;
   return strategyFor(info).heldBySpec?.(obj) ?? false;
+}
+
+/** A terminating object may lose finalizers but gain none (the reference's metadata update rule). */
+function terminatingFinalizers(meta: JsonObject, curMeta: JsonObject): FieldError[] {
+  if (!curMeta['deletionTimestamp']) return [];
+  const before = new Set(Array.isArray(curMeta['finalizers']) ? (curMeta['finalizers'] as unknown[]).map(String) : []);
+  const added = (Array.isArray(meta['finalizers']) ? (meta['finalizers'] as unknown[]).map(String) : []).filter((f) => !before.has(f));
+  if (!added.length) return [];
+  return [fieldForbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`)];
 }
 
 /** An RFC 3339 time (seconds) moved by `seconds`. */

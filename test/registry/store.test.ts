@@ -100,6 +100,13 @@ describe('registry object semantics', () => {
     assert.equal(del.status, 200);
     assert.ok(del.json.metadata.deletionTimestamp);
     assert.equal((await call(server.url, 'GET', `${CM}/held`)).status, 200);
+    // A terminating object gains no finalizer; its deletion mark cannot be written away.
+    const added = await call(server.url, 'PATCH', `${CM}/held`, { body: { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(added.status, 422);
+    assert.equal(added.json.message, 'ConfigMap "held" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}');
+    const unmarked = await call(server.url, 'PATCH', `${CM}/held`, { body: { metadata: { deletionTimestamp: null }, data: { x: 'y' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(unmarked.status, 200);
+    assert.equal(unmarked.json.metadata.deletionTimestamp, del.json.metadata.deletionTimestamp);
     const released = await call(server.url, 'PATCH', `${CM}/held`, { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
     assert.equal(released.status, 200);
     assert.equal((await call(server.url, 'GET', `${CM}/held`)).status, 404);
