@@ -7,7 +7,7 @@ import { applyDefaults } from '../../api/defaults/index.js';
 import { isObject } from '../../encoding/decode.js';
 import { internalError, StatusError } from '../../errors.js';
 import { applyJsonPatch } from '../../fieldmanager/jsonpatch.js';
-import { jsonEqual } from '../../registry/objects.js';
+import { canonical, jsonEqual } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 import { addAnnotation, failedOpenMutationKey, mutationKey, mutationValue, patchKey, patchValue } from './annotations.js';
@@ -116,9 +116,11 @@ class MutatingDispatch {
     if (!isObject(result)) throw internalError('the patched object is not a JSON object');
     const changed = !jsonEqual(object, result);
     addAnnotation(this.attrs, patchKey(round, index), patchValue(hook.configurationName, hook.name, patch));
-    // The patched object is defaulted again, as a decoded one would be.
-    applyDefaults(invocation.kind, result);
-    this.objects = { ...this.objects, object: result };
+    // Read back as an object of the kind sent, and defaulted again, as a decoded one would be.
+    const { group, version, kind } = invocation.kind;
+    const typed = canonical(result, kind, group ? `${group}/${version}` : version);
+    applyDefaults(invocation.kind, typed);
+    this.objects = { ...this.objects, object: typed };
     this.patched = true;
     return changed;
   }

@@ -1,8 +1,9 @@
 // The objects of a request as webhooks see them: in the version of the rule that matched
 // (converted from the version the request addressed), the Scale view for the scale subresource,
-// and for CREATE's mutating phase without the fields the server only sets after it (uid,
-// creationTimestamp, generation, a generated name), as the reference's webhooks see a new object. A webhook's change
-// is written back into the admission attributes in place, in the request's version.
+// and in CREATE's mutating phase without what the server only sets after it (uid,
+// creationTimestamp, generation, a generated name), as the reference's webhooks see a new object.
+// A webhook's change is written back into the admission attributes in place, in the request's
+// version.
 import type { ResourceInfo } from '../../api/catalog.js';
 import { convert } from '../../api/conversion.js';
 import { isObject, type JsonObject } from '../../encoding/decode.js';
