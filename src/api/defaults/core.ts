@@ -43,7 +43,7 @@ function defaultReplicationController(rc: Obj): void {
     const templateMeta = template && objectAt(template, 'metadata');
     const labels = templateMeta && entriesOf(templateMeta['labels']);
     if (labels) {
-      if (noEntries(spec['selector'])) spec['selector'] = structuredClone(labels);
+      if (noEntries(spec['selector'])) spec['selector'] = labels;
       const meta = ensureObject(rc, 'metadata');
       if (meta && noEntries(meta['labels'])) meta['labels'] = structuredClone(labels);
     }
@@ -89,7 +89,7 @@ function defaultLimitRangeItem(item: Obj): void {
 }
 
 function defaultLimitRange(limitRange: Obj): void {
-  const spec = objectAt(limitRange, 'spec');
+  const spec = ensureObject(limitRange, 'spec');
   if (spec) for (const item of objectsAt(spec, 'limits')) defaultLimitRangeItem(item);
 }
 
@@ -136,5 +136,7 @@ export const CORE: DefaulterTable = {
   },
   'v1/Node': defaultNode,
   'v1/LimitRange': defaultLimitRange,
+  // A struct value, written {} when empty.
+  'v1/ResourceQuota': (obj) => void ensureObject(obj, 'spec'),
   'v1/Event': defaultEvent,
 };

@@ -9,6 +9,7 @@ import { APIREGISTRATION } from './apiregistration.js';
 import { APPS } from './apps.js';
 import { AUTOSCALING } from './autoscaling.js';
 import { BATCH } from './batch.js';
+import { COORDINATION } from './coordination.js';
 import { CORE } from './core.js';
 import { DISCOVERY } from './discovery.js';
 import { EVENTS } from './events.js';
@@ -34,6 +35,7 @@ const BY_GROUP: Readonly<Record<string, DefaulterTable>> = {
   apps: APPS,
   autoscaling: AUTOSCALING,
   batch: BATCH,
+  'coordination.k8s.io': COORDINATION,
   'discovery.k8s.io': DISCOVERY,
   'events.k8s.io': EVENTS,
   'flowcontrol.apiserver.k8s.io': FLOWCONTROL,

@@ -2,7 +2,7 @@
 // (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController).
 // Pods get a little more than templates (enableServiceLinks, requests from limits): the
 // reference keeps those off templates so that existing workloads do not roll on upgrade.
-import { ensureObject, isObj, objectAt, objectsAt, setIfEmpty, setIfNil, setIfZero, zeroObjectMeta, type Obj } from './fields.js';
+import { ensureObject, objectAt, objectsAt, setIfEmpty, setIfNil, setIfZero, zeroObjectMeta, type Obj } from './fields.js';
 import { pullPolicyFor } from './image.js';
 import { defaultFieldSelectors, defaultPodVolume } from './volumes.js';
 
@@ -87,12 +87,10 @@ export function defaultPodTemplateAt(holder: Obj, key: string, valueStruct: bool
 function defaultRequestsFromLimits(container: Obj): void {
   const resources = objectAt(container, 'resources');
   const limits = resources && objectAt(resources, 'limits');
-  if (!resources || !limits) return;
-  if (resources['requests'] !== undefined && resources['requests'] !== null && !isObj(resources['requests'])) return;
-  for (const [name, quantity] of Object.entries(limits)) {
-    const requests = ensureObject(resources, 'requests')!;
-    if (!(name in requests)) requests[name] = quantity;
-  }
+  if (!resources || !limits || Object.keys(limits).length === 0) return;
+  const requests = ensureObject(resources, 'requests');
+  if (!requests) return;
+  for (const [name, quantity] of Object.entries(limits)) if (!(name in requests)) requests[name] = quantity;
 }
 
 export function defaultPod(pod: Obj): void {

@@ -1,4 +1,6 @@
 // Defaults of rbac.authorization.k8s.io/v1: the API group of role references and subjects.
+// A role without rules is written by Go as `rules: null`; that null is not added here, since
+// the field manager would then record the field as the creator's.
 import { objectAt, objectsAt, setIfEmpty, type Obj } from './fields.js';
 import type { DefaulterTable } from './types.js';
 
@@ -9,11 +11,6 @@ function defaultSubject(subject: Obj): void {
   if (subject['kind'] === 'User' || subject['kind'] === 'Group') setIfEmpty(subject, 'apiGroup', RBAC_GROUP);
 }
 
-/** rules has no omitempty: a role without rules (an aggregated one) is written with null. */
-function defaultRole(role: Obj): void {
-  if (role['rules'] === undefined) role['rules'] = null;
-}
-
 function defaultBinding(binding: Obj): void {
   const roleRef = objectAt(binding, 'roleRef');
   if (roleRef) setIfEmpty(roleRef, 'apiGroup', RBAC_GROUP);
@@ -21,8 +18,6 @@ function defaultBinding(binding: Obj): void {
 }
 
 export const RBAC: DefaulterTable = {
-  'v1/Role': defaultRole,
-  'v1/ClusterRole': defaultRole,
   'v1/RoleBinding': defaultBinding,
   'v1/ClusterRoleBinding': defaultBinding,
 };

@@ -4,6 +4,8 @@ import type { DefaulterTable } from './types.js';
 
 function defaultPriorityClass(priorityClass: Obj): void {
   setIfNil(priorityClass, 'preemptionPolicy', 'PreemptLowerPriority');
+  // value has no omitempty: written 0 when not given.
+  setIfNil(priorityClass, 'value', 0);
   // globalDefault is an omitempty bool: false is not written (nor owned in managedFields).
   if (priorityClass['globalDefault'] === false || priorityClass['globalDefault'] === null) delete priorityClass['globalDefault'];
 }
