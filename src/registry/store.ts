@@ -297,6 +297,9 @@ export class Registry {
       await this.admission?.mutate(attributes);
       if (info.subresources.has('status')) obj['status'] = {};
       strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
+      // The reference answers with the stored object decoded again, defaults and all: what the
+      // preparation reset (status) or added (a Job's template labels) is defaulted once more.
+      applyDefaults(info, obj);
       this.validate(info, obj);
       ctx.admit?.(obj, namespace);
       await this.admission?.validate(attributes);

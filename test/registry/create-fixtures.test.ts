@@ -1,37 +1,156 @@
-// Creates of the reference's manifests (../shared/reference/create) compared with what it stored.
-// Whole objects, managedFields included; the kinds listed here need no defaulting beyond the
-// registry's own (defaults are a later issue).
+// Creates of the reference's manifests (../shared/reference/create) compared with what it stored:
+// whole objects, managedFields included, for every built-in kind. Left out: the review APIs and
+// TokenRequest (create-only answers, nothing is stored or defaulted; test/auth covers them) and
+// the custom resource (served once CustomResourceDefinitions are).
+//
+// Where a difference is work that is not done yet, the fixture lists the JSON paths it leaves
+// out of the comparison and who will fill them. Such a path must still differ: once it matches,
+// the test fails so that the entry is removed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
 import { call, fixture, memoryServer, placeholders } from '../helpers.js';
 
-const MATCHING = [
-  'apps-v1-controllerrevisions',
-  'coordination.k8s.io-v1-leases',
-  'core-v1-configmaps',
-  'core-v1-limitranges',
-  'core-v1-namespaces',
-  'core-v1-resourcequotas',
-  'core-v1-secrets-dockerconfigjson',
-  'core-v1-secrets-opaque',
-  'core-v1-secrets-service-account-token',
-  'core-v1-serviceaccounts',
-  'flowcontrol.apiserver.k8s.io-v1beta1-flowschemas',
-  'flowcontrol.apiserver.k8s.io-v1beta1-prioritylevelconfigurations',
-  'flowcontrol.apiserver.k8s.io-v1beta2-flowschemas',
-  'flowcontrol.apiserver.k8s.io-v1beta2-prioritylevelconfigurations',
-  'networking.k8s.io-v1-ingressclasses',
-  'node.k8s.io-v1-runtimeclasses',
-  'rbac.authorization.k8s.io-v1-clusterrolebindings',
-  'rbac.authorization.k8s.io-v1-clusterroles',
-  'rbac.authorization.k8s.io-v1-rolebindings',
-  'rbac.authorization.k8s.io-v1-roles',
-  'storage.k8s.io-v1-csinodes',
-  'storage.k8s.io-v1-csistoragecapacities',
-  'storage.k8s.io-v1beta1-csistoragecapacities',
-];
+type Pending = Readonly<Record<string, string>>;
 
+const SERVICE_ACCOUNT_PLUGIN = 'ServiceAccount admission plugin';
+const ALLOCATOR = 'ClusterIP and NodePort allocators';
+const IN_USE_PROTECTION = 'StorageObjectInUseProtection admission plugin';
+
+const SERVICE_IPS: Pending = {
+  'spec.clusterIP': ALLOCATOR,
+  'spec.clusterIPs': ALLOCATOR,
+  'spec.ipFamilies': ALLOCATOR,
+  'spec.ipFamilyPolicy': ALLOCATOR,
+};
+
+// In creation order: what a fixture refers to is created before it.
+const FIXTURES: Readonly<Record<string, Pending>> = {
+  'core-v1-configmaps': {},
+  'core-v1-secrets-opaque': {},
+  'core-v1-secrets-dockerconfigjson': {},
+  'core-v1-secrets-tls': {},
+  'core-v1-serviceaccounts': {},
+  'core-v1-secrets-service-account-token': {},
+  'core-v1-pods': {
+    'spec.serviceAccountName': SERVICE_ACCOUNT_PLUGIN,
+    'spec.serviceAccount': SERVICE_ACCOUNT_PLUGIN,
+    'spec.volumes': SERVICE_ACCOUNT_PLUGIN,
+    'spec.containers[0].volumeMounts': SERVICE_ACCOUNT_PLUGIN,
+    'spec.tolerations': 'DefaultTolerationSeconds admission plugin',
+    'spec.priority': 'Priority admission plugin',
+    'spec.preemptionPolicy': 'Priority admission plugin',
+  },
+  'core-v1-podtemplates': {},
+  'core-v1-replicationcontrollers': {},
+  'core-v1-services-clusterip': SERVICE_IPS,
+  'core-v1-services-headless': {
+    'spec.clusterIPs': ALLOCATOR,
+    'spec.ipFamilies': ALLOCATOR,
+    'spec.ipFamilyPolicy': ALLOCATOR,
+  },
+  'core-v1-services-nodeport': { ...SERVICE_IPS, 'spec.ports[0].nodePort': ALLOCATOR },
+  'core-v1-services-externalname': {},
+  'core-v1-endpoints': {},
+  'core-v1-events': {},
+  'core-v1-limitranges': {},
+  'core-v1-resourcequotas': {},
+  'core-v1-namespaces': {},
+  'core-v1-nodes': { 'spec.taints': 'TaintNodesByCondition admission plugin' },
+  'core-v1-persistentvolumes': { 'metadata.finalizers': IN_USE_PROTECTION },
+  'core-v1-persistentvolumeclaims': { 'metadata.finalizers': IN_USE_PROTECTION },
+  'apps-v1-deployments': {},
+  'apps-v1-replicasets': {},
+  'apps-v1-statefulsets': {},
+  'apps-v1-daemonsets': {
+    // The DaemonSet strategy's templateGeneration, which apps/v1 carries in this annotation
+    // (conversion adds it before ownership is recorded, the strategy sets it to 1).
+    'metadata.annotations': 'DaemonSet registry strategy',
+    'metadata.managedFields[0].fieldsV1.f:metadata': 'DaemonSet registry strategy',
+  },
+  'apps-v1-controllerrevisions': {},
+  'batch-v1-jobs': {
+    // The Job strategy generates the selector and template labels; defaulting then copies the
+    // template's labels to the Job's.
+    'spec.selector': 'Job registry strategy',
+    'spec.template.metadata.labels': 'Job registry strategy',
+    'metadata.labels': 'Job registry strategy',
+    'metadata.annotations': 'Job registry strategy (batch.kubernetes.io/job-tracking)',
+  },
+  'batch-v1-cronjobs': {},
+  'autoscaling-v1-horizontalpodautoscalers': {},
+  'autoscaling-v2-horizontalpodautoscalers': {},
+  'autoscaling-v2beta2-horizontalpodautoscalers': {},
+  'policy-v1-poddisruptionbudgets': {},
+  'networking.k8s.io-v1-ingressclasses': {},
+  'networking.k8s.io-v1-ingresses': {},
+  'networking.k8s.io-v1-networkpolicies': {},
+  'discovery.k8s.io-v1-endpointslices': {},
+  'events.k8s.io-v1-events': {},
+  'coordination.k8s.io-v1-leases': {},
+  'certificates.k8s.io-v1-certificatesigningrequests': {
+    // The requester is recorded (groups match); the recorder was user "admin" (uid "admin-uid"),
+    // the test server's loopback user is system:admin without a uid.
+    'spec.username': 'a different requester',
+    'spec.uid': 'a different requester',
+    'metadata.managedFields': 'CertificateSigningRequest registry strategy (the reference records no ownership here)',
+  },
+  'rbac.authorization.k8s.io-v1-roles': {},
+  'rbac.authorization.k8s.io-v1-rolebindings': {},
+  'rbac.authorization.k8s.io-v1-clusterroles': {},
+  'rbac.authorization.k8s.io-v1-clusterrolebindings': {},
+  'scheduling.k8s.io-v1-priorityclasses': {},
+  'node.k8s.io-v1-runtimeclasses': {},
+  'storage.k8s.io-v1-storageclasses': {},
+  'storage.k8s.io-v1-csidrivers': {},
+  'storage.k8s.io-v1-csinodes': {},
+  'storage.k8s.io-v1-volumeattachments': {},
+  'storage.k8s.io-v1-csistoragecapacities': {},
+  'storage.k8s.io-v1beta1-csistoragecapacities': {},
+  'admissionregistration.k8s.io-v1-mutatingwebhookconfigurations': {},
+  'admissionregistration.k8s.io-v1-validatingwebhookconfigurations': {},
+  'flowcontrol.apiserver.k8s.io-v1beta1-prioritylevelconfigurations': {},
+  'flowcontrol.apiserver.k8s.io-v1beta1-flowschemas': {},
+  'flowcontrol.apiserver.k8s.io-v1beta2-prioritylevelconfigurations': {},
+  'flowcontrol.apiserver.k8s.io-v1beta2-flowschemas': {},
+  'apiextensions.k8s.io-v1-customresourcedefinitions': {},
+};
+
+type Json = Record<string, unknown>;
+
+function isJson(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Keys and indexes of `spec.containers[0].volumeMounts`. */
+function segments(path: string): string[] {
+  return path.split('.').flatMap((part) => part.split(/\[(\d+)\]/).filter((s) => s !== ''));
+}
+
+/** Removes the value at `path` and returns it (undefined when absent). */
+function take(root: unknown, path: string): unknown {
+  const keys = segments(path);
+  let node: unknown = root;
+  for (const key of keys.slice(0, -1)) node = isJson(node) || Array.isArray(node) ? (node as Json)[key] : undefined;
+  const last = keys[keys.length - 1]!;
+  if (!isJson(node) && !Array.isArray(node)) return undefined;
+  const value = (node as Json)[last];
+  if (Array.isArray(node)) node[Number(last)] = undefined;
+  else delete node[last];
+  return value;
+}
+
+// The fixtures replace secrets with <redacted> (see the README).
+const REDACTED_SECRET_KEYS = ['tls.crt', 'tls.key', 'token', 'ca.crt'];
+
+function redacted(obj: Json): Json {
+  const copy = structuredClone(obj);
+  const data = copy['kind'] === 'Secret' && isJson(copy['data']) ? copy['data'] : undefined;
+  for (const key of REDACTED_SECRET_KEYS) if (data && data[key] !== undefined) data[key] = '<redacted>';
+  const spec = copy['kind'] === 'CertificateSigningRequest' && isJson(copy['spec']) ? copy['spec'] : undefined;
+  if (spec && spec['request'] !== undefined) spec['request'] = '<redacted>';
+  return copy;
+}
 
 describe('creates as the reference stores them', () => {
   let server: RunningServer;
@@ -43,12 +162,18 @@ describe('creates as the reference stores them', () => {
   });
   after(() => server.close());
 
-  for (const name of MATCHING) {
+  for (const [name, pending] of Object.entries(FIXTURES)) {
     it(name, async () => {
       const f = fixture(`create/${name}`);
       const reply = await call(server.url, f.request.method, f.request.path, { body: f.request.body, headers: f.request.headers });
       assert.equal(reply.status, f.response.status, reply.text);
-      assert.deepEqual(placeholders(reply.json), f.response.body);
+      const ours = redacted(placeholders(reply.json) as Json);
+      const theirs = structuredClone(f.response.body) as Json;
+      for (const [path, by] of Object.entries(pending)) {
+        const [a, b] = [take(ours, path), take(theirs, path)];
+        assert.notDeepEqual(a, b, `${path} now matches (${by} is done): remove it from the pending list`);
+      }
+      assert.deepEqual(ours, theirs);
     });
   }
 });

@@ -1,0 +1,142 @@
+// Defaults of the core group (v1).
+import { ensureObject, entriesOf, isObj, noEntries, objectAt, objectsAt, setIfEmpty, setIfNil, type Obj } from './fields.js';
+import { defaultPod, defaultPodTemplateAt } from './pod.js';
+import type { DefaulterTable } from './types.js';
+import { defaultClaim, defaultSharedSources } from './volumes.js';
+
+/** Seconds of ClientIP session affinity when none are given (3 hours). */
+const CLIENT_IP_AFFINITY_SECONDS = 10800;
+
+function defaultServiceSpec(spec: Obj): void {
+  setIfEmpty(spec, 'sessionAffinity', 'None');
+  if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig'];
+  if (spec['sessionAffinity'] === 'ClientIP') {
+    const config = spec['sessionAffinityConfig'];
+    const clientIP = isObj(config) ? config['clientIP'] : undefined;
+    const missing = config === undefined || config === null || (isObj(config) && (!isObj(clientIP) || clientIP['timeoutSeconds'] === undefined || clientIP['timeoutSeconds'] === null));
+    if (missing) spec['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: CLIENT_IP_AFFINITY_SECONDS } };
+  }
+  setIfEmpty(spec, 'type', 'ClusterIP');
+  for (const port of objectsAt(spec, 'ports')) {
+    setIfEmpty(port, 'protocol', 'TCP');
+    const target = port['targetPort'];
+    if ((target === undefined || target === null || target === 0 || target === '') && typeof port['port'] === 'number') port['targetPort'] = port['port'];
+  }
+  const type = spec['type'];
+  if (type === 'NodePort' || type === 'LoadBalancer') setIfEmpty(spec, 'externalTrafficPolicy', 'Cluster');
+  if (type === 'ClusterIP' || type === 'NodePort' || type === 'LoadBalancer') setIfNil(spec, 'internalTrafficPolicy', 'Cluster');
+  if (type === 'LoadBalancer') setIfNil(spec, 'allocateLoadBalancerNodePorts', true);
+}
+
+function defaultService(service: Obj): void {
+  const spec = ensureObject(service, 'spec');
+  if (spec) defaultServiceSpec(spec);
+  const status = ensureObject(service, 'status');
+  if (status) setIfNil(status, 'loadBalancer', {});
+}
+
+/** Selector and labels come from the template's labels when empty; one replica. */
+function defaultReplicationController(rc: Obj): void {
+  const spec = ensureObject(rc, 'spec');
+  if (spec) {
+    const template = objectAt(spec, 'template');
+    const templateMeta = template && objectAt(template, 'metadata');
+    const labels = templateMeta && entriesOf(templateMeta['labels']);
+    if (labels) {
+      if (noEntries(spec['selector'])) spec['selector'] = labels;
+      const meta = ensureObject(rc, 'metadata');
+      if (meta && noEntries(meta['labels'])) meta['labels'] = structuredClone(labels);
+    }
+    setIfNil(spec, 'replicas', 1);
+    defaultPodTemplateAt(spec, 'template', false);
+  }
+  const status = ensureObject(rc, 'status');
+  if (status) setIfNil(status, 'replicas', 0);
+}
+
+function defaultPersistentVolume(pv: Obj): void {
+  const spec = ensureObject(pv, 'spec');
+  if (spec) {
+    setIfEmpty(spec, 'persistentVolumeReclaimPolicy', 'Retain');
+    setIfNil(spec, 'volumeMode', 'Filesystem');
+    defaultSharedSources(spec);
+  }
+  const status = ensureObject(pv, 'status');
+  if (status) setIfEmpty(status, 'phase', 'Pending');
+}
+
+function defaultEndpoints(endpoints: Obj): void {
+  for (const subset of objectsAt(endpoints, 'subsets')) {
+    for (const port of objectsAt(subset, 'ports')) setIfEmpty(port, 'protocol', 'TCP');
+  }
+}
+
+/** A Container limit item: default limits from max, default requests from the limits, then min. */
+function defaultLimitRangeItem(item: Obj): void {
+  if (item['type'] !== 'Container') return;
+  const fill = (key: string, ...sources: string[]): void => {
+    const current = item[key];
+    if (current !== undefined && current !== null && !isObj(current)) return;
+    const target: Obj = isObj(current) ? current : {};
+    for (const source of sources) {
+      const from = objectAt(item, source);
+      if (from) for (const [name, quantity] of Object.entries(from)) if (!(name in target)) target[name] = quantity;
+    }
+    if (Object.keys(target).length > 0) item[key] = target;
+  };
+  fill('default', 'max');
+  fill('defaultRequest', 'default', 'min');
+}
+
+function defaultLimitRange(limitRange: Obj): void {
+  const spec = ensureObject(limitRange, 'spec');
+  if (spec) for (const item of objectsAt(spec, 'limits')) defaultLimitRangeItem(item);
+}
+
+/** Allocatable defaults to capacity; daemonEndpoints and nodeInfo are struct values. */
+function defaultNode(node: Obj): void {
+  ensureObject(node, 'spec');
+  const status = ensureObject(node, 'status');
+  if (!status) return;
+  const capacity = entriesOf(status['capacity']);
+  if (capacity) setIfNil(status, 'allocatable', capacity);
+  const daemonEndpoints = ensureObject(status, 'daemonEndpoints');
+  const kubelet = daemonEndpoints && ensureObject(daemonEndpoints, 'kubeletEndpoint');
+  if (kubelet) setIfNil(kubelet, 'Port', 0);
+  const nodeInfo = ensureObject(status, 'nodeInfo');
+  if (nodeInfo) {
+    for (const key of ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture']) {
+      setIfNil(nodeInfo, key, '');
+    }
+  }
+}
+
+/** Fields of Event written even when zero (times as null). */
+function defaultEvent(event: Obj): void {
+  setIfNil(event, 'involvedObject', {});
+  setIfNil(event, 'source', {});
+  for (const key of ['firstTimestamp', 'lastTimestamp', 'eventTime']) setIfNil(event, key, null);
+  setIfNil(event, 'reportingComponent', '');
+  setIfNil(event, 'reportingInstance', '');
+}
+
+export const CORE: DefaulterTable = {
+  'v1/Pod': defaultPod,
+  'v1/PodTemplate': (obj) => defaultPodTemplateAt(obj, 'template', true),
+  'v1/ReplicationController': defaultReplicationController,
+  'v1/Service': defaultService,
+  'v1/PersistentVolume': defaultPersistentVolume,
+  'v1/PersistentVolumeClaim': defaultClaim,
+  'v1/Endpoints': defaultEndpoints,
+  'v1/Secret': (obj) => setIfEmpty(obj, 'type', 'Opaque'),
+  'v1/Namespace': (obj) => {
+    ensureObject(obj, 'spec');
+    const status = ensureObject(obj, 'status');
+    if (status) setIfEmpty(status, 'phase', 'Active');
+  },
+  'v1/Node': defaultNode,
+  'v1/LimitRange': defaultLimitRange,
+  // A struct value, written {} when empty.
+  'v1/ResourceQuota': (obj) => void ensureObject(obj, 'spec'),
+  'v1/Event': defaultEvent,
+};

@@ -1,0 +1,16 @@
+// Defaults of discovery.k8s.io/v1 EndpointSlices.
+import { objectsAt, setIfNil, type Obj } from './fields.js';
+import type { DefaulterTable } from './types.js';
+
+function defaultEndpointSlice(slice: Obj): void {
+  // conditions is a struct value, written {} when empty.
+  for (const endpoint of objectsAt(slice, 'endpoints')) setIfNil(endpoint, 'conditions', {});
+  for (const port of objectsAt(slice, 'ports')) {
+    setIfNil(port, 'name', '');
+    setIfNil(port, 'protocol', 'TCP');
+  }
+}
+
+export const DISCOVERY: DefaulterTable = {
+  'v1/EndpointSlice': defaultEndpointSlice,
+};
