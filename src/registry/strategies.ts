@@ -3,6 +3,13 @@ import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
 import { metadataOf, type JsonObject } from './objects.js';
 import type { Registry } from './store.js';
+import { serviceStrategy } from './allocators/service-strategy.js';
+
+/** What a write took from a shared pool (service IPs, node ports): kept once stored, given back otherwise. */
+export interface Claim {
+  commit(): void;
+  revert(): void;
+}
 
 export interface Strategy {
   /** PUT of a missing object creates it. */
@@ -11,6 +18,12 @@ export interface Strategy {
   normalize?(obj: JsonObject): void;
   prepareForCreate?(obj: JsonObject): void;
   prepareForUpdate?(next: JsonObject, current: JsonObject): void;
+  /** Takes from shared pools what a new object needs (after mutating admission, before validation). */
+  beginCreate?(registry: Registry, obj: JsonObject, dryRun: boolean): Claim | undefined;
+  /** The same for an update of the main resource. */
+  beginUpdate?(registry: Registry, next: JsonObject, current: JsonObject, dryRun: boolean): Claim | undefined;
+  /** Runs once an object is gone from storage (not for dry runs). */
+  afterDelete?(registry: Registry, obj: JsonObject): Promise<void>;
   /** Runs before a delete is carried out; may refuse it or clean up. */
   beforeDelete?(registry: Registry, obj: JsonObject, dryRun: boolean): Promise<void>;
   /** Shapes the object a delete answers with. */
@@ -101,6 +114,7 @@ const STRATEGIES: Record<string, Strategy> = {
   '/namespaces': namespaces,
   '/secrets': secrets,
   '/pods': pods,
+  '/services': serviceStrategy,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,
   '/limitranges': createOnUpdate,
