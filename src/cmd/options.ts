@@ -1,5 +1,6 @@
 // Command-line flags → one Options object. Names follow kube-apiserver's where it has one.
 import { parseArgs } from 'node:util';
+import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 
 export interface Options {
   bindAddress: string;
@@ -135,6 +136,11 @@ export function parseOptions(argv: string[]): Options {
     throw new OptionsError('--insecure-serving: only on a loopback --bind-address');
   }
   if (Boolean(v['tls-cert-file']) !== Boolean(v['tls-private-key-file'])) throw new OptionsError('--tls-cert-file and --tls-private-key-file go together');
+  try {
+    ServiceAllocators.fromFlags(v['service-cluster-ip-range'], v['service-node-port-range']);
+  } catch (err) {
+    throw new OptionsError((err as Error).message);
+  }
   return {
     bindAddress: v['bind-address']!, securePort: port, dataDir: v['data-dir']!, storage, watchHistoryWindowMs: window,
     insecureServing: v['insecure-serving'] ?? false,

@@ -16,7 +16,7 @@ import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, type ReadPlan,
 } from './readoptions.js';
 import { canonical, decode, encode, encodeKept, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
-import { strategyFor } from './strategies.js';
+import { strategyFor, type Claim } from './strategies.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 import { applyDefaults } from '../api/defaults/index.js';
@@ -295,30 +295,38 @@ export class Registry {
       if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
       const attributes = this.attributes('CREATE', info, namespace, String(m['name']), ctx, obj);
       await this.admission?.mutate(attributes);
-      if (info.subresources.has('status')) obj['status'] = {};
-      strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
-      // The reference answers with the stored object decoded again, defaults and all: what the
-      // preparation reset (status) or added (a Job's template labels) is defaulted once more.
-      applyDefaults(info, obj);
-      this.validate(info, obj);
-      ctx.admit?.(obj, namespace);
-      await this.admission?.validate(attributes);
-      const stored = this.toVersion(storeInfo, obj);
-      const name = String(m['name']);
-      if (ctx.dryRun) {
-        // Nothing is stored, so no revision exists: the answer carries none.
-        if (await this.storage.get(objectKey(info, namespace, name))) throw alreadyExists(qr(info), name);
-        return { status: 201, body: this.served(info, encode(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
-      }
+      // Shared pools (service IPs, node ports) are drawn from here, as the reference's BeginCreate;
+      // what was taken goes back unless the object is stored.
+      const claim = strategy.beginCreate?.(this, obj, ctx.dryRun ?? false);
       try {
-        const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
-        return { status: 201, body: this.served(info, result.value) };
-      } catch (err) {
-        if (err instanceof StorageError && err.code === 'KeyExists') {
-          if (!explicitName && attempt + 1 < MAX_GENERATE_ATTEMPTS) continue;
-          throw alreadyExists(qr(info), name);
+        if (info.subresources.has('status')) obj['status'] = {};
+        strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
+        // The reference answers with the stored object decoded again, defaults and all: what the
+        // preparation reset (status) or added (a Job's template labels) is defaulted once more.
+        applyDefaults(info, obj);
+        this.validate(info, obj);
+        ctx.admit?.(obj, namespace);
+        await this.admission?.validate(attributes);
+        const stored = this.toVersion(storeInfo, obj);
+        const name = String(m['name']);
+        if (ctx.dryRun) {
+          // Nothing is stored, so no revision exists: the answer carries none.
+          if (await this.storage.get(objectKey(info, namespace, name))) throw alreadyExists(qr(info), name);
+          return { status: 201, body: this.served(info, encode(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
         }
-        throw err;
+        try {
+          const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
+          claim?.commit();
+          return { status: 201, body: this.served(info, result.value) };
+        } catch (err) {
+          if (err instanceof StorageError && err.code === 'KeyExists') {
+            if (!explicitName && attempt + 1 < MAX_GENERATE_ATTEMPTS) continue;
+            throw alreadyExists(qr(info), name);
+          }
+          throw err;
+        }
+      } finally {
+        claim?.revert(); // nothing once committed
       }
     }
   }
@@ -346,28 +354,35 @@ export class Registry {
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
       }
-      const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx);
-      if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
-      // A terminating object whose last finalizer went is removed by this write.
-      const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
-      const stored = this.toVersion(storeInfo, next);
-      if (ctx.dryRun) return { status: 200, body: this.served(info, encodeAt(stored, storeInfo, current.modRevision)) };
+      const claims: Claim[] = [];
       try {
-        const result = finished
-          ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
-          : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
-        return { status: 200, body: this.served(info, result.value) };
-      } catch (err) {
-        if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
-        if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
-        if (err instanceof StorageError && err.code === 'NotFound') throw notFound(qr(info), name);
-        throw err;
+        const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, claims);
+        if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
+        // A terminating object whose last finalizer went is removed by this write.
+        const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
+        const stored = this.toVersion(storeInfo, next);
+        if (ctx.dryRun) return { status: 200, body: this.served(info, encodeAt(stored, storeInfo, current.modRevision)) };
+        try {
+          const result = finished
+            ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
+            : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
+          for (const claim of claims) claim.commit();
+          if (finished) await strategyFor(info).afterDelete?.(this, decode(result.value));
+          return { status: 200, body: this.served(info, result.value) };
+        } catch (err) {
+          if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
+          if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
+          if (err instanceof StorageError && err.code === 'NotFound') throw notFound(qr(info), name);
+          throw err;
+        }
+      } finally {
+        for (const claim of claims) claim.revert(); // nothing once committed
       }
     }
   }
 
   /** Applies the object semantics of an update to the desired object. */
-  private async prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext): Promise<JsonObject> {
+  private async prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext, claims: Claim[] = []): Promise<JsonObject> {
     const curMeta = metadataOf(current);
     const name = String(curMeta['name'] ?? '');
     const namespace = info.namespaced ? String(curMeta['namespace'] ?? '') : undefined;
@@ -404,6 +419,9 @@ export class Registry {
       if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, subresource ? { subresource } : { now: now() });
       attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
       await this.admission?.mutate(attributes);
+      // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
+      const claim = strategyFor(info).beginUpdate?.(this, next, current, ctx.dryRun ?? false);
+      if (claim) claims.push(claim);
       strategyFor(info).prepareForUpdate?.(next, current);
       if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
@@ -569,6 +587,7 @@ export class Registry {
           }
           return encodeAt(obj, storeInfo, rev);
         });
+        await strategy.afterDelete?.(this, decode(result.value));
         if (info.returnsDeletedObject) return { status: 200, body: this.served(info, result.value) };
         return { status: 200, body: encode(successStatus(info, name, String(meta['uid'] ?? ''))) };
       } catch (err) {

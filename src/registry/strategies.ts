@@ -4,6 +4,13 @@ import { StatusError } from '../errors.js';
 import { metadataOf, type JsonObject } from './objects.js';
 import type { Registry } from './store.js';
 import type { UserInfo } from '../auth/types.js';
+import { serviceStrategy } from './allocators/service-strategy.js';
+
+/** What a write took from a shared pool (service IPs, node ports): kept once stored, given back otherwise. */
+export interface Claim {
+  commit(): void;
+  revert(): void;
+}
 
 export interface Strategy {
   /** PUT of a missing object creates it. */
@@ -13,6 +20,12 @@ export interface Strategy {
   /** `user`: who creates (CertificateSigningRequests record their requester). */
   prepareForCreate?(obj: JsonObject, user: UserInfo): void;
   prepareForUpdate?(next: JsonObject, current: JsonObject): void;
+  /** Takes from shared pools what a new object needs (after mutating admission, before validation). */
+  beginCreate?(registry: Registry, obj: JsonObject, dryRun: boolean): Claim | undefined;
+  /** The same for an update of the main resource. */
+  beginUpdate?(registry: Registry, next: JsonObject, current: JsonObject, dryRun: boolean): Claim | undefined;
+  /** Runs once an object is gone from storage (not for dry runs). */
+  afterDelete?(registry: Registry, obj: JsonObject): Promise<void>;
   /** Runs before a delete is carried out; may refuse it or clean up. */
   beforeDelete?(registry: Registry, obj: JsonObject, dryRun: boolean): Promise<void>;
   /** Shapes the object a delete answers with. */
@@ -138,6 +151,7 @@ const STRATEGIES: Record<string, Strategy> = {
   '/pods': pods,
   '/replicationcontrollers': replicationControllers,
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequests,
+  '/services': serviceStrategy,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,
   '/limitranges': createOnUpdate,

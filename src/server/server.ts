@@ -28,6 +28,9 @@ import { CsrSigningController } from '../controllers/csr-signing.js';
 import { TokenController } from '../controllers/token.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
+import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
+import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { ensureServingMaterial, type ServingMaterial } from './certs.js';
 import { Health } from './health.js';
@@ -65,6 +68,8 @@ export interface ServerOptions {
   /** --service-cluster-ip-range (default "10.96.0.0/12") and --service-node-port-range (default "30000-32767"). */
   serviceClusterIpRange?: string;
   serviceNodePortRange?: string;
+  /** Keep the `kubernetes` Service, Endpoints and EndpointSlice in `default` (default true; tests that count objects turn it off). */
+  kubernetesService?: boolean;
 }
 
 export interface RunningServer {
@@ -77,10 +82,13 @@ export interface RunningServer {
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  // Bad ranges fail the start before anything is opened.
+  const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
   const catalog = Catalog.load(defaultEnabled);
   const historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
   const registry = new Registry(catalog, storage, { historyWindowMs });
+  await attachServiceAllocators(registry, serviceAllocators);
   registry.admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), { registry });
   const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
@@ -202,6 +210,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     server.listen(options.port, options.bindAddress, resolve);
   });
   const port = (server.address() as AddressInfo).port;
+  // The `kubernetes` Service points at the port actually served.
+  const kubernetesService = new KubernetesServiceController(registry, {
+    clusterIp: serviceAllocators.kubernetesServiceIp(), address: advertisedAddress(options.advertiseAddress, options.bindAddress), port,
+  });
+  if (options.kubernetesService ?? true) await kubernetesService.start();
   const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
   return {
     url: `${material ? 'https' : 'http'}://${host}:${port}`,
@@ -219,6 +232,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       csrSigning?.stop();
       tokens?.stop();
       namespaceDefaults.stop();
+      await kubernetesService.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();

@@ -38,6 +38,8 @@ describe('command-line options', () => {
     assert.throws(() => parseOptions(['--insecure-serving', '--bind-address', '0.0.0.0']), /loopback/);
     assert.throws(() => parseOptions(['--authorization-mode', 'ABAC']), /--authorization-mode/);
     assert.throws(() => parseOptions(['--tls-cert-file', 'a.crt']), /go together/);
+    assert.throws(() => parseOptions(['--service-cluster-ip-range', '10.0.0.0/8']), /specified --service-cluster-ip-range is too large/);
+    assert.throws(() => parseOptions(['--service-node-port-range', '32767-30000']), /end port cannot be less than start port/);
   });
 
   it('reads Go durations', () => {

@@ -14,14 +14,18 @@ import { call, fixture, memoryServer, placeholders } from '../helpers.js';
 type Pending = Readonly<Record<string, string>>;
 
 const SERVICE_ACCOUNT_PLUGIN = 'ServiceAccount admission plugin';
-const ALLOCATOR = 'ClusterIP and NodePort allocators';
 const IN_USE_PROTECTION = 'StorageObjectInUseProtection admission plugin';
 
-const SERVICE_IPS: Pending = {
-  'spec.clusterIP': ALLOCATOR,
-  'spec.clusterIPs': ALLOCATOR,
-  'spec.ipFamilies': ALLOCATOR,
-  'spec.ipFamilyPolicy': ALLOCATOR,
+/** Values drawn at random from a pool (addresses, ports): both sides must hold one of this shape. */
+const IPV4 = /^(10\.96\.\d{1,3}\.\d{1,3}|<cluster-ip>)$/;
+const isPort = (v: unknown) => v === '<node-port>' || (typeof v === 'number' && v >= 30000 && v <= 32767);
+// (The fixtures carry placeholders for them: <cluster-ip>, <node-port>.)
+const ALLOCATED: Readonly<Record<string, Readonly<Record<string, (v: unknown) => boolean>>>> = {
+  'core-v1-services-clusterip': { 'spec.clusterIP': (v) => IPV4.test(String(v)), 'spec.clusterIPs[0]': (v) => IPV4.test(String(v)) },
+  'core-v1-services-nodeport': {
+    'spec.clusterIP': (v) => IPV4.test(String(v)), 'spec.clusterIPs[0]': (v) => IPV4.test(String(v)),
+    'spec.ports[0].nodePort': isPort,
+  },
 };
 
 // In creation order: what a fixture refers to is created before it.
@@ -43,13 +47,9 @@ const FIXTURES: Readonly<Record<string, Pending>> = {
   },
   'core-v1-podtemplates': {},
   'core-v1-replicationcontrollers': {},
-  'core-v1-services-clusterip': SERVICE_IPS,
-  'core-v1-services-headless': {
-    'spec.clusterIPs': ALLOCATOR,
-    'spec.ipFamilies': ALLOCATOR,
-    'spec.ipFamilyPolicy': ALLOCATOR,
-  },
-  'core-v1-services-nodeport': { ...SERVICE_IPS, 'spec.ports[0].nodePort': ALLOCATOR },
+  'core-v1-services-clusterip': {},
+  'core-v1-services-headless': {},
+  'core-v1-services-nodeport': {},
   'core-v1-services-externalname': {},
   'core-v1-endpoints': {},
   'core-v1-events': {},
@@ -155,7 +155,8 @@ function redacted(obj: Json): Json {
 describe('creates as the reference stores them', () => {
   let server: RunningServer;
   before(async () => {
-    server = await memoryServer();
+    // The reference's service range (see ../shared/reference/README.md).
+    server = await memoryServer({ serviceClusterIpRange: '10.96.0.0/16' });
     for (const name of ['ref-create', 'ref-create-quota']) {
       assert.equal((await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);
     }
@@ -169,6 +170,10 @@ describe('creates as the reference stores them', () => {
       assert.equal(reply.status, f.response.status, reply.text);
       const ours = redacted(placeholders(reply.json) as Json);
       const theirs = structuredClone(f.response.body) as Json;
+      for (const [path, shaped] of Object.entries(ALLOCATED[name] ?? {})) {
+        const [a, b] = [take(ours, path), take(theirs, path)];
+        assert.ok(shaped(a) && shaped(b), `${path}: ${String(a)} / ${String(b)}`);
+      }
       for (const [path, by] of Object.entries(pending)) {
         const [a, b] = [take(ours, path), take(theirs, path)];
         assert.notDeepEqual(a, b, `${path} now matches (${by} is done): remove it from the pending list`);

@@ -1,0 +1,50 @@
+// The Service strategy: allocation on create and update (after mutating admission, before
+// validation, as the reference's BeginCreate/BeginUpdate), type-dependent fields dropped on
+// update, and what a deleted Service held released (with its Endpoints, as the reference does).
+import { StatusError } from '../../errors.js';
+import { decode, metadataOf } from '../objects.js';
+import { resourcePrefix } from '../keys.js';
+import type { Registry } from '../store.js';
+import type { Strategy } from '../strategies.js';
+import { ServiceAllocators } from './service-allocation.js';
+import { dropTypeDependentFields } from './service-fields.js';
+
+const allocatorsOf = new WeakMap<Registry, ServiceAllocators>();
+
+/**
+ * Gives a registry its Service allocators, taking what its stored Services hold. Registries
+ * without allocators (unit tests) store Services as given.
+ */
+export async function attachServiceAllocators(registry: Registry, allocators: ServiceAllocators): Promise<void> {
+  const services = registry.catalog.lookup('', 'v1', 'services');
+  if (services) {
+    const page = await registry.storage.list(resourcePrefix(services));
+    for (const item of page.items) allocators.restore(decode(item.value));
+  }
+  allocatorsOf.set(registry, allocators);
+}
+
+export const serviceStrategy: Strategy = {
+  beginCreate(registry, obj, dryRun) {
+    return allocatorsOf.get(registry)?.allocateCreate(obj, dryRun);
+  },
+  beginUpdate(registry, next, current, dryRun) {
+    return allocatorsOf.get(registry)?.allocateUpdate(next, current, dryRun);
+  },
+  prepareForUpdate(next, current) {
+    dropTypeDependentFields(next, current);
+  },
+  async afterDelete(registry, obj) {
+    allocatorsOf.get(registry)?.release(obj);
+    // Endpoints could otherwise outlive the Service and be taken for a new one of the same name.
+    const endpoints = registry.catalog.lookup('', 'v1', 'endpoints');
+    const meta = metadataOf(obj);
+    if (!endpoints || typeof meta['namespace'] !== 'string' || typeof meta['name'] !== 'string') return;
+    try {
+      await registry.delete(endpoints, meta['namespace'], meta['name']);
+    } catch (err) {
+      // The Service is gone either way; the reference only logs this.
+      if (!(err instanceof StatusError && err.code === 404)) console.error(`deleting the endpoints of service ${meta['namespace']}/${meta['name']}:`, err);
+    }
+  },
+};
