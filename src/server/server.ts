@@ -24,6 +24,7 @@ import type { Storage } from '../storage/types.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { ResourceQuotaController } from '../controllers/quota.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { ensureServingMaterial, type ServingMaterial } from './certs.js';
 import { Health } from './health.js';
@@ -87,6 +88,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
   const namespaceController = new NamespaceController(registry);
   await namespaceController.start();
+  const quotaController = new ResourceQuotaController(registry);
+  await quotaController.start();
   const gc = new GarbageCollector(registry);
   if (options.garbageCollector ?? true) await gc.start();
   let material: ServingMaterial | undefined;
@@ -200,6 +203,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       compactor.stop();
       aggregation.stop();
       namespaceController.stop();
+      quotaController.stop();
       gc.stop();
       namespaceDefaults.stop();
       await new Promise<void>((resolve) => {

@@ -1,6 +1,8 @@
 // The implemented admission plugins; the chain runs those enabled, in the reference's order.
 import type { AdmissionPlugin } from '../types.js';
+import { LimitRangerAdmission } from './limit-ranger.js';
+import { ResourceQuotaAdmission } from './resource-quota.js';
 
 export function builtinPlugins(): AdmissionPlugin[] {
-  return [];
+  return [new LimitRangerAdmission(), new ResourceQuotaAdmission()];
 }
