@@ -125,7 +125,7 @@ export class ResourceQuotaController {
       return;
     }
     // A create admission could not charge: a quota the controller has not measured yet.
-    if (quotas.some((q) => statusOf(q)['hard'] === undefined)) this.schedule(namespace);
+    if (quotas.some((q) => statusOf(q)['hard'] === undefined && specHard(q).size > 0)) this.schedule(namespace);
   }
 
   // ---- the work queue ----
