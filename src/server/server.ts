@@ -31,6 +31,7 @@ import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
+import { ResourceQuotaController } from '../controllers/quota.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { ensureServingMaterial, type ServingMaterial } from './certs.js';
 import { Health } from './health.js';
@@ -99,6 +100,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
   const namespaceController = new NamespaceController(registry);
   await namespaceController.start();
+  const quotaController = new ResourceQuotaController(registry);
+  await quotaController.start();
   const gc = new GarbageCollector(registry);
   if (options.garbageCollector ?? true) await gc.start();
   const podTermination = new PodTermination(registry);
@@ -226,6 +229,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       compactor.stop();
       aggregation.stop();
       namespaceController.stop();
+      quotaController.stop();
       gc.stop();
       podTermination.stop();
       disruption.stop();

@@ -1,0 +1,197 @@
+// The ResourceQuota controller: every quota's status.hard follows spec.hard and status.used is
+// measured from the objects of its namespace — when a quota is created or its spec changes, when
+// an object it tracks is deleted or stops counting (a pod that finished, a claim that shrank),
+// and on a periodic resync. Admission raises status.used as objects are created; this is what
+// gives usage back. A client of the registry only; the watches it needs are opened on demand,
+// so a server without quotas pays nothing.
+import type { ResourceInfo } from '../api/catalog.js';
+import { isObject } from '../encoding/decode.js';
+import { StatusError } from '../errors.js';
+import { evaluatorsFor, type Evaluator } from '../quota/evaluators.js';
+import { listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from '../quota/resource-list.js';
+import { measureUsage } from '../quota/usage.js';
+import { NamespaceIndex } from '../registry/namespace-index.js';
+import { decode, jsonEqual, metadataOf, type JsonObject } from '../registry/objects.js';
+import type { Registry, WriteContext } from '../registry/store.js';
+import type { CacheEvent } from '../storage/cacher.js';
+
+const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
+/** Changes that come together (a namespace's objects deleted one by one) are measured once. */
+const BATCH_MS = 10;
+const RETRY_MS = 200;
+/** The reference's --resource-quota-sync-period default. */
+const DEFAULT_RESYNC_MS = 5 * 60_000;
+
+export interface QuotaControllerOptions {
+  /** How often every quota is measured again whatever happened (ms). */
+  resyncMs?: number;
+}
+
+function specHard(quota: JsonObject): ResourceList {
+  return resourceListOf(isObject(quota['spec']) ? quota['spec']['hard'] : undefined);
+}
+
+function statusOf(quota: JsonObject): JsonObject {
+  return isObject(quota['status']) ? quota['status'] : {};
+}
+
+function isStale(err: unknown): boolean {
+  return err instanceof StatusError && (err.code === 409 || err.code === 404);
+}
+
+export class ResourceQuotaController {
+  private quotas: NamespaceIndex | undefined;
+  /** Watches of tracked resources, by storage prefix. */
+  private readonly watched = new Map<string, { stop(): void }>();
+  private watching: Promise<void> = Promise.resolve();
+  private readonly dirty = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private resync: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+
+  constructor(private readonly registry: Registry, private readonly options: QuotaControllerOptions = {}) {}
+
+  async start(): Promise<void> {
+    this.quotas = await NamespaceIndex.start(this.registry, this.quotaInfo(), (namespace, _name, quota, previous) => this.onQuota(namespace, quota, previous));
+    for (const namespace of this.quotas.namespaces()) this.schedule(namespace);
+    await this.watchTracked();
+    this.resync = setInterval(() => {
+      for (const namespace of this.quotas?.namespaces() ?? []) this.schedule(namespace);
+    }, this.options.resyncMs ?? DEFAULT_RESYNC_MS);
+    this.resync.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.quotas?.stop();
+    for (const w of this.watched.values()) w.stop();
+    this.watched.clear();
+    clearTimeout(this.timer);
+    clearInterval(this.resync);
+  }
+
+  private quotaInfo(): ResourceInfo {
+    return this.registry.catalog.lookup('', 'v1', 'resourcequotas')!;
+  }
+
+  /** The stored resource an evaluator measures; undefined when it is not served. */
+  private storageInfoOf(evaluator: Evaluator): ResourceInfo | undefined {
+    const info = this.registry.catalog.versionsOf(evaluator.group, evaluator.resource)[0];
+    return info && info.namespaced ? this.registry.storageInfo(info) : undefined;
+  }
+
+  // ---- triggers ----
+
+  private onQuota(namespace: string, quota: JsonObject | undefined, previous: JsonObject | undefined): void {
+    if (!quota) return;
+    const specChanged = !previous || !jsonEqual(quota['spec'], previous['spec']);
+    if (specChanged || !listsEqual(specHard(quota), resourceListOf(statusOf(quota)['hard']))) {
+      this.schedule(namespace);
+      if (specChanged) void this.watchTracked();
+    }
+  }
+
+  /** Opens a watch on every resource some quota tracks (never closed: quotas come and go). */
+  private watchTracked(): Promise<void> {
+    this.watching = this.watching.then(async () => {
+      const names = new Set<string>();
+      for (const namespace of this.quotas?.namespaces() ?? []) {
+        for (const quota of this.quotas!.in(namespace)) for (const name of specHard(quota).keys()) names.add(name);
+      }
+      for (const evaluator of evaluatorsFor(names)) {
+        const info = this.storageInfoOf(evaluator);
+        if (!info || this.stopped) continue;
+        const cacher = await this.registry.cacher(info);
+        if (this.watched.has(cacher.prefix)) continue;
+        this.watched.set(cacher.prefix, cacher.watch(cacher.revision(), (e) => this.onObject(evaluator, cacher.prefix, e)));
+      }
+    }).catch((err: unknown) => console.error('resource quota controller:', err));
+    return this.watching;
+  }
+
+  /** Deletions give usage back; so do updates that change what an object charges. */
+  private onObject(evaluator: Evaluator, prefix: string, e: CacheEvent): void {
+    const rest = e.key.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash < 0) return;
+    const namespace = rest.slice(0, slash);
+    const quotas = this.quotas?.in(namespace) ?? [];
+    if (quotas.length === 0) return;
+    if (e.type === 'delete') return this.schedule(namespace);
+    if (e.type === 'update' && e.prevValue) {
+      const now = Date.now();
+      if (!listsEqual(evaluator.usage(decode(e.prevValue), now), evaluator.usage(decode(e.value), now))) this.schedule(namespace);
+      return;
+    }
+    // A create admission could not charge: a quota the controller has not measured yet.
+    if (quotas.some((q) => statusOf(q)['hard'] === undefined && specHard(q).size > 0)) this.schedule(namespace);
+  }
+
+  // ---- the work queue ----
+
+  private schedule(namespace: string, delay = BATCH_MS): void {
+    if (this.stopped) return;
+    this.dirty.add(namespace);
+    if (this.timer || this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.run().catch((err: unknown) => console.error('resource quota controller:', err));
+    }, delay);
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    const retry: string[] = [];
+    try {
+      const namespaces = [...this.dirty];
+      this.dirty.clear();
+      for (const namespace of namespaces) {
+        if (this.stopped) return;
+        if (!(await this.syncNamespace(namespace))) retry.push(namespace);
+      }
+    } finally {
+      this.running = false;
+    }
+    if (retry.length) for (const namespace of retry) this.schedule(namespace, RETRY_MS);
+    else if (this.dirty.size) this.schedule([...this.dirty][0]!);
+  }
+
+  /** Records every quota of a namespace; false when one changed meanwhile (to be done again). */
+  private async syncNamespace(namespace: string): Promise<boolean> {
+    let done = true;
+    for (const quota of this.quotas?.in(namespace) ?? []) {
+      try {
+        await this.syncQuota(namespace, quota);
+      } catch (err) {
+        if (!isStale(err)) throw err;
+        done = false;
+      }
+    }
+    return done;
+  }
+
+  private async syncQuota(namespace: string, quota: JsonObject): Promise<void> {
+    const hard = specHard(quota);
+    const status = statusOf(quota);
+    const statusUsed = resourceListOf(status['used']);
+    const objects = new Map<Evaluator, JsonObject[]>();
+    for (const evaluator of evaluatorsFor(hard.keys())) {
+      const info = this.storageInfoOf(evaluator);
+      if (!info) continue;
+      const cacher = await this.registry.cacher(info);
+      objects.set(evaluator, cacher.list({ prefix: `${cacher.prefix}${namespace}/` }).items.map(decode));
+    }
+    const measured = measureUsage(quota, hard, (e) => objects.get(e), Date.now());
+    // What is not measured keeps its last recorded value; only what the quota limits is kept.
+    const used = mask(new Map([...statusUsed, ...measured]), hard.keys());
+    const dirty = status['hard'] === undefined || status['used'] === undefined
+      || !listsEqual(hard, resourceListOf(status['hard'])) || !listsEqual(used, statusUsed);
+    if (!dirty) return;
+    const next: JsonObject = {};
+    if (hard.size) next['hard'] = resourceListJson(hard);
+    if (used.size) next['used'] = resourceListJson(used);
+    const meta = metadataOf(structuredClone(quota));
+    await this.registry.update(this.quotaInfo(), namespace, String(meta['name']), { ...quota, metadata: meta, status: next }, 'status', CONTROLLER);
+  }
+}
