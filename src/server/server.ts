@@ -18,6 +18,7 @@ import { methodNotAllowed } from '../errors.js';
 import { Registry } from '../registry/store.js';
 import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
 import { builtinPlugins } from '../admission/plugins/index.js';
+import type { AdmissionServices } from '../admission/types.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
@@ -77,7 +78,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const catalog = Catalog.load(defaultEnabled);
   const historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
   const registry = new Registry(catalog, storage, { historyWindowMs });
-  registry.admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), { registry });
+  const admissionServices: AdmissionServices = { registry };
+  const admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), admissionServices);
   const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
   await registry.startCaches();
@@ -85,6 +87,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
   if (rbac) await reconcileBootstrapPolicy(registry);
   const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
+  // The server's own first-start objects (system namespaces and priority classes, the bootstrap RBAC
+  // policy) are written before admission is installed: no plugin changes them, and a chain that
+  // refuses every write (AlwaysDeny) must not keep the server from starting.
+  registry.admission = admission;
   const namespaceController = new NamespaceController(registry);
   await namespaceController.start();
   const gc = new GarbageCollector(registry);
@@ -101,6 +107,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     anonymousAuth: options.anonymousAuth ?? true,
     authorizationMode: options.authorizationMode ?? 'RBAC',
   });
+  // Plugins that authorize further (CSR approval and signing) use the request authorizer.
+  admissionServices.authorizer = security.context.authorizer;
   const namespaceDefaults = new NamespaceDefaults(registry, material?.caCert);
   if (options.namespaceDefaults ?? true) await namespaceDefaults.start();
   const openapi = new OpenApi(defaultEnabled);
