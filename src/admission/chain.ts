@@ -45,6 +45,11 @@ export class AdmissionChain {
     return this.plugins.map((p) => p.name);
   }
 
+  /** Whether a plugin runs (for rules the registry enforces on a plugin's behalf). */
+  has(name: string): boolean {
+    return this.plugins.some((p) => p.name === name);
+  }
+
   async mutate(attributes: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) if (p.mutate) await p.mutate(attributes, this.services);
   }

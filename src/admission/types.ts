@@ -1,6 +1,6 @@
 // The shapes of the admission chain: what a plugin is told about a write, and what it may do.
 import type { ResourceInfo } from '../api/catalog.js';
-import type { UserInfo } from '../auth/types.js';
+import type { Authorizer, UserInfo } from '../auth/types.js';
 import type { JsonObject } from '../registry/objects.js';
 import type { Registry } from '../registry/store.js';
 
@@ -28,9 +28,14 @@ export interface AdmissionAttributes {
   annotations: Record<string, string>;
 }
 
-/** What plugins may use: the registry (to read objects such as LimitRanges or quotas) and nothing else. */
+/**
+ * What plugins may use: the registry (to read objects such as LimitRanges or quotas) and the
+ * authorizer (for plugins that ask whether the user may do more, such as approving a CSR; set by the
+ * server once security is built).
+ */
 export interface AdmissionServices {
   registry: Registry;
+  authorizer?: Authorizer;
 }
 
 /**

@@ -240,7 +240,8 @@ export class Registry {
 
   /** Namespaced objects need their namespace, and none is created in a terminating one (403 as the reference). */
   private async requireNamespace(info: ResourceInfo, namespace: string | undefined, name: string): Promise<void> {
-    if (namespace === undefined) return;
+    // These are the NamespaceLifecycle admission plugin's rules: off when it is disabled.
+    if (namespace === undefined || (this.admission && !this.admission.has('NamespaceLifecycle'))) return;
     const ns = await this.storage.get(`/registry/namespaces/${namespace}`);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     const meta = metadataOf(decode(ns.value));

@@ -57,9 +57,10 @@ const namespaces: Strategy = {
     obj['spec'] = spec;
     obj['status'] = { phase: 'Active' };
   },
-  async beforeDelete(_registry, obj) {
+  async beforeDelete(registry, obj) {
     const name = String(metadataOf(obj)['name']);
-    if (IMMORTAL_NAMESPACES.has(name)) {
+    // A NamespaceLifecycle rule: lifted when that admission plugin is disabled.
+    if (IMMORTAL_NAMESPACES.has(name) && (registry.admission?.has('NamespaceLifecycle') ?? true)) {
       throw new StatusError(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
     }
   },

@@ -18,6 +18,7 @@ import { methodNotAllowed } from '../errors.js';
 import { Registry } from '../registry/store.js';
 import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
 import { builtinPlugins } from '../admission/plugins/index.js';
+import type { AdmissionServices } from '../admission/types.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
@@ -26,6 +27,7 @@ import { PodTermination } from '../controllers/pod-termination.js';
 import { DisruptionController } from '../controllers/disruption.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { TokenController } from '../controllers/token.js';
+import { StorageProtectionController } from '../controllers/storage-protection.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
@@ -90,7 +92,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
   const registry = new Registry(catalog, storage, { historyWindowMs });
   await attachServiceAllocators(registry, serviceAllocators);
-  registry.admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), { registry });
+  const admissionServices: AdmissionServices = { registry };
+  const admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), admissionServices);
   const compactor = startCompactor(storage, historyWindowMs);
   await bootstrap(catalog, registry);
   await registry.startCaches();
@@ -98,6 +101,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
   if (rbac) await reconcileBootstrapPolicy(registry);
   const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
+  // The server's own first-start objects (system namespaces and priority classes, the bootstrap RBAC
+  // policy) are written before admission is installed: no plugin changes them, and a chain that
+  // refuses every write (AlwaysDeny) must not keep the server from starting.
+  registry.admission = admission;
   const namespaceController = new NamespaceController(registry);
   await namespaceController.start();
   const quotaController = new ResourceQuotaController(registry);
@@ -108,6 +115,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await podTermination.start();
   const disruption = new DisruptionController(registry);
   await disruption.start();
+  const storageProtection = new StorageProtectionController(registry);
+  await storageProtection.start();
   let material: ServingMaterial | undefined;
   if (!options.insecure) {
     const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
@@ -125,6 +134,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await csrSigning?.start();
   const tokens = issuer && material ? new TokenController(registry, issuer, material.caCert) : undefined;
   await tokens?.start();
+  // Plugins that authorize further (CSR approval and signing) use the request authorizer.
+  admissionServices.authorizer = security.context.authorizer;
   const namespaceDefaults = new NamespaceDefaults(registry, material?.caCert);
   if (options.namespaceDefaults ?? true) await namespaceDefaults.start();
   const openapi = new OpenApi(defaultEnabled);
@@ -233,6 +244,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       gc.stop();
       podTermination.stop();
       disruption.stop();
+      storageProtection.stop();
       csrSigning?.stop();
       tokens?.stop();
       namespaceDefaults.stop();

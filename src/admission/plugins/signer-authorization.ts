@@ -1,0 +1,10 @@
+// Whether a user may act for a CSR signer: the verb on `signers` of certificates.k8s.io, named by
+// the signer, or by its domain with a wildcard ("example.com/*").
+import type { Authorizer, UserInfo } from '../../auth/types.js';
+
+export function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): boolean {
+  const domain = signerName.split('/')[0]!;
+  return [signerName, `${domain}/*`].some((name) => authorizer.authorize({
+    user, verb, resourceRequest: true, apiGroup: 'certificates.k8s.io', apiVersion: '*', resource: 'signers', name,
+  }).allowed);
+}

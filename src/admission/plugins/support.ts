@@ -1,0 +1,122 @@
+// What the built-in plugins share: which resource a write addresses, the reference's admission
+// Forbidden error, reading other objects, and small accessors for plain JSON objects.
+import { isObject } from '../../encoding/decode.js';
+import { StatusError } from '../../errors.js';
+import { collectionPrefix } from '../../registry/keys.js';
+import { decode, metadataOf, type JsonObject } from '../../registry/objects.js';
+import type { Registry } from '../../registry/store.js';
+import type { AdmissionAttributes } from '../types.js';
+
+export type { JsonObject };
+
+/** Whether the write addresses `group`/`resource` (any version). */
+export function isResource(a: AdmissionAttributes, group: string, resource: string): boolean {
+  return a.info.group === group && a.info.resource === resource;
+}
+
+/** The object as a JSON object, when there is one. */
+export function objectOf(value: unknown): JsonObject | undefined {
+  return isObject(value) ? value : undefined;
+}
+
+export function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function objectsOf(value: unknown): JsonObject[] {
+  return arrayOf(value).filter(isObject);
+}
+
+export function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A nested object, created (empty) when absent. */
+export function child(obj: JsonObject, key: string): JsonObject {
+  if (!isObject(obj[key])) obj[key] = {};
+  return obj[key] as JsonObject;
+}
+
+export function annotationsOf(obj: JsonObject | undefined): Record<string, unknown> {
+  return objectOf(obj && objectOf(obj['metadata'])?.['annotations']) ?? {};
+}
+
+export function labelsOf(obj: JsonObject | undefined): Record<string, unknown> {
+  return objectOf(obj && objectOf(obj['metadata'])?.['labels']) ?? {};
+}
+
+/**
+ * The name the reference puts in an admission error. Its attributes carry the request's name, so for
+ * a generateName create the mutating phase names the prefix (the object has no name yet) and the
+ * validating phase the generated name; the registry here has already generated one. `requestName`
+ * tells a generated name from one the client sent.
+ */
+export function requestName(a: AdmissionAttributes): string {
+  if (a.operation !== 'CREATE' || !a.object) return a.name;
+  const generateName = stringOf(metadataOf(a.object)['generateName']);
+  if (!generateName) return a.name;
+  const prefix = generateName.slice(0, 58);
+  const generated = a.name.length === prefix.length + 5 && a.name.startsWith(prefix);
+  return generated ? '' : a.name;
+}
+
+/** The reference's admission.NewForbidden: `pods "x" is forbidden: why` (403, reason Forbidden). */
+export function forbidden(a: AdmissionAttributes, why: string, phase: 'mutate' | 'validate' = 'validate'): StatusError {
+  let name = requestName(a);
+  if (!name && phase === 'mutate' && a.object) name = stringOf(metadataOf(a.object)['generateName']) ?? '';
+  else if (!name) name = a.name;
+  return forbiddenNamed(a, name, why);
+}
+
+/** apimachinery's NewForbidden for the write's resource and exactly this name ("" leaves the name out). */
+export function forbiddenNamed(a: AdmissionAttributes, name: string, why: string): StatusError {
+  const { group, resource } = a.info;
+  const qualified = group ? `${resource}.${group}` : resource;
+  const message = name ? `${qualified} "${name}" is forbidden: ${why}` : `${qualified} is forbidden: ${why}`;
+  return new StatusError(403, 'Forbidden', message, { name: name || undefined, group: group || undefined, kind: resource });
+}
+
+/**
+ * An error a reference plugin returns without a Status: its server answers 500 with the error's text
+ * and no reason.
+ */
+export function plainError(message: string): StatusError {
+  return new StatusError(500, undefined, message);
+}
+
+/** An object of another resource, in its preferred version, read from storage (not a possibly lagging cache). */
+export async function readObject(registry: Registry, group: string, resource: string, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
+  const info = registry.catalog.versionsOf(group, resource)[0];
+  return info ? registry.getObject(info, namespace, name) : undefined;
+}
+
+/** Every object of a resource (in one namespace, or all), as stored. */
+export async function listObjects(registry: Registry, group: string, resource: string, namespace?: string): Promise<JsonObject[]> {
+  const info = registry.catalog.versionsOf(group, resource)[0];
+  if (!info) return [];
+  const page = await registry.storage.list(collectionPrefix(info, info.namespaced ? namespace : undefined));
+  return page.items.map((item) => decode(item.value));
+}
+
+/**
+ * Sets `obj[key]`; a key that was not there goes before the first present key that follows it in
+ * `order` (the reference's field order, as its JSON encoder writes struct fields), so an added field
+ * lands where the reference shows it. Other keys keep their places.
+ */
+export function setOrdered(obj: JsonObject, key: string, value: unknown, order: readonly string[]): void {
+  if (key in obj) {
+    obj[key] = value;
+    return;
+  }
+  const rank = order.indexOf(key);
+  const keys = Object.keys(obj);
+  const at = rank < 0 ? -1 : keys.findIndex((k) => order.indexOf(k) > rank);
+  if (at < 0) {
+    obj[key] = value;
+    return;
+  }
+  const moved = keys.slice(at).map((k) => [k, obj[k]] as const);
+  for (const [k] of moved) delete obj[k];
+  obj[key] = value;
+  for (const [k, v] of moved) obj[k] = v;
+}

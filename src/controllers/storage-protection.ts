@@ -1,0 +1,106 @@
+// The pvc-protection and pv-protection controllers: the finalizers StorageObjectInUseProtection puts
+// on claims and volumes are removed once a terminating claim is used by no running pod, and once a
+// terminating volume is bound to no claim — so deleting them completes as in the reference.
+import { isObject } from '../encoding/decode.js';
+import { StatusError } from '../errors.js';
+import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
+import type { Registry, WriteContext } from '../registry/store.js';
+import type { ResourceInfo } from '../api/catalog.js';
+
+const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
+const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
+const PV_PROTECTION = 'kubernetes.io/pv-protection';
+
+function finalizersOf(obj: JsonObject): string[] {
+  const f = metadataOf(obj)['finalizers'];
+  return Array.isArray(f) ? f.map(String) : [];
+}
+
+/** The claims a pod uses: named ones, and the generated claims of its ephemeral volumes. */
+function claimsOf(pod: JsonObject): string[] {
+  const spec = isObject(pod['spec']) ? pod['spec'] : {};
+  const volumes = Array.isArray(spec['volumes']) ? (spec['volumes'] as JsonObject[]) : [];
+  const podName = String(metadataOf(pod)['name']);
+  return volumes.flatMap((v) => {
+    if (isObject(v['persistentVolumeClaim'])) return [String(v['persistentVolumeClaim']['claimName'] ?? '')];
+    if (isObject(v['ephemeral'])) return [`${podName}-${String(v['name'])}`];
+    return [];
+  });
+}
+
+function isFinished(pod: JsonObject): boolean {
+  const phase = isObject(pod['status']) ? pod['status']['phase'] : undefined;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+export class StorageProtectionController {
+  private readonly watchers: { stop(): void }[] = [];
+
+  constructor(private readonly registry: Registry) {}
+
+  private info(resource: string): ResourceInfo {
+    return this.registry.catalog.lookup('', 'v1', resource)!;
+  }
+
+  async start(): Promise<void> {
+    const claims = await this.registry.cacher(this.info('persistentvolumeclaims'));
+    const volumes = await this.registry.cacher(this.info('persistentvolumes'));
+    const pods = await this.registry.cacher(this.info('pods'));
+    for (const bytes of claims.list({ prefix: claims.prefix }).items) this.run(() => this.syncClaim(decode(bytes)));
+    for (const bytes of volumes.list({ prefix: volumes.prefix }).items) this.run(() => this.syncVolume(decode(bytes)));
+    this.watchers.push(claims.watch(claims.revision(), (e) => {
+      if (e.type !== 'delete') this.run(() => this.syncClaim(decode(e.value)));
+    }));
+    this.watchers.push(volumes.watch(volumes.revision(), (e) => {
+      if (e.type !== 'delete') this.run(() => this.syncVolume(decode(e.value)));
+    }));
+    // A pod that goes or finishes may free the terminating claims of its namespace.
+    this.watchers.push(pods.watch(pods.revision(), (e) => {
+      const pod = decode(e.value);
+      if (e.type === 'delete' || isFinished(pod)) this.run(() => this.syncNamespace(String(metadataOf(pod)['namespace'])));
+    }));
+  }
+
+  stop(): void {
+    for (const w of this.watchers) w.stop();
+  }
+
+  private run(work: () => Promise<void>): void {
+    work().catch((err: unknown) => {
+      if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+      console.error('storage protection:', err);
+    });
+  }
+
+  private async syncNamespace(namespace: string): Promise<void> {
+    const list = await this.registry.list(this.info('persistentvolumeclaims'), namespace, { kind: 'current' });
+    for (const bytes of list.items) await this.syncClaim(decode(bytes));
+  }
+
+  private async syncClaim(claim: JsonObject): Promise<void> {
+    const meta = metadataOf(claim);
+    if (!meta['deletionTimestamp'] || !finalizersOf(claim).includes(PVC_PROTECTION)) return;
+    const namespace = String(meta['namespace']);
+    const name = String(meta['name']);
+    const pods = await this.registry.list(this.info('pods'), namespace, { kind: 'current' });
+    const inUse = pods.items.map(decode).some((pod) => !isFinished(pod) && claimsOf(pod).includes(name));
+    if (!inUse) await this.release(this.info('persistentvolumeclaims'), namespace, name, PVC_PROTECTION);
+  }
+
+  private async syncVolume(volume: JsonObject): Promise<void> {
+    const meta = metadataOf(volume);
+    if (!meta['deletionTimestamp'] || !finalizersOf(volume).includes(PV_PROTECTION)) return;
+    const phase = isObject(volume['status']) ? volume['status']['phase'] : undefined;
+    if (phase !== 'Bound') await this.release(this.info('persistentvolumes'), undefined, String(meta['name']), PV_PROTECTION);
+  }
+
+  private async release(info: ResourceInfo, namespace: string | undefined, name: string, finalizer: string): Promise<void> {
+    await this.registry.patch(info, namespace, name, (current) => {
+      const meta = metadataOf(current);
+      const left = finalizersOf(current).filter((f) => f !== finalizer);
+      if (left.length) meta['finalizers'] = left;
+      else delete meta['finalizers'];
+      return current;
+    }, undefined, CONTROLLER);
+  }
+}
