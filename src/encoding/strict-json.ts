@@ -181,8 +181,7 @@ class Decoder {
     }
     const isStruct = t.kind === 'struct';
     const collect = this.collectStrict;
-    const keys = new Set<string>();
-    const fieldsDepth = this.fields.length;
+    const keys = new SeenKeys();
     const struct = this.struct;
     this.i++;
     this.ws();
@@ -195,36 +194,26 @@ class Decoder {
       this.ws();
       this.i++; // ':'
       this.ws();
-      let child: GoType | undefined;
-      if (isStruct) {
-        child = t.field(key);
-        if (child === undefined) {
-          this.unknownPaths.push([...this.path, key]);
-          this.strictError('unknown', key);
-        }
-        else {
-          if (collect) {
-            if (keys.has(key)) this.strictError('duplicate', key);
-            else keys.add(key);
-          }
+      const child = isStruct ? t.field(key) : t.kind === 'any' ? ANY : t.elem();
+      if (child === undefined) {
+        // Unknown to the struct: reported, and its value skipped unchecked.
+        this.unknownPaths.push([...this.path, key]);
+        this.strictError('unknown', key);
+        this.skip();
+      } else {
+        if (collect && keys.seen(key)) this.strictError('duplicate', key);
+        if (isStruct) {
           this.fields.push(key);
           this.struct = t.structName!;
         }
-      } else {
-        if (collect) {
-          if (keys.has(key)) this.strictError('duplicate', key);
-          else keys.add(key);
-        }
-        child = t.kind === 'any' ? ANY : t.elem();
-      }
-      if (child === undefined) this.skip();
-      else {
         this.path.push(key);
         this.value(child);
         this.path.pop();
+        if (isStruct) {
+          this.fields.pop();
+          this.struct = struct;
+        }
       }
-      this.fields.length = fieldsDepth;
-      this.struct = struct;
       this.ws();
       const c = this.text.charCodeAt(this.i++);
       if (c === C.RBrace) return;
@@ -342,6 +331,25 @@ class Decoder {
         this.i = this.stringEnd(this.i);
         this.save(this.typeError('string', t.name));
     }
+  }
+}
+
+/** The keys of one object so far: a short list, a set once there are many (maps can be large). */
+class SeenKeys {
+  private list: string[] = [];
+  private set?: Set<string>;
+
+  /** Whether `key` was seen before; records it. */
+  seen(key: string): boolean {
+    if (this.set) {
+      if (this.set.has(key)) return true;
+      this.set.add(key);
+      return false;
+    }
+    if (this.list.includes(key)) return true;
+    this.list.push(key);
+    if (this.list.length > 16) this.set = new Set(this.list);
+    return false;
   }
 }
 
