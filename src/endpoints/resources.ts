@@ -269,7 +269,7 @@ export class ResourceHandler {
           const refused = applyDuplicates(raw.toString('utf8'), fieldValidationOf(query), warnings);
           if (refused) {
             // The reference refuses repeated keys only once the apply itself went through.
-            await this.registry.apply(info, ns, name, structuredClone(applied), { ...options, dryRun: true }, r.subresource);
+            await this.registry.apply(info, ns, name, applied, { ...options, dryRun: true }, r.subresource);
             throw refused;
           }
           return this.registry.apply(info, ns, name, applied, options, r.subresource);
