@@ -269,6 +269,17 @@ describe('field validation matrix: level × issue × write path × body format',
     }
   });
 
+  it('YAML 1.1 bodies: timestamps stay strings, yes/no are booleans (and so mistyped as a label)', async () => {
+    const yaml = (labels: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y11\n  labels:\n${labels}data:\n  when: 2024-01-02T03:04:05Z\n`;
+    const refused = await call(server.url, 'POST', `/api/v1/namespaces/${MATRIX_NS}/configmaps`, { body: yaml('    ok: yes\n'), headers: { 'Content-Type': 'application/yaml' } });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string');
+    const created = await call(server.url, 'POST', `/api/v1/namespaces/${MATRIX_NS}/configmaps`, { body: yaml('    day: 2024-01-02\n'), headers: { 'Content-Type': 'application/yaml' } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.metadata.labels, { day: '2024-01-02' });
+    assert.deepEqual(created.json.data, { when: '2024-01-02T03:04:05Z' });
+  });
+
   it('dry-run writes are validated too, and store nothing', async () => {
     const reply = await call(server.url, 'POST', `${MATRIX}?dryRun=All&fieldValidation=Warn`, { body: objectJson('dry', 'unknown') });
     assert.equal(reply.status, 201);
