@@ -1,10 +1,22 @@
 // Request bodies → plain objects. JSON (the default) and YAML (read as YAML 1.1, as the reference does).
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions } from 'yaml';
 import { badRequest, StatusError } from '../errors.js';
 
 export type JsonObject = Record<string, unknown>;
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+const TIMESTAMP = 'tag:yaml.org,2002:timestamp';
+
+/**
+ * YAML 1.1 as go-yaml v2 reads it into the reference's maps: repeated keys keep the last value,
+ * and timestamps stay the strings they were written as (not Dates).
+ */
+const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  uniqueKeys: false,
+  customTags: (tags) => tags.map((t) => (typeof t === 'object' && t.tag === TIMESTAMP ? { ...(t as ScalarTag), resolve: (source: string) => source } : t)),
+};
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -39,7 +51,7 @@ export function decodeObject(body: Buffer, mediaType: string, kind: string): Jso
   let value: unknown;
   if (mediaType === 'application/yaml') {
     try {
-      value = parseYaml(text, { version: '1.1', uniqueKeys: false });
+      value = parseYaml(text, YAML_OPTIONS);
     } catch (err) {
       throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; yaml parse error: ${(err as Error).message}`);
     }

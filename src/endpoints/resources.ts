@@ -7,6 +7,7 @@ import { decodeProtobufObject } from '../encoding/protobuf.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
 import type { Body } from '../encoding/lists.js';
 import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
+import { applyDuplicates, checkObjectBody, fieldValidationOf, PatchFieldCheck, type FieldValidation } from '../encoding/fieldvalidation.js';
 import {
   badRequest, conflict, unsupportedMediaType, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, notFound, methodNotAllowed, resourceNotFound, StatusError,
 } from '../errors.js';
@@ -239,7 +240,7 @@ export class ResourceHandler {
           if (info.namespaced && ns === undefined) throw resourceNotFound();
           checkFieldValidation(query, 'CreateOptions');
           const writer = this.writer(info, user, req, query, 'CreateOptions', warnings);
-          const body = await this.objectBody(req, info);
+          const body = await this.objectBody(req, info, info.kind, { level: fieldValidationOf(query), warnings });
           const review = await this.review(info, ns, body, writer, user);
           if (review) return review;
           return this.registry.create(info, ns, body, writer);
@@ -274,7 +275,7 @@ export class ResourceHandler {
         allow('update');
         checkFieldValidation(query, 'UpdateOptions');
         const writer = this.writer(info, user, req, query, 'UpdateOptions', warnings);
-        const body = await this.objectBody(req, info);
+        const body = await this.objectBody(req, info, info.kind, { level: fieldValidationOf(query), warnings });
         return this.registry.update(info, ns, name, body, r.subresource, writer);
       }
       case 'PATCH': {
@@ -289,7 +290,15 @@ export class ResourceHandler {
         const raw = await readBody(req);
         if (type === 'application/apply-patch+yaml') {
           const force = query.get('force') === 'true' || query.get('force') === '1';
-          return this.registry.apply(info, ns, name, decodeObject(raw, 'application/yaml', info.kind), { manager: writer.manager, force, dryRun: writer.dryRun, user, warnings, options: writer.options }, r.subresource);
+          const applied = decodeObject(raw, 'application/yaml', info.kind);
+          const options = { manager: writer.manager, force, dryRun: writer.dryRun, user, warnings, options: writer.options };
+          const refused = applyDuplicates(raw.toString('utf8'), fieldValidationOf(query), warnings);
+          if (refused) {
+            // The reference refuses repeated keys only once the apply itself went through.
+            await this.registry.apply(info, ns, name, applied, { ...options, dryRun: true }, r.subresource);
+            throw refused;
+          }
+          return this.registry.apply(info, ns, name, applied, options, r.subresource);
         }
         const patch = decodePatch(raw);
         const gvk = { group: info.group, version: info.version, kind: info.kind };
@@ -297,11 +306,13 @@ export class ResourceHandler {
           if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
           return patch;
         };
+        const kindOfPatch = type === 'application/json-patch+json' ? 'json' : type === 'application/strategic-merge-patch+json' ? 'strategic' : 'merge';
+        const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, fieldValidationOf(query), warnings);
         const apply = type === 'application/json-patch+json'
-          ? (current: JsonObject) => applyJsonPatch(current, patch)
+          ? (current: JsonObject) => fields.patched(() => applyJsonPatch(current, patch))
           : type === 'application/strategic-merge-patch+json'
-            ? (current: JsonObject) => applyStrategicMergePatch(gvk, current, mergeBody())
-            : (current: JsonObject) => applyMergePatch(current, mergeBody());
+            ? (current: JsonObject) => fields.patched(() => applyStrategicMergePatch(gvk, current, mergeBody()))
+            : (current: JsonObject) => fields.patched(() => applyMergePatch(current, mergeBody()));
         return this.registry.patch(info, ns, name, apply, r.subresource, writer);
       }
       case 'DELETE': {
@@ -442,13 +453,22 @@ export class ResourceHandler {
     return { status: 201, body: Buffer.from(JSON.stringify(obj)) };
   }
 
-  private async objectBody(req: IncomingMessage, info: ResourceInfo, kind = info.kind): Promise<JsonObject> {
+  /** The decoded body; with `fields`, checked (and unknown fields dropped) as fieldValidation says. */
+  private async objectBody(req: IncomingMessage, info: ResourceInfo, kind = info.kind, fields?: { level: FieldValidation; warnings: string[] }): Promise<JsonObject> {
     const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
     if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), kind).object;
     if (type !== 'application/json' && type !== 'application/yaml') {
       await readBody(req).catch(() => undefined);
       throw unsupportedMediaType();
     }
-    return decodeObject(await readBody(req), type, kind);
+    const raw = await readBody(req);
+    const body = decodeObject(raw, type, kind);
+    if (fields) {
+      // A body of another kind or version is refused (or converted) before it is decoded.
+      if (body['apiVersion'] !== info.apiVersion || body['kind'] !== info.kind) this.registry.checkTypeMeta(info, body);
+      const endpoint = { group: info.group, version: info.version, kind: info.kind };
+      checkObjectBody({ text: raw.toString('utf8'), yaml: type === 'application/yaml', object: body, endpoint }, fields.level, fields.warnings);
+    }
+    return body;
   }
 }

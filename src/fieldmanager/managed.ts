@@ -3,7 +3,8 @@
 import { StatusError } from '../errors.js';
 import { type GroupVersionKind, type SchemaNode, schemaFor } from './schema.js';
 import { PathSet, fieldPE, pathString } from './pathset.js';
-import { compare, deepEqual, fieldSetOf, isObj, merge, prune, tooDeep, undeclaredField, zeroValue } from './typed.js';
+import { compare, deepEqual, fieldSetOf, isObj, merge, prune, tooDeep, zeroValue } from './typed.js';
+import { typedPatchError } from './typecheck.js';
 import { MAX_JSON_DEPTH } from './mergepatch.js';
 
 export interface ManagedFieldsEntry {
@@ -320,11 +321,11 @@ function validateApplied(gvk: GroupVersionKind, schema: SchemaNode, applied: Rec
   if (isObj(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
     throw new StatusError(400, 'BadRequest', 'metadata.managedFields must be nil');
   }
-  const bad = undeclaredField(applied, schema);
+  const bad = typedPatchError(applied, schema);
   if (bad) {
     const ns = isObj(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
     const name = isObj(meta) && typeof meta.name === 'string' ? meta.name : '';
-    throw new StatusError(500, undefined, `failed to create typed patch object (${ns}/${name}; ${gvkString(gvk)}): ${pathString(bad)}: field not declared in schema`);
+    throw new StatusError(500, undefined, `failed to create typed patch object (${ns}/${name}; ${gvkString(gvk)}): ${bad}`);
   }
 }
 

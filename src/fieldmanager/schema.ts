@@ -49,6 +49,10 @@ export interface SchemaNode {
   readonly mergeKey?: string;
   /** The definition name, when the node is a definition. */
   readonly defName?: string;
+  /** scalar: the OpenAPI `type` (string, integer, number, boolean), when declared. */
+  readonly scalarType?: string;
+  /** scalar: the OpenAPI `format` (int32, int64, byte, double, …), when declared. */
+  readonly format?: string;
   /** The child node for a field / map key; undefined when the struct does not declare it. */
   field(name: string): SchemaNode | undefined;
   /** The node of the list's items. */
@@ -193,6 +197,8 @@ interface NodeInit {
   patchStrategy?: string;
   mergeKey?: string;
   defName?: string;
+  scalarType?: string;
+  format?: string;
   raw?: RawSchema;
 }
 
@@ -204,6 +210,8 @@ class Node implements SchemaNode {
   readonly patchStrategy?: string;
   readonly mergeKey?: string;
   readonly defName?: string;
+  readonly scalarType?: string;
+  readonly format?: string;
   private readonly raw?: RawSchema;
   private fieldCache?: Map<string, SchemaNode | undefined>;
   private itemNode?: SchemaNode;
@@ -216,6 +224,8 @@ class Node implements SchemaNode {
     if (init.patchStrategy) this.patchStrategy = init.patchStrategy;
     if (init.mergeKey) this.mergeKey = init.mergeKey;
     if (init.defName) this.defName = init.defName;
+    if (init.scalarType) this.scalarType = init.scalarType;
+    if (init.format) this.format = init.format;
     this.raw = init.raw;
   }
 
@@ -226,7 +236,7 @@ class Node implements SchemaNode {
     const mapType = p['x-kubernetes-map-type'];
     if (ps === undefined && mk === undefined && mapType === undefined) return this;
     const atomic = (this.kind === 'struct' || this.kind === 'map') && mapType !== undefined ? mapType === 'atomic' : this.atomic;
-    const n = new Node({ kind: this.kind, atomic, listType: this.listType, keys: this.keys, patchStrategy: ps, mergeKey: mk, defName: this.defName, raw: this.raw });
+    const n = new Node({ kind: this.kind, atomic, listType: this.listType, keys: this.keys, patchStrategy: ps, mergeKey: mk, defName: this.defName, scalarType: this.scalarType, format: this.format, raw: this.raw });
     return n;
   }
 
@@ -281,7 +291,21 @@ class Node implements SchemaNode {
 
 export const UNSTRUCTURED: SchemaNode = new Node({ kind: 'unstructured', atomic: false });
 export const UNTYPED: SchemaNode = new Node({ kind: 'untyped', atomic: true });
-const SCALAR: SchemaNode = new Node({ kind: 'scalar', atomic: true });
+
+/** Inline scalars, one node per type/format/markers (they carry what field validation checks). */
+const scalarNodes = new Map<string, SchemaNode>();
+
+function scalarNode(p: RawSchema): SchemaNode {
+  const ps = p['x-kubernetes-patch-strategy'];
+  const mk = p['x-kubernetes-patch-merge-key'];
+  const key = `${p.type}|${p.format ?? ''}|${ps ?? ''}|${mk ?? ''}`;
+  let n = scalarNodes.get(key);
+  if (!n) {
+    n = new Node({ kind: 'scalar', atomic: true, patchStrategy: ps, mergeKey: mk, scalarType: p.type, format: p.format });
+    scalarNodes.set(key, n);
+  }
+  return n;
+}
 
 const defNodes = new Map<string, Node>();
 
@@ -330,7 +354,7 @@ function buildNode(raw: RawSchema, defName?: string): Node {
     return new Node({ kind: 'list', atomic: listType === 'atomic', listType, keys, defName, raw, patchStrategy: ps, mergeKey: mk });
   }
   if (raw.type === 'object') return new Node({ kind: 'untyped', atomic: true, defName });
-  return new Node({ kind: 'scalar', atomic: true, defName });
+  return new Node({ kind: 'scalar', atomic: true, defName, scalarType: raw.type, format: raw.format });
 }
 
 /** The node of a property or item schema (a `$ref`, maybe with markers of its own, or inline). */
@@ -338,11 +362,7 @@ function nodeFor(p: RawSchema): SchemaNode {
   const ref = p.$ref ?? (p.allOf && p.allOf.length === 1 ? p.allOf[0].$ref : undefined);
   if (ref !== undefined) return defNode(refName(ref)).withProperty(p);
   if (!p.type && !p.properties && !p.items && p.additionalProperties === undefined) return UNTYPED;
-  if (p.type && p.type !== 'object' && p.type !== 'array') {
-    const ps = p['x-kubernetes-patch-strategy'];
-    const mk = p['x-kubernetes-patch-merge-key'];
-    return ps !== undefined || mk !== undefined ? new Node({ kind: 'scalar', atomic: true, patchStrategy: ps, mergeKey: mk }) : SCALAR;
-  }
+  if (p.type && p.type !== 'object' && p.type !== 'array') return scalarNode(p);
   const n = buildNode(p);
   return n.withProperty(p);
 }

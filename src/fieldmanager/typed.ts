@@ -294,47 +294,6 @@ export function prune(v: unknown, node: SchemaNode, remove: PathSet, keep: PathS
 }
 
 // ---------------------------------------------------------------------------------------
-// Schema check of an applied configuration: the first field the schema does not declare.
-
-export function undeclaredField(v: unknown, node: SchemaNode, path: string[] = []): Path | undefined {
-  if (node.kind === 'struct' && isObj(v)) {
-    for (const [k, c] of Object.entries(v)) {
-      const child = node.field(k);
-      path.push(fieldPE(k));
-      if (!child) return [...path];
-      if (present(c)) {
-        const found = undeclaredField(c, child, path);
-        if (found) return found;
-      }
-      path.pop();
-    }
-    return undefined;
-  }
-  if (node.kind === 'map' && isObj(v)) {
-    const child = node.field('');
-    if (!child) return undefined;
-    for (const [k, c] of Object.entries(v)) {
-      if (!present(c)) continue;
-      path.push(fieldPE(k));
-      const found = undeclaredField(c, child, path);
-      if (found) return found;
-      path.pop();
-    }
-    return undefined;
-  }
-  if (node.kind === 'list' && Array.isArray(v)) {
-    const itemNode = node.items();
-    for (let i = 0; i < v.length; i++) {
-      path.push(node.atomic ? indexPE(i) : itemPE(node, v[i], i));
-      const found = undeclaredField(v[i], itemNode, path);
-      if (found) return found;
-      path.pop();
-    }
-  }
-  return undefined;
-}
-
-// ---------------------------------------------------------------------------------------
 // The Go zero value of a kind: what a create is compared against.
 
 export function zeroValue(node: SchemaNode, depth = 0): unknown {
