@@ -144,6 +144,61 @@ const certificateSigningRequests: Strategy = {
   },
 };
 
+// apps/v1 carries a DaemonSet's template generation in an annotation: read at decoding (0 when
+// absent), 1 at creation, and one more for every change of the template.
+const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+
+function annotationsOf(obj: JsonObject): Record<string, string> {
+  const meta = metadataOf(obj);
+  const annotations = (typeof meta['annotations'] === 'object' && meta['annotations'] !== null ? meta['annotations'] : {}) as Record<string, string>;
+  meta['annotations'] = annotations;
+  return annotations;
+}
+
+function templateOf(obj: JsonObject): unknown {
+  return ((obj['spec'] ?? {}) as JsonObject)['template'];
+}
+
+const daemonSets: Strategy = {
+  normalize(obj) {
+    const annotations = annotationsOf(obj);
+    annotations[TEMPLATE_GENERATION] = String(Number(annotations[TEMPLATE_GENERATION]) || 0);
+  },
+  prepareForCreate(obj) {
+    annotationsOf(obj)[TEMPLATE_GENERATION] = '1';
+  },
+  prepareForUpdate(next, current) {
+    const before = Number(annotationsOf(structuredClone(current))[TEMPLATE_GENERATION]) || 0;
+    const changed = JSON.stringify(templateOf(next)) !== JSON.stringify(templateOf(current));
+    annotationsOf(next)[TEMPLATE_GENERATION] = String(changed ? before + 1 : before);
+  },
+};
+
+// A Job selects its own pods by its uid unless it asks for a manual selector; it is tracked with
+// finalizers (the 1.25 default).
+const jobs: Strategy = {
+  prepareForCreate(obj) {
+    const meta = metadataOf(obj);
+    annotationsOf(obj)['batch.kubernetes.io/job-tracking'] = '';
+    const spec = (typeof obj['spec'] === 'object' && obj['spec'] !== null ? obj['spec'] : {}) as JsonObject;
+    obj['spec'] = spec;
+    if (spec['manualSelector'] === true) return;
+    const template = (typeof spec['template'] === 'object' && spec['template'] !== null ? spec['template'] : {}) as JsonObject;
+    spec['template'] = template;
+    const templateMeta = (typeof template['metadata'] === 'object' && template['metadata'] !== null ? template['metadata'] : {}) as JsonObject;
+    template['metadata'] = templateMeta;
+    const labels = (typeof templateMeta['labels'] === 'object' && templateMeta['labels'] !== null ? templateMeta['labels'] : {}) as Record<string, string>;
+    templateMeta['labels'] = labels;
+    labels['controller-uid'] ??= String(meta['uid']);
+    labels['job-name'] ??= String(meta['name']);
+    const selector = (typeof spec['selector'] === 'object' && spec['selector'] !== null ? spec['selector'] : {}) as JsonObject;
+    spec['selector'] = selector;
+    const matchLabels = (typeof selector['matchLabels'] === 'object' && selector['matchLabels'] !== null ? selector['matchLabels'] : {}) as Record<string, string>;
+    selector['matchLabels'] = matchLabels;
+    matchLabels['controller-uid'] ??= String(meta['uid']);
+  },
+};
+
 const createOnUpdate: Strategy = { allowCreateOnUpdate: true };
 
 const STRATEGIES: Record<string, Strategy> = {
@@ -153,6 +208,8 @@ const STRATEGIES: Record<string, Strategy> = {
   '/replicationcontrollers': replicationControllers,
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequests,
   '/services': serviceStrategy,
+  'apps/daemonsets': daemonSets,
+  'batch/jobs': jobs,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,
   '/limitranges': createOnUpdate,

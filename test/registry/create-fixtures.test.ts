@@ -52,21 +52,11 @@ const FIXTURES: Readonly<Record<string, Pending>> = {
   'apps-v1-deployments': {},
   'apps-v1-replicasets': {},
   'apps-v1-statefulsets': {},
-  'apps-v1-daemonsets': {
-    // The DaemonSet strategy's templateGeneration, which apps/v1 carries in this annotation
-    // (conversion adds it before ownership is recorded, the strategy sets it to 1).
-    'metadata.annotations': 'DaemonSet registry strategy',
-    'metadata.managedFields[0].fieldsV1.f:metadata': 'DaemonSet registry strategy',
-  },
+  'apps-v1-daemonsets': {},
+
   'apps-v1-controllerrevisions': {},
-  'batch-v1-jobs': {
-    // The Job strategy generates the selector and template labels; defaulting then copies the
-    // template's labels to the Job's.
-    'spec.selector': 'Job registry strategy',
-    'spec.template.metadata.labels': 'Job registry strategy',
-    'metadata.labels': 'Job registry strategy',
-    'metadata.annotations': 'Job registry strategy (batch.kubernetes.io/job-tracking)',
-  },
+  'batch-v1-jobs': {},
+
   'batch-v1-cronjobs': {},
   'autoscaling-v1-horizontalpodautoscalers': {},
   'autoscaling-v2-horizontalpodautoscalers': {},
