@@ -194,9 +194,7 @@ export function validateLabels(labels: unknown, field: string): FieldError[] {
   return errs;
 }
 
-const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
-
-/** Finalizer names: qualified names; unprefixed ones must be the standard ones (the reference's built-in types all check this). */
+/** Finalizer names: qualified names, and not both orphan and foregroundDeletion (all types, custom ones too). */
 export function validateFinalizers(finalizers: unknown, field: string): FieldError[] {
   if (!Array.isArray(finalizers)) return [];
   const names = finalizers.filter((f): f is string => typeof f === 'string');
@@ -205,9 +203,6 @@ export function validateFinalizers(finalizers: unknown, field: string): FieldErr
   if (names.includes('orphan') && names.includes('foregroundDeletion')) {
     errs.push({ type: 'FieldValueInvalid', field, detail: `Invalid value: []string{${names.map((n) => JSON.stringify(n)).join(', ')}}: finalizer orphan and foregroundDeletion cannot be both set` });
   }
-  names.forEach((f, i) => {
-    if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) errs.push(fieldInvalid(`${field}[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
-  });
   return errs;
 }
 

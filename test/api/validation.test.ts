@@ -8,6 +8,7 @@ import { StatusError, type FieldError } from '../../src/errors.js';
 import { validateCreate, validateUpdate, type ValidationTarget } from '../../src/api/validation/index.js';
 import { cronError } from '../../src/api/validation/cron.js';
 import { canonicalQuantity, parseQuantity, quantityError } from '../../src/api/validation/quantity-check.js';
+import { validateObjectMeta } from '../../src/api/names.js';
 import { referenceDir } from '../helpers.js';
 
 type Obj = Record<string, unknown>;
@@ -430,6 +431,25 @@ describe('rbac', () => {
   it('roleRef cannot change', () => {
     assert.deepEqual(update(ROLEBINDING, binding({ kind: 'Role', name: 'other' }), binding({ kind: 'Role', name: 'r' })), [
       'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: cannot change roleRef',
+    ]);
+  });
+});
+
+describe('metadata checks beyond names', () => {
+  it('built-in types refuse unprefixed non-standard finalizers; custom resources do not', () => {
+    assert.deepEqual(create(CONFIGMAP, { metadata: { name: 'c', finalizers: ['kubernetes', 'custom', 'example.com/ok'] } }), [
+      'metadata.finalizers[1]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified',
+    ]);
+    assert.deepEqual(create(target('example.com', 'v1', 'Widget'), { metadata: { name: 'w', finalizers: ['custom'] } }), []);
+  });
+
+  it('owner references need a version, kind, name and uid; finalizers may not orphan and cascade at once', () => {
+    assert.deepEqual(messages(validateObjectMeta({ name: 'c', namespace: 'd', ownerReferences: [{ apiVersion: 'apps/', kind: 'ReplicaSet', name: 'rs' }] }, 'subdomain', true)), [
+      'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
+      'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
+    ]);
+    assert.deepEqual(messages(validateObjectMeta({ name: 'c', namespace: 'd', finalizers: ['orphan', 'foregroundDeletion'] }, 'subdomain', true)), [
+      'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
     ]);
   });
 });

@@ -1,7 +1,7 @@
 // ConfigMaps and Secrets: key names, the 1 MiB size limit, immutability, and the data each
 // Secret type requires.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from '../../errors.js';
-import { isConfigMapKey } from './core-containers.js';
+import { isConfigMapKey } from './core-env.js';
 import { entries, immutable, invalidAll, isObj, key, obj, type Obj, str } from './helpers.js';
 
 export const MAX_SECRET_SIZE = 1024 * 1024;

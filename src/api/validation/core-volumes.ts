@@ -1,6 +1,7 @@
 // Pod volumes: unique DNS-label names, exactly one source each, and the common sources' rules.
 import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
-import { VOLUME_FIELD_PATHS, validateLocalDescendingPath, validateLocalNonReservedPath, validateObjectFieldSelector, validateResourceFieldSelector } from './core-containers.js';
+import { validateLocalDescendingPath, validateLocalNonReservedPath } from './core-containers.js';
+import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './core-env.js';
 import { child, dnsLabel, index, isObj, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
 import { isNegative, parseQuantity } from './quantity-check.js';
 

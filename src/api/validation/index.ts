@@ -1,7 +1,7 @@
 // Validation of object contents per type (metadata is validated by ../names.ts): the reference's
 // field errors, with its field paths and messages. Each group's rules live in their own module;
 // this one picks them by group and kind.
-import type { FieldError } from '../../errors.js';
+import { type FieldError, fieldInvalid } from '../../errors.js';
 import type { JsonObject } from '../../registry/objects.js';
 import { validateWebhookConfiguration } from './admissionregistration.js';
 import {
@@ -17,7 +17,8 @@ import {
   validateCoreEvent, validateEndpoints, validateLimitRange, validateNamespace, validateNode, validateNodeUpdate, validatePodTemplate,
   validateReplicationController, validateResourceQuota,
 } from './core-misc.js';
-import { validatePodCreate, validatePodUpdate } from './core-pod.js';
+import { validatePodCreate } from './core-pod.js';
+import { validatePodUpdate } from './core-pod-update.js';
 import { validateService, validateServiceUpdate } from './core-service.js';
 import { validatePV, validatePVC, validatePVCUpdate, validatePVUpdate } from './core-storage.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './discovery.js';
@@ -100,6 +101,28 @@ const RULES: Record<string, Rules> = {
 
 const rulesFor = (target: ValidationTarget): Rules | undefined => RULES[`${target.group}/${target.kind}`];
 
+// Groups whose types validate metadata with the core rules (custom resources, CRDs and APIServices do not).
+const BUILT_IN_GROUPS = new Set([
+  '', 'apps', 'batch', 'autoscaling', 'policy', 'rbac.authorization.k8s.io', 'networking.k8s.io', 'storage.k8s.io', 'certificates.k8s.io',
+  'coordination.k8s.io', 'discovery.k8s.io', 'events.k8s.io', 'node.k8s.io', 'scheduling.k8s.io', 'admissionregistration.k8s.io',
+  'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io',
+]);
+
+const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+/** Built-in types also refuse unprefixed finalizers other than the standard ones. */
+function kubeFinalizerNames(target: ValidationTarget, o: Obj): FieldError[] {
+  if (!BUILT_IN_GROUPS.has(target.group)) return [];
+  const finalizers = obj(o['metadata'])['finalizers'];
+  const errs: FieldError[] = [];
+  (Array.isArray(finalizers) ? finalizers : []).forEach((f, i) => {
+    if (typeof f === 'string' && !f.includes('/') && !STANDARD_FINALIZERS.includes(f)) {
+      errs.push(fieldInvalid(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
 /** Malformed quantities are refused as the reference's decoder refuses them (400), before any field error. */
 function checkDecoding(target: ValidationTarget, obj: JsonObject): void {
   const err = quantityDecodingError(target, obj);
@@ -109,7 +132,7 @@ function checkDecoding(target: ValidationTarget, obj: JsonObject): void {
 /** Errors of a new object (after defaulting and admission's mutations). */
 export function validateCreate(target: ValidationTarget, obj: JsonObject): FieldError[] {
   checkDecoding(target, obj);
-  return rulesFor(target)?.create(obj) ?? [];
+  return [...kubeFinalizerNames(target, obj), ...(rulesFor(target)?.create(obj) ?? [])];
 }
 
 /**
@@ -122,7 +145,7 @@ export function validateUpdate(target: ValidationTarget, obj: JsonObject, old: J
   if (subresource !== undefined) return [];
   checkDecoding(target, obj);
   const rules = rulesFor(target);
-  if (!rules) return [];
-  return rules.update ? rules.update(obj, old) : rules.create(obj);
+  const own = rules ? (rules.update ? rules.update(obj, old) : rules.create(obj)) : [];
+  return [...kubeFinalizerNames(target, obj), ...own];
 }
 

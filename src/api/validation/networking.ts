@@ -83,7 +83,8 @@ export function validateIngress(ingress: Obj): FieldError[] {
   const errs: FieldError[] = [];
   const rules = objs(spec['rules']);
   if (rules.length === 0 && !isObj(spec['defaultBackend'])) {
-    errs.push(invalidRendered('spec', '[]networking.IngressRule(nil)', 'either `defaultBackend` or `rules` must be specified'));
+    const rendered = Array.isArray(spec['rules']) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)';
+    errs.push(invalidRendered('spec', rendered, 'either `defaultBackend` or `rules` must be specified'));
   }
   if (isObj(spec['defaultBackend'])) errs.push(...validateBackend(spec['defaultBackend'], 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
