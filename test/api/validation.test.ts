@@ -361,6 +361,10 @@ describe('configmaps and secrets', () => {
     assert.deepEqual(create(CONFIGMAP, { metadata: { name: 'c' }, data: { '..': 'x' } }), ['data[..]: Invalid value: "..": must not be \'..\'']);
   });
 
+  it('values print as Go quotes them', () => {
+    assert.deepEqual(create(CONFIGMAP, { metadata: { name: 'c' }, data: { 'a\u0001': 'x' } }), [`data[a\u0001]: Invalid value: "a\\x01": ${KEY_MSG}`]);
+  });
+
   it('1 MiB in total (fixture create-configmap-over-1mib)', () => {
     assert.deepEqual(create(CONFIGMAP, { metadata: { name: 'c' }, data: { big: 'x'.repeat(1048577) } }), ['[]: Too long: must have at most 1048576 bytes']);
     assert.deepEqual(create(CONFIGMAP, { metadata: { name: 'c' }, data: { big: 'x'.repeat(1048576) } }), []);

@@ -5,6 +5,7 @@
 // strings and long primitive slices, its triple-quoted multi-line strings, and the exact
 // alignment its slice edit-script search finds in unusual reorderings.
 import { type GoType, INT_OR_STRING_NAME, isZero, resolve, toGo, typeName } from './go-types.js';
+import { goQuote, isGoPrintable } from '../../errors.js';
 import { quantityInternals } from './go-syntax.js';
 import { compareQuantities, parseQuantity } from './quantity-check.js';
 
@@ -262,27 +263,11 @@ function wrapParens(s: Text): Text {
   return new Wrap('(', s, ')');
 }
 
-const isPrint = (ch: string): boolean => ch === ' ' || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch);
-
-/** strconv.Quote. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    const escapes: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
-    if (escapes[ch]) out += escapes[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (!isPrint(ch)) out += c < 0x10000 ? `\\u${c.toString(16).padStart(4, '0')}` : `\\U${c.toString(16).padStart(8, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
 /** go-cmp's formatString: quoted, or backquoted when quoting would escape and a raw literal is possible. */
 function quoteString(s: string): string {
   const q = goQuote(s);
   if (byteLength(q) === byteLength(s) + 2) return q;
-  if ([...s].every((ch) => ch !== '`' && ch !== '\n' && (isPrint(ch) || ch === '\t'))) return `\`${s}\``;
+  if ([...s].every((ch) => ch !== '`' && ch !== '\n' && (isGoPrintable(ch) || ch === '\t'))) return `\`${s}\``;
   return q;
 }
 
