@@ -109,7 +109,16 @@ export function internalError(message: string): StatusError {
 
 /** A field error in the reference's format: `metadata.name: Invalid value: "X": why`. */
 export interface FieldError {
-  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueTypeInvalid';
+  type:
+    | 'FieldValueInvalid'
+    | 'FieldValueRequired'
+    | 'FieldValueDuplicate'
+    | 'FieldValueForbidden'
+    | 'FieldValueNotSupported'
+    | 'FieldValueNotFound'
+    | 'FieldValueTooLong'
+    | 'FieldValueTooMany'
+    | 'FieldValueTypeInvalid';
   field: string;
   /** Text after the field path, e.g. `Invalid value: "X": must be …` or `Required value`. */
   detail: string;
@@ -128,24 +137,55 @@ export function fieldForbidden(field: string, why: string): FieldError {
 }
 
 export function fieldNotSupported(field: string, value: unknown, supported: string[]): FieldError {
-  return { type: 'FieldValueNotSupported', field, detail: `Unsupported value: ${formatValue(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}` };
+  const detail = `Unsupported value: ${formatValue(value)}`;
+  if (supported.length === 0) return { type: 'FieldValueNotSupported', field, detail };
+  return { type: 'FieldValueNotSupported', field, detail: `${detail}: supported values: ${supported.map(goQuote).join(', ')}` };
+}
+
+export function fieldDuplicate(field: string, value: unknown): FieldError {
+  return { type: 'FieldValueDuplicate', field, detail: `Duplicate value: ${formatValue(value)}` };
+}
+
+export function fieldNotFound(field: string, value: unknown): FieldError {
+  return { type: 'FieldValueNotFound', field, detail: `Not found: ${formatValue(value)}` };
+}
+
+export function fieldTooMany(field: string, actual: number, max: number): FieldError {
+  return { type: 'FieldValueTooMany', field, detail: `Too many: ${actual}: must have at most ${max} items` };
 }
 
 export function fieldTooLong(field: string, max: number): FieldError {
   return { type: 'FieldValueTooLong', field, detail: `Too long: must have at most ${max} bytes` };
 }
 
+/** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export const isGoPrintable = (ch: string): boolean => ch === ' ' || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch);
+const QUOTE_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+
+/** Go's strconv.Quote (%q): printable characters as they are, others escaped. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (QUOTE_ESCAPES[ch]) out += QUOTE_ESCAPES[ch];
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else if (!isGoPrintable(ch)) out += c < 0x10000 ? `\\u${c.toString(16).padStart(4, '0')}` : `\\U${c.toString(16).padStart(8, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
 /** Go's %#v-ish rendering of a value in field errors: strings quoted, numbers bare. */
 export function formatValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null || value === undefined) return 'null';
   return JSON.stringify(value);
 }
 
-/** 422 Invalid, as the reference aggregates field errors. */
+/** 422 Invalid, as the reference aggregates field errors: the message lists each distinct error once, the causes all. */
 export function invalid(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
-  const list = errors.map((e) => `${e.field}: ${e.detail}`);
+  const list = [...new Set(errors.map((e) => `${e.field}: ${e.detail}`))];
   const summary = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
   const qualifiedKind = group ? `${kind}.${group}` : kind;
   return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, {

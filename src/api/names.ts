@@ -63,6 +63,7 @@ export const EMPTY_ERROR = 'must be non-empty';
 
 /** The reference's regex message: `what (e.g. 'a',  or 'b', regex used for validation is 'fmt')`. */
 export function regexError(what: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${what} (regex used for validation is '${fmt}')`;
   const eg = examples.map((e) => `'${e}', `).join(' or ');
   return `${what} (e.g. ${eg}regex used for validation is '${fmt}')`;
 }
@@ -103,8 +104,9 @@ export function isQualifiedName(value: string): string[] {
     if (prefix === '') errs.push(`prefix part ${EMPTY_ERROR}`);
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   }
+  // An empty name part is reported twice, as the reference does: empty, and not matching the regex.
   if (name === '') errs.push(`name part ${EMPTY_ERROR}`);
-  else errs.push(...check(RULES.qualifiedName, name).map((m) => `name part ${m}`));
+  errs.push(...check(RULES.qualifiedName, name).map((m) => `name part ${m}`));
   return errs;
 }
 
@@ -166,10 +168,9 @@ export function validateObjectMeta(meta: Record<string, unknown>, rule: NameRule
     errs.push(fieldForbidden('metadata.namespace', 'not allowed on this type'));
   }
 
-  for (const [k, v] of stringMap('metadata.labels', meta.labels, errs)) {
-    errs.push(...invalidEach('metadata.labels', k, isQualifiedName(k)));
-    errs.push(...invalidEach('metadata.labels', v, isValidLabelValue(v)));
-  }
+  if (typeof meta.generation === 'number' && meta.generation < 0) errs.push(fieldInvalid('metadata.generation', meta.generation, 'must be greater than or equal to 0'));
+
+  errs.push(...validateLabels(meta.labels, 'metadata.labels'));
 
   let annotationBytes = 0;
   for (const [k, v] of stringMap('metadata.annotations', meta.annotations, errs)) {
@@ -178,5 +179,52 @@ export function validateObjectMeta(meta: Record<string, unknown>, rule: NameRule
   }
   if (annotationBytes > TOTAL_ANNOTATION_SIZE_LIMIT) errs.push(fieldTooLong('metadata.annotations', TOTAL_ANNOTATION_SIZE_LIMIT));
 
+  errs.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
+  errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  return errs;
+}
+
+/** A label map (metadata.labels, selectors, node selectors): keys qualified names, values label values; errors on the map's path. */
+export function validateLabels(labels: unknown, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [k, v] of stringMap(field, labels, errs)) {
+    errs.push(...invalidEach(field, k, isQualifiedName(k)));
+    errs.push(...invalidEach(field, v, isValidLabelValue(v)));
+  }
+  return errs;
+}
+
+/** Finalizer names: qualified names, and not both orphan and foregroundDeletion (all types, custom ones too). */
+export function validateFinalizers(finalizers: unknown, field: string): FieldError[] {
+  if (!Array.isArray(finalizers)) return [];
+  const names = finalizers.filter((f): f is string => typeof f === 'string');
+  const errs: FieldError[] = [];
+  for (const f of names) errs.push(...invalidEach(field, f, isQualifiedName(f)));
+  if (names.includes('orphan') && names.includes('foregroundDeletion')) {
+    errs.push({ type: 'FieldValueInvalid', field, detail: `Invalid value: []string{${names.map((n) => JSON.stringify(n)).join(', ')}}: finalizer orphan and foregroundDeletion cannot be both set` });
+  }
+  return errs;
+}
+
+/** Owner references: apiVersion with a version, kind, name and uid; at most one controller. */
+function validateOwnerReferences(refs: unknown, field: string): FieldError[] {
+  if (!Array.isArray(refs)) return [];
+  const errs: FieldError[] = [];
+  let controller = '';
+  for (const ref of refs) {
+    const r = (typeof ref === 'object' && ref !== null ? ref : {}) as Record<string, unknown>;
+    const text = (k: string) => (typeof r[k] === 'string' ? (r[k] as string) : '');
+    const apiVersion = text('apiVersion');
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    if (version === '') errs.push(fieldInvalid(`${field}.apiVersion`, apiVersion, 'version must not be empty'));
+    if (text('kind') === '') errs.push(fieldInvalid(`${field}.kind`, text('kind'), 'kind must not be empty'));
+    if (text('name') === '') errs.push(fieldInvalid(`${field}.name`, text('name'), 'name must not be empty'));
+    if (text('uid') === '') errs.push(fieldInvalid(`${field}.uid`, text('uid'), 'uid must not be empty'));
+    if (r['controller'] === true) {
+      if (controller !== '') {
+        errs.push(fieldInvalid(field, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${text('name')}`));
+      } else controller = text('name');
+    }
+  }
   return errs;
 }

@@ -79,11 +79,12 @@ test('qualified names (label and annotation keys)', () => {
   for (const ok of ['a', 'MyName', 'my.name', '123-abc', 'a_b', 'example.com/MyName', 'k8s.io/x', 'a'.repeat(63), `${'a'.repeat(253)}/b`]) {
     assert.deepEqual(isQualifiedName(ok), [], ok);
   }
-  assert.deepEqual(isQualifiedName(''), ['name part must be non-empty']);
+  // An empty name part is both empty and not matching the regex (the reference reports both).
+  assert.deepEqual(isQualifiedName(''), ['name part must be non-empty', NAME_PART_MSG]);
   assert.deepEqual(isQualifiedName('-bad-'), [NAME_PART_MSG]);
   assert.deepEqual(isQualifiedName('a'.repeat(64)), ['name part must be no more than 63 characters']);
   assert.deepEqual(isQualifiedName('/a'), ['prefix part must be non-empty']);
-  assert.deepEqual(isQualifiedName('a/'), ['name part must be non-empty']);
+  assert.deepEqual(isQualifiedName('a/'), ['name part must be non-empty', NAME_PART_MSG]);
   assert.deepEqual(isQualifiedName('Example.com/a'), [`prefix part ${SUBDOMAIN_MSG}`]);
   assert.deepEqual(isQualifiedName(`${'a'.repeat(254)}/b`), ['prefix part must be no more than 253 characters']);
   assert.deepEqual(isQualifiedName('a/b/c'), [
