@@ -87,9 +87,20 @@ export class KubernetesServiceController {
 
   async reconcile(): Promise<void> {
     await this.ensureService();
-    await this.ensureEndpoints();
+    try {
+      await this.ensureEndpoints();
+    } catch (err) {
+      // Endpoints may not name a loopback address (the reference refuses it too, and its
+      // reconciler logs the same error); the Service and its EndpointSlice are kept regardless.
+      if (!(err instanceof StatusError && err.code === 422)) throw err;
+      if (!this.endpointsRefused) console.error(`kubernetes service: ${err.message}`);
+      this.endpointsRefused = true;
+    }
     await this.ensureEndpointSlice();
   }
+
+  /** The Endpoints were refused (a loopback advertise address): said once, not every resync. */
+  private endpointsRefused = false;
 
   private async ensureService(): Promise<void> {
     const info = this.info('', 'v1', 'services');

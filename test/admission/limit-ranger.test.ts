@@ -98,10 +98,13 @@ describe('LimitRanger', () => {
 
   it('bounds claims\' storage requests, on create and on update', async () => {
     const ns = await namespaceWith([{ type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '5Gi' } }]);
-    const claim = (name: string, storage: string) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } } });
+    // Growing needs a bound claim of a class that allows expansion (validation and the resize plugin come first).
+    await call(url, 'POST', '/apis/storage.k8s.io/v1/storageclasses', { body: { metadata: { name: 'expandable' }, provisioner: 'example.com/disk', allowVolumeExpansion: true } });
+    const claim = (name: string, storage: string) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'expandable', resources: { requests: { storage } } } });
     const small = await call(url, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('small', '500Mi') });
     assert.equal(small.json.message, 'persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi');
     await mustOk(call(url, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('ok', '2Gi') }), 201);
+    await mustOk(call(url, 'PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/ok/status`, { body: { status: { phase: 'Bound' } }, headers: { 'Content-Type': 'application/merge-patch+json' } }));
     const grow = await call(url, 'PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/ok`, {
       body: { spec: { resources: { requests: { storage: '10Gi' } } } }, headers: { 'Content-Type': 'application/merge-patch+json' },
     });

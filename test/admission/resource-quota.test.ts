@@ -186,6 +186,8 @@ describe('ResourceQuota', () => {
     await mustOk(call(url, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('plain', '4Gi') }), 201);
     await mustOk(call(url, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('gold', '2Gi', 'gold') }), 201);
     assert.deepEqual(await used(ns, 'storage'), { 'gold.storageclass.storage.k8s.io/requests.storage': '2Gi', persistentvolumeclaims: '2', 'requests.storage': '6Gi' });
+    // Only a bound claim may grow (validation answers 422 first otherwise).
+    await mustOk(call(url, 'PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/plain/status`, { body: { status: { phase: 'Bound' } }, headers: { 'Content-Type': 'application/merge-patch+json' } }));
     const tooBig = await call(url, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { body: claim('gold2', '2Gi', 'gold') });
     assert.equal(tooBig.json.message, 'persistentvolumeclaims "gold2" is forbidden: exceeded quota: storage, requested: gold.storageclass.storage.k8s.io/requests.storage=2Gi, used: gold.storageclass.storage.k8s.io/requests.storage=2Gi, limited: gold.storageclass.storage.k8s.io/requests.storage=3Gi');
     // Growing a claim is charged the difference.

@@ -560,9 +560,15 @@ describe('admission webhooks', () => {
       await mustOk(req('POST', `/api/v1/namespaces/${SERVICE_NAMESPACE}/services`, {
         metadata: { name: SERVICE_NAME }, spec: { ports: [{ name: 'https', port: 8443, targetPort: hooks.port }] },
       }), 201);
-      await mustOk(req('POST', `/api/v1/namespaces/${SERVICE_NAMESPACE}/endpoints`, {
-        metadata: { name: SERVICE_NAME }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: hooks.port }] }],
-      }), 201);
+      // Endpoints may not name a loopback address through the API (as in the reference); the test's
+      // webhook listens on loopback, so its Endpoints are stored directly.
+      const endpoints = {
+        kind: 'Endpoints', apiVersion: 'v1',
+        metadata: { name: SERVICE_NAME, namespace: SERVICE_NAMESPACE, uid: randomUUID(), creationTimestamp: '2024-01-01T00:00:00Z' },
+        subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: hooks.port }] }],
+      };
+      await server.storage.create(`/registry/endpoints/${SERVICE_NAMESPACE}/${SERVICE_NAME}`, (rev) => Buffer.from(JSON.stringify({ ...endpoints, metadata: { ...endpoints.metadata, resourceVersion: String(rev) } })));
+      await sleep(10);
       hooks.on('/via-service', (r) => answer(r, { allowed: false, status: { message: 'reached through the service' } }));
       await configure('validating', 'svc', webhook('svc.example.com', '', {
         clientConfig: { service: { namespace: SERVICE_NAMESPACE, name: SERVICE_NAME, path: '/via-service', port: 8443 }, caBundle },
@@ -633,29 +639,29 @@ describe('webhook audit annotations', () => {
       rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }], ...extra,
     });
     const info = registry.catalog.lookup('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!;
-    await registry.create(info, undefined, { metadata: { name: 'cfg' }, webhooks: [entry('add-label', add), entry('remove-label', remove), entry('dead', 'https://127.0.0.1:1/', { failurePolicy: 'Ignore' })] });
+    await registry.create(info, undefined, { metadata: { name: 'cfg' }, webhooks: [entry('add-label.example.com', add), entry('remove-label.example.com', remove), entry('dead.example.com', 'https://127.0.0.1:1/', { failurePolicy: 'Ignore' })] });
     const attrs = attributes();
     await mutatingAdmissionWebhook().mutate!(attrs, { registry });
     assert.deepEqual(attrs.object!['metadata'], { name: 'cm', namespace: 'default', labels: { added: 'test' } });
     assert.deepEqual(attrs.annotations, {
-      'add-label/key1': 'value1',
-      'mutation.webhook.admission.k8s.io/round_0_index_0': '{"configuration":"cfg","webhook":"add-label","mutated":true}',
-      'patch.webhook.admission.k8s.io/round_0_index_0': '{"configuration":"cfg","webhook":"add-label","patch":[{"op":"add","path":"/metadata/labels/added","value":"test"}],"patchType":"JSONPatch"}',
-      'mutation.webhook.admission.k8s.io/round_0_index_1': '{"configuration":"cfg","webhook":"remove-label","mutated":true}',
-      'patch.webhook.admission.k8s.io/round_0_index_1': '{"configuration":"cfg","webhook":"remove-label","patch":[{"op":"remove","path":"/metadata/labels/remove"}],"patchType":"JSONPatch"}',
-      'mutation.webhook.admission.k8s.io/round_0_index_2': '{"configuration":"cfg","webhook":"dead","mutated":false}',
-      'failed-open.mutation.webhook.admission.k8s.io/round_0_index_2': 'dead',
+      'add-label.example.com/key1': 'value1',
+      'mutation.webhook.admission.k8s.io/round_0_index_0': '{"configuration":"cfg","webhook":"add-label.example.com","mutated":true}',
+      'patch.webhook.admission.k8s.io/round_0_index_0': '{"configuration":"cfg","webhook":"add-label.example.com","patch":[{"op":"add","path":"/metadata/labels/added","value":"test"}],"patchType":"JSONPatch"}',
+      'mutation.webhook.admission.k8s.io/round_0_index_1': '{"configuration":"cfg","webhook":"remove-label.example.com","mutated":true}',
+      'patch.webhook.admission.k8s.io/round_0_index_1': '{"configuration":"cfg","webhook":"remove-label.example.com","patch":[{"op":"remove","path":"/metadata/labels/remove"}],"patchType":"JSONPatch"}',
+      'mutation.webhook.admission.k8s.io/round_0_index_2': '{"configuration":"cfg","webhook":"dead.example.com","mutated":false}',
+      'failed-open.mutation.webhook.admission.k8s.io/round_0_index_2': 'dead.example.com',
       // Reinvoked because remove-label changed the object after it: its add is a no-op the second time.
-      'mutation.webhook.admission.k8s.io/round_1_index_0': '{"configuration":"cfg","webhook":"add-label","mutated":false}',
-      'patch.webhook.admission.k8s.io/round_1_index_0': '{"configuration":"cfg","webhook":"add-label","patch":[{"op":"add","path":"/metadata/labels/added","value":"test"}],"patchType":"JSONPatch"}',
+      'mutation.webhook.admission.k8s.io/round_1_index_0': '{"configuration":"cfg","webhook":"add-label.example.com","mutated":false}',
+      'patch.webhook.admission.k8s.io/round_1_index_0': '{"configuration":"cfg","webhook":"add-label.example.com","patch":[{"op":"add","path":"/metadata/labels/added","value":"test"}],"patchType":"JSONPatch"}',
     });
     assert.equal(hooks.reviews('/add').length, 2);
     assert.equal(hooks.reviews('/remove').length, 1);
 
     const vinfo = registry.catalog.lookup('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')!;
-    await registry.create(vinfo, undefined, { metadata: { name: 'v' }, webhooks: [entry('ok', add.replace('/add', '/ok')), entry('dead', 'https://127.0.0.1:1/', { failurePolicy: 'Ignore' })] });
+    await registry.create(vinfo, undefined, { metadata: { name: 'v' }, webhooks: [entry('ok.example.com', add.replace('/add', '/ok')), entry('dead.example.com', 'https://127.0.0.1:1/', { failurePolicy: 'Ignore' })] });
     const vattrs = attributes();
     await validatingAdmissionWebhook().validate!(vattrs, { registry });
-    assert.deepEqual(vattrs.annotations, { 'failed-open.validating.webhook.admission.k8s.io/round_0_index_1': 'dead' });
+    assert.deepEqual(vattrs.annotations, { 'failed-open.validating.webhook.admission.k8s.io/round_0_index_1': 'dead.example.com' });
   });
 });

@@ -99,7 +99,6 @@ describe('defaulting through the API', () => {
       ['registry.example.com/app:latest', 'Always'],
       ['docker.io/library/nginx:stable', 'IfNotPresent'],
       ['Nginx', 'IfNotPresent'], // not a valid reference (upper case): no tag to read
-      ['', 'IfNotPresent'],
     ];
     const containers = cases.map(([image], i) => ({ name: `c${i}`, image }));
     containers.push({ name: 'given', image: 'nginx', imagePullPolicy: 'Never' } as never);
@@ -191,15 +190,15 @@ describe('defaulting through the API', () => {
   it('Services: ClientIP affinity gets its timeout, LoadBalancer its traffic policies and node ports flag', async () => {
     const service = await create(`${NS}/services`, {
       metadata: { name: 'lb' },
-      spec: { type: 'LoadBalancer', sessionAffinity: 'ClientIP', ports: [{ port: 443, targetPort: 'https' }, { port: 53, protocol: 'UDP' }] },
+      spec: { type: 'LoadBalancer', sessionAffinity: 'ClientIP', ports: [{ name: 'https', port: 443, targetPort: 'https' }, { name: 'dns', port: 53, protocol: 'UDP' }] },
     });
     assert.deepEqual(service.spec.sessionAffinityConfig, { clientIP: { timeoutSeconds: 10800 } });
     assert.equal(service.spec.externalTrafficPolicy, 'Cluster');
     assert.equal(service.spec.internalTrafficPolicy, 'Cluster');
     assert.equal(service.spec.allocateLoadBalancerNodePorts, true);
     assert.deepEqual(service.spec.ports.map((p: object) => ({ ...p, nodePort: undefined })), [
-      { port: 443, targetPort: 'https', protocol: 'TCP', nodePort: undefined },
-      { port: 53, targetPort: 53, protocol: 'UDP', nodePort: undefined },
+      { name: 'https', port: 443, targetPort: 'https', protocol: 'TCP', nodePort: undefined },
+      { name: 'dns', port: 53, targetPort: 53, protocol: 'UDP', nodePort: undefined },
     ]);
     assert.deepEqual(service.status, { loadBalancer: {} });
   });
