@@ -24,6 +24,7 @@ import { mediaTypeOf, negotiate, type Negotiated, type Target } from './negotiat
 import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { serveWatch } from './watch.js';
+import { deprecationWarning } from '../api/deprecations.js';
 import { bindPod, evictPod, nodeProxy, podLog, podProxy, podStream, serviceProxy } from './pod-subresources.js';
 
 const REVIEWS = new Set([
@@ -191,6 +192,12 @@ export class ResourceHandler {
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
       const warnings: string[] = [];
+      // A deprecated version warns on every answer, errors and watches included.
+      const deprecation = deprecationWarning(info);
+      if (deprecation) {
+        warnings.push(deprecation);
+        res.setHeader('Warning', warningHeaders([deprecation])['Warning']!);
+      }
       const result = await this.dispatch(req, res, info, r, query, negotiated, user, warnings);
       if (result) sendBytes(res, result.status, result.body, out, warningHeaders(warnings));
     } catch (err) {

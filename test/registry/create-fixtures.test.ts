@@ -149,6 +149,9 @@ describe('creates as the reference stores them', () => {
       const f = fixture(`create/${name}`);
       const reply = await call(server.url, f.request.method, f.request.path, { body: f.request.body, headers: f.request.headers });
       assert.equal(reply.status, f.response.status, reply.text);
+      // Deprecated versions warn (Node joins repeated headers with ", ").
+      const warning = (f.response.headers as Record<string, unknown>)['warning'];
+      assert.equal(reply.headers['warning'], Array.isArray(warning) ? warning.join(', ') : undefined);
       const ours = redacted(placeholders(reply.json) as Json);
       const theirs = structuredClone(f.response.body) as Json;
       for (const [path, shaped] of Object.entries(ALLOCATED[name] ?? {})) {
@@ -162,4 +165,15 @@ describe('creates as the reference stores them', () => {
       assert.deepEqual(ours, theirs);
     });
   }
+
+  it('deprecated versions warn on reads and errors too', async () => {
+    const expected = '299 - "autoscaling/v2beta2 HorizontalPodAutoscaler is deprecated in v1.23+, unavailable in v1.26+; use autoscaling/v2 HorizontalPodAutoscaler"';
+    const list = await call(server.url, 'GET', '/apis/autoscaling/v2beta2/namespaces/ref-create/horizontalpodautoscalers');
+    assert.equal(list.status, 200);
+    assert.equal(list.headers['warning'], expected);
+    const missing = await call(server.url, 'GET', '/apis/autoscaling/v2beta2/namespaces/ref-create/horizontalpodautoscalers/nope');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['warning'], expected);
+    assert.equal((await call(server.url, 'GET', '/apis/autoscaling/v2/namespaces/ref-create/horizontalpodautoscalers')).headers['warning'], undefined);
+  });
 });
