@@ -115,3 +115,14 @@ export async function mustOk(reply: Promise<Reply>, status = 200): Promise<Reply
   assert.equal(r.status, status, `${r.status} ${r.text}`);
   return r;
 }
+
+/** Polls `check` until it gives a value (not undefined or false), at most `ms`; the value. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

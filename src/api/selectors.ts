@@ -368,33 +368,6 @@ export function parseLabelSelector(text: string): LabelSelector {
   };
 }
 
-/** A metav1.LabelSelector object ({matchLabels, matchExpressions}) as stored in specs. */
-export interface LabelSelectorObject {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-
-/**
- * Whether labels match a metav1.LabelSelector object. An empty selector matches everything
- * (callers decide what an absent one means); an unknown operator matches nothing.
- */
-export function matchesSelectorObject(selector: LabelSelectorObject, labels: Record<string, string> | undefined): boolean {
-  const set = labels ?? {};
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (set[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(set, e.key);
-    const values = e.values ?? [];
-    switch (e.operator) {
-      case 'In': if (!has || !values.includes(set[e.key]!)) return false; break;
-      case 'NotIn': if (has && values.includes(set[e.key]!)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
-    }
-  }
-  return true;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Field selectors
 // ---------------------------------------------------------------------------------------------

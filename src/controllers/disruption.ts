@@ -1,6 +1,6 @@
 // The disruption controller: keeps each PodDisruptionBudget's status (expected, healthy and desired
 // pods, disruptions allowed) current from the pods it selects, so evictions can be judged.
-import { matchesSelectorObject, type LabelSelectorObject } from '../api/selectors.js';
+import { selectsLabels } from '../api/label-selector-object.js';
 import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
 import { decode, jsonEqual, metadataOf, now, type JsonObject } from '../registry/objects.js';
@@ -88,8 +88,7 @@ export class DisruptionController {
 /** A budget's status from the pods of its namespace. Pods evicted but not yet gone count as disrupted. */
 function budgetStatus(pdb: JsonObject, pods: JsonObject[]): JsonObject {
   const spec = isObject(pdb['spec']) ? pdb['spec'] : {};
-  const selector = isObject(spec['selector']) ? (spec['selector'] as LabelSelectorObject) : undefined;
-  const selected = selector ? pods.filter((p) => matchesSelectorObject(selector, metadataOf(p)['labels'] as Record<string, string> | undefined)) : [];
+  const selected = pods.filter((p) => selectsLabels(spec['selector'], metadataOf(p)['labels'] as Record<string, string> | undefined));
   const live = selected.filter((p) => !metadataOf(p)['deletionTimestamp']);
   const liveNames = new Set(live.map((p) => String(metadataOf(p)['name'])));
   const previous = isObject(pdb['status']) ? pdb['status'] : {};

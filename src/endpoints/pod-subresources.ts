@@ -3,7 +3,7 @@
 // proxy) — answered as the reference answers when it cannot reach one, never with a fake success.
 import { connect } from 'node:net';
 import type { ResourceInfo } from '../api/catalog.js';
-import { matchesSelectorObject, type LabelSelectorObject } from '../api/selectors.js';
+import { selectsLabels } from '../api/label-selector-object.js';
 import { isObject, type JsonObject } from '../encoding/decode.js';
 import { badRequest, conflict, fieldNotSupported, fieldRequired, internalError, invalid, notFound, StatusError } from '../errors.js';
 import { metadataOf, now, stringField } from '../registry/objects.js';
@@ -71,8 +71,7 @@ async function budgetsFor(registry: Registry, pod: JsonObject, namespace: string
   const list = await registry.list(pdbInfo, namespace, { kind: 'current' });
   const labels = metadataOf(pod)['labels'] as Record<string, string> | undefined;
   return list.items.map((b) => JSON.parse(b.toString()) as JsonObject).filter((pdb) => {
-    const selector = specOf(pdb)['selector'];
-    return isObject(selector) && matchesSelectorObject(selector as LabelSelectorObject, labels);
+    return selectsLabels(specOf(pdb)['selector'], labels);
   });
 }
 

@@ -3,18 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk } from '../helpers.js';
+import { call, memoryServer, mustOk, until } from '../helpers.js';
 
 const NS = '/api/v1/namespaces/default';
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
-async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('storage object in-use protection', () => {
   let server: RunningServer;

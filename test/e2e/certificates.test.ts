@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, kubeconfigTls } from '../helpers.js';
+import { call, kubeconfigTls, until } from '../helpers.js';
 import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
 /** A key and a PKCS#10 request for CN=user, O=group (openssl, as a user would make them). */
@@ -24,15 +24,6 @@ function manifest(name: string, csrPem: string, usages = ['client auth']): strin
   });
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('certificate signing requests', () => {
   let capstan: Capstan;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk } from '../helpers.js';
+import { call, memoryServer, mustOk, until } from '../helpers.js';
 
 const NS = '/api/v1/namespaces/pods-test';
 const PODS = `${NS}/pods`;
@@ -15,15 +15,6 @@ function pod(name: string, extra: Record<string, unknown> = {}, labels: Record<s
   };
 }
 
-async function until<T>(what: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('pod lifecycle', () => {
   let server: RunningServer;
@@ -53,7 +44,7 @@ describe('pod lifecycle', () => {
       const still = await mustOk(call(url, 'GET', `${PODS}/bound`));
       assert.ok(still.json.metadata.deletionTimestamp);
       // A write may not clear the deletion mark.
-      await until(async () => ((await call(url, 'GET', `${PODS}/bound`)).status === 404 ? true : undefined), 4000);
+      await until('pod removed', async () => (await call(url, 'GET', `${PODS}/bound`)).status === 404, 4000);
     });
 
     it('honors gracePeriodSeconds, only ever shortening, and 0 removes at once', async () => {
@@ -135,7 +126,7 @@ describe('pod lifecycle', () => {
       await mustOk(call(url, 'POST', '/apis/policy/v1/namespaces/pods-test/poddisruptionbudgets', {
         body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guard' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } },
       }), 201);
-      const status = await until(async () => {
+      const status = await until('budget observed', async () => {
         const s = (await mustOk(call(url, 'GET', '/apis/policy/v1/namespaces/pods-test/poddisruptionbudgets/guard'))).json.status;
         return s?.observedGeneration === 1 && s.currentHealthy === 2 ? s : undefined;
       });
@@ -145,7 +136,7 @@ describe('pod lifecycle', () => {
       await mustOk(evict('g1'), 201);
       assert.equal((await call(url, 'GET', `${PODS}/g1`)).status, 404);
       // The disruption controller sees the pod gone.
-      await until(async () => ((await mustOk(call(url, 'GET', '/apis/policy/v1/namespaces/pods-test/poddisruptionbudgets/guard'))).json.status.currentHealthy === 1 ? true : undefined));
+      await until('pod gone from the budget', async () => (await mustOk(call(url, 'GET', '/apis/policy/v1/namespaces/pods-test/poddisruptionbudgets/guard'))).json.status.currentHealthy === 1);
       const refused = await evict('g2');
       assert.equal(refused.status, 429);
       assert.deepEqual(refused.json, {

@@ -1,8 +1,9 @@
 // metav1.LabelSelector (matchLabels and matchExpressions): the reference's validation, and the
 // selector it converts to (LabelSelectorAsSelector) for matching a template's labels.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from '../../errors.js';
-import { isQualifiedName, isValidLabelValue, validateLabels } from '../names.js';
-import { child, entries, index, invalidAll, isObj, objs, str, strings } from './helpers.js';
+import { isQualifiedName, validateLabels } from '../names.js';
+import { convertLabelSelector, type SelectorMatcher } from '../label-selector-object.js';
+import { child, index, invalidAll, isObj, objs, str, strings } from './helpers.js';
 
 /** ValidateLabelSelector (values of expressions are not checked in 1.25). */
 export function validateLabelSelector(selector: unknown, field: string): FieldError[] {
@@ -30,50 +31,15 @@ export function validateLabelSelector(selector: unknown, field: string): FieldEr
 }
 
 /** A converted selector: a match function, and whether it selects everything (Selector.Empty()). */
-export interface Selector {
-  empty: boolean;
-  matches(labels: Record<string, unknown>): boolean;
-}
-
-const NOTHING: Selector = { empty: false, matches: () => false };
+export type Selector = SelectorMatcher;
 
 /**
  * LabelSelectorAsSelector: an absent selector selects nothing, an empty one everything;
  * undefined when the selector does not convert (bad operator, key or value).
  */
 export function asSelector(selector: unknown): Selector | undefined {
-  if (!isObj(selector)) return NOTHING;
-  const tests: Array<(labels: Record<string, unknown>) => boolean> = [];
-  for (const [k, v] of entries(selector['matchLabels'])) {
-    if (isQualifiedName(k).length || isValidLabelValue(str(v)).length) return undefined;
-    tests.push((labels) => labels[k] === v);
-  }
-  for (const expr of objs(selector['matchExpressions'])) {
-    const k = str(expr['key']);
-    const values = strings(expr['values']);
-    if (isQualifiedName(k).length || values.some((v) => isValidLabelValue(v).length)) return undefined;
-    switch (str(expr['operator'])) {
-      case 'In':
-        if (values.length === 0) return undefined;
-        tests.push((labels) => typeof labels[k] === 'string' && values.includes(labels[k] as string));
-        break;
-      case 'NotIn':
-        if (values.length === 0) return undefined;
-        tests.push((labels) => !(typeof labels[k] === 'string' && values.includes(labels[k] as string)));
-        break;
-      case 'Exists':
-        if (values.length > 0) return undefined;
-        tests.push((labels) => k in labels);
-        break;
-      case 'DoesNotExist':
-        if (values.length > 0) return undefined;
-        tests.push((labels) => !(k in labels));
-        break;
-      default:
-        return undefined;
-    }
-  }
-  return { empty: tests.length === 0, matches: (labels) => tests.every((t) => t(labels)) };
+  const converted = convertLabelSelector(selector);
+  return 'error' in converted ? undefined : converted;
 }
 
 /** Whether a selector has neither matchLabels nor matchExpressions. */
