@@ -1,7 +1,7 @@
 // CertificateSigningRequests end to end: kubectl certificate approve / deny, the built-in signer
 // issuing from the cluster CA, and the issued certificate authenticating its user.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { webcrypto } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +9,17 @@ import { after, before, describe, it } from 'node:test';
 import { call, kubeconfigTls, until } from '../helpers.js';
 import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
-/** A key and a PKCS#10 request for CN=user, O=group (openssl, as a user would make them). */
-function request(dir: string, user: string, group: string): { key: string; csr: string } {
-  const keyPath = join(dir, `${user}.key`);
-  const csrPath = join(dir, `${user}.csr`);
-  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyPath, '-out', csrPath, '-subj', `/O=${group}/CN=${user}`], { stdio: 'ignore' });
-  return { key: readFileSync(keyPath, 'utf8'), csr: readFileSync(csrPath, 'utf8') };
+/** A key and a PKCS#10 request for CN=user, O=group, as a user would make them. */
+async function request(user: string, group: string): Promise<{ key: string; csr: string }> {
+  await import('reflect-metadata');
+  const x509 = await import('@peculiar/x509');
+  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `O=${group}, CN=${user}`, keys, signingAlgorithm: alg });
+  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+  const key = `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  return { key, csr: csr.toString('pem') };
 }
 
 function manifest(name: string, csrPem: string, usages = ['client auth']): string {
@@ -38,7 +43,7 @@ describe('certificate signing requests', () => {
   });
 
   it('kubectl certificate approve: the signer issues a certificate that authenticates its user', async () => {
-    const { key, csr } = request(dir, 'jane', 'developers');
+    const { key, csr } = await request('jane', 'developers');
     await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('jane', csr));
     const created = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
     assert.equal(created.spec.username, 'kubernetes-admin', 'the requester is recorded');
@@ -65,7 +70,7 @@ describe('certificate signing requests', () => {
   });
 
   it('kubectl certificate deny: no certificate; a refused usage fails the request', async () => {
-    const { csr } = request(dir, 'mallory', 'developers');
+    const { csr } = await request('mallory', 'developers');
     await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('mallory', csr));
     await ok(capstan.kubeconfig, ['certificate', 'deny', 'mallory']);
     await new Promise((r) => setTimeout(r, 300));
@@ -73,7 +78,7 @@ describe('certificate signing requests', () => {
     assert.equal(denied.status.certificate, undefined);
     assert.deepEqual(denied.status.conditions.map((c: { type: string }) => c.type), ['Denied']);
 
-    const bad = request(dir, 'server', 'developers');
+    const bad = await request('server', 'developers');
     await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('server', bad.csr, ['server auth']));
     await ok(capstan.kubeconfig, ['certificate', 'approve', 'server']);
     const failed = await until('failed', async () => {
