@@ -8,6 +8,8 @@
 // "1500m", "1.5Gi" → "1536Mi", "1000m" → "1"), except that the reference keeps the text it parsed
 // when that text already looked canonical to its fast path ("100m", "1Gi", "+1", "1e3" stay as
 // given); arithmetic results are always canonical.
+//
+// This is the only quantity implementation: decoding, validation, admission and quota all use it.
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
@@ -20,11 +22,21 @@ export const QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix";
 
 export class QuantityError extends Error {}
 
+/** The reference's int64Amount (value × 10^scale): what its parser's fast path holds. */
+export interface Int64Amount {
+  value: bigint;
+  scale: number;
+}
+
 const NANO = 1_000_000_000n;
 const MAX_INT64 = (1n << 63n) - 1n;
 /** The largest value a BinarySI quantity parses to (the reference caps there). */
 const MAX_BINARY_NANOS = MAX_INT64 * NANO;
-/** Beyond this decimal exponent a parsed value is refused rather than expanded digit by digit. */
+/**
+ * A parsed value whose decimal exponent, counted from nanos, passes this is refused (with the
+ * numeric error) rather than expanded digit by digit: the reference holds "1e2000000000" as a
+ * scaled int64, but as a nano count it would not fit.
+ */
 const MAX_EXPONENT = 10_000;
 
 const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -114,18 +126,20 @@ export class Quantity {
     /** The value in nano units (10^-9). */
     readonly nanos: bigint,
     readonly format: QuantityFormat,
-    /** The parsed text, when the reference writes it back unchanged. */
-    private readonly text?: string,
+    /** The parsed text, when the reference keeps it (and writes it back unchanged). */
+    readonly text?: string,
+    /** The reference's int64Amount, for a value its fast path parsed (Go's %#v shows it). */
+    readonly amount?: Int64Amount,
   ) {}
 
   /** Parses a quantity; throws QuantityError with the reference's message. */
   static parse(text: string): Quantity {
     if (text.length === 0) throw new QuantityError(QUANTITY_FORMAT_ERROR);
-    if (text === '0') return new Quantity(0n, 'DecimalSI', text);
+    if (text === '0') return new Quantity(0n, 'DecimalSI', text, { value: 0n, scale: 0 });
     const { positive, num, denom, suffix } = scan(text);
     const { base, exponent, format } = interpretSuffix(suffix);
     const parsed = fastPath(text, positive, num, denom, base, exponent, format) ?? slowPath(positive, num, denom, base, exponent, format);
-    return new Quantity(parsed.nanos, parsed.format, parsed.text);
+    return new Quantity(parsed.nanos, parsed.format, parsed.text, parsed.amount);
   }
 
   /** A quantity from a JSON value (a string, or a number as the reference's decoder also takes); undefined when it is neither or does not parse. */
@@ -180,15 +194,14 @@ export class Quantity {
       return `${sign}${n}${BINARY_SUFFIX_OF.get(exponent) ?? ''}`;
     }
     // Decimal: all factors of ten go to the exponent, which is then lowered to a multiple of three.
-    let mantissa = magnitude;
-    let exponent = -9;
-    while (mantissa % 10n === 0n) {
-      mantissa /= 10n;
-      exponent++;
-    }
+    // (Trailing zeros are stripped as text: a value may have thousands of them.)
+    const digits = magnitude.toString();
+    const significant = digits.replace(/0+$/, '');
+    const exponent = -9 + digits.length - significant.length;
     const lowered = Math.floor(exponent / 3) * 3;
-    mantissa *= pow10(exponent - lowered);
+    const mantissa = significant + '0'.repeat(exponent - lowered);
     const format = this.format === 'DecimalExponent' ? 'DecimalExponent' : 'DecimalSI';
+    // A decimal SI value beyond the largest suffix loses its exponent, as the reference writes it ("1000E" → "1").
     const suffix = format === 'DecimalExponent' ? (lowered === 0 ? '' : `e${lowered}`) : DECIMAL_SUFFIX_OF.get(lowered) ?? '';
     return `${sign}${mantissa}${suffix}`;
   }
@@ -215,6 +228,11 @@ export class Quantity {
     return this.nanos === 0n;
   }
 
+  /** Whether the value is whole, as the reference's validation tests it (MilliValue() % 1000 == 0). */
+  isInteger(): boolean {
+    return this.milliValue() % 1000n === 0n;
+  }
+
   sign(): -1 | 0 | 1 {
     return this.nanos < 0n ? -1 : this.nanos > 0n ? 1 : 0;
   }
@@ -236,11 +254,31 @@ export class Quantity {
   }
 }
 
+/**
+ * The error the reference's JSON decoder gives for a quantity's text (it trims the text first), or
+ * undefined when the text parses.
+ */
+export function quantityError(text: string): string | undefined {
+  try {
+    Quantity.parse(text.trim());
+    return undefined;
+  } catch (err) {
+    if (err instanceof QuantityError) return err.message;
+    throw err;
+  }
+}
+
 interface Parsed {
   nanos: bigint;
   format: QuantityFormat;
   /** The parsed text, when it is written back unchanged. */
   text?: string;
+  amount?: Int64Amount;
+}
+
+/** Refuses a value whose exponent, counted from nanos, passes MAX_EXPONENT. */
+function checkRange(toNano: number): void {
+  if (toNano > MAX_EXPONENT) throw new QuantityError(QUANTITY_NUMERIC_ERROR);
 }
 
 /**
@@ -263,15 +301,16 @@ function fastPath(text: string, positive: boolean, num: string, denom: string, b
   if (precision < 0) return undefined;
   scale -= denom.length;
   if (scale < -9) return undefined;
+  checkRange(scale + 9);
   const shifted = num + denom;
   const value = BigInt(shifted);
   const result = value << BigInt(shift);
   if (result > MAX_INT64) return undefined;
-  const nanos = (positive ? result : -result) * pow10(scale + 9);
+  const amount = { value: positive ? result : -result, scale };
   const keepText = base === 2
     ? (value & 7n) !== 0n
     : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
-  return { nanos, format, text: keepText ? text : undefined };
+  return { nanos: amount.value * pow10(scale + 9), format, text: keepText ? text : undefined, amount };
 }
 
 /** Exact decimal arithmetic for everything else, rounded up (away from zero) to nano precision. */
@@ -281,7 +320,7 @@ function slowPath(positive: boolean, num: string, denom: string, base: 10 | 2, e
   if (base === 2) digits <<= BigInt(exponent);
   else scale += exponent;
   const toNano = scale + 9;
-  if (toNano > MAX_EXPONENT) throw new QuantityError(QUANTITY_NUMERIC_ERROR);
+  checkRange(toNano);
   let nanos: bigint;
   if (toNano >= 0) nanos = digits * pow10(toNano);
   else if (-toNano > digits.toString().length) nanos = digits === 0n ? 0n : 1n;

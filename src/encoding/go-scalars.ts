@@ -1,38 +1,10 @@
 // The reference's own parsers of scalar strings met while decoding a body, reduced to what
-// decides acceptance and the error text: resource.Quantity, base64 ([]byte fields) and
-// RFC 3339 times (metav1.Time, metav1.MicroTime). Each returns the error message, or
-// undefined when the value is accepted.
-
-const QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
-const QUANTITY_SUFFIXES = new Set(['', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei']);
-const SUFFIX_CHARS = 'eEinumkKMGTP';
+// decides acceptance and the error text: base64 ([]byte fields) and RFC 3339 times
+// (metav1.Time, metav1.MicroTime). Each returns the error message, or undefined when the value
+// is accepted. (Quantities are parsed by src/api/quantity.ts.)
 
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= '0' && c <= '9';
-}
-
-/** resource.ParseQuantity: sign, digits, optional fraction, then a suffix (SI, binary SI or an exponent). */
-export function quantityError(text: string): string | undefined {
-  const s = text.trim();
-  if (s.length === 0) return QUANTITY_FORMAT;
-  let pos = 0;
-  if (s[0] === '-' || s[0] === '+') pos++;
-  while (pos < s.length && isDigit(s[pos])) pos++;
-  if (s[pos] === '.') {
-    pos++;
-    while (pos < s.length && isDigit(s[pos])) pos++;
-  }
-  if (pos >= s.length) return undefined;
-  const suffixStart = pos;
-  while (pos < s.length && SUFFIX_CHARS.includes(s[pos]!)) pos++;
-  if (pos < s.length && (s[pos] === '-' || s[pos] === '+')) pos++;
-  while (pos < s.length && isDigit(s[pos])) pos++;
-  if (pos < s.length) return QUANTITY_FORMAT;
-  const suffix = s.slice(suffixStart);
-  if (QUANTITY_SUFFIXES.has(suffix)) return undefined;
-  if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E') && /^[+-]?\d+$/.test(suffix.slice(1))) return undefined;
-  return QUANTITY_SUFFIX;
 }
 
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

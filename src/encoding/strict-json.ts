@@ -7,8 +7,9 @@
 //     into Go struct field DeploymentSpec.spec.replicas of type int32`, the first one met), or
 //     the error of a type's own UnmarshalJSON (quantities, times), which stops decoding.
 // The text must already be known to be valid JSON (JSON.parse accepted it).
+import { quantityError } from '../api/quantity.js';
 import { ANY, type GoType } from './go-types.js';
-import { base64Error, quantityError, RFC3339, RFC3339_MICRO, timeError } from './go-scalars.js';
+import { base64Error, RFC3339, RFC3339_MICRO, timeError } from './go-scalars.js';
 
 export interface StrictDecodeResult {
   /** `unknown field "…"` / `duplicate field "…"`, deduplicated, at most 100 (as the reference keeps). */

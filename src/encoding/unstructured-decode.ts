@@ -5,8 +5,9 @@
 // convert float64 to int32", "cannot restore struct from: string", …).
 // Numbers of the map are int64 when integral, float64 otherwise (the patch was decoded
 // preserving integers).
+import { quantityError } from '../api/quantity.js';
 import { goKind } from './go-format.js';
-import { base64Error, quantityError, RFC3339, RFC3339_MICRO, timeError } from './go-scalars.js';
+import { base64Error, RFC3339, RFC3339_MICRO, timeError } from './go-scalars.js';
 import type { GoType } from './go-types.js';
 
 export interface UnstructuredDecodeResult {

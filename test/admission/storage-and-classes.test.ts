@@ -1,10 +1,10 @@
 // DefaultStorageClass, DefaultIngressClass, StorageObjectInUseProtection, PersistentVolumeClaimResize.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Quantity } from '../../src/api/quantity.js';
 import { defaultIngressClass } from '../../src/admission/plugins/default-ingress-class.js';
 import { defaultStorageClass } from '../../src/admission/plugins/default-storage-class.js';
 import { persistentVolumeClaimResize } from '../../src/admission/plugins/persistent-volume-claim-resize.js';
-import { compareQuantities } from '../../src/admission/plugins/quantities.js';
 import { storageObjectInUseProtection } from '../../src/admission/plugins/storage-object-in-use-protection.js';
 import type { JsonObject } from '../../src/registry/objects.js';
 import { fixture } from '../helpers.js';
@@ -115,6 +115,7 @@ describe('PersistentVolumeClaimResize admission', () => {
   });
 
   it('compares quantities exactly', () => {
+    const compareQuantities = (a: string, b: string) => Quantity.parse(a).cmp(Quantity.parse(b));
     assert.equal(compareQuantities('1Gi', '1073741824'), 0);
     assert.equal(compareQuantities('1G', '1Gi'), -1);
     assert.equal(compareQuantities('1500m', '1.5'), 0);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  Quantity, QUANTITY_FORMAT_ERROR, QUANTITY_SUFFIX_ERROR, QuantityError,
+  Quantity, QUANTITY_FORMAT_ERROR, QUANTITY_NUMERIC_ERROR, QUANTITY_SUFFIX_ERROR, QuantityError, quantityError,
 } from '../../src/api/quantity.js';
 
 describe('Quantity', () => {
@@ -68,6 +68,34 @@ describe('Quantity', () => {
     assert.equal(Quantity.from(null), undefined);
   });
 
+  it("gives the decoder's error for a text (trimmed first), the suffix error for an exponent beyond int64", () => {
+    assert.equal(quantityError(' 2Gi '), undefined);
+    assert.equal(quantityError('1.2.3'), QUANTITY_FORMAT_ERROR);
+    assert.equal(quantityError('1kk'), QUANTITY_SUFFIX_ERROR);
+    assert.equal(quantityError('1e99999999999999999999'), QUANTITY_SUFFIX_ERROR);
+    assert.equal(quantityError('1e-99999999999999999999'), QUANTITY_SUFFIX_ERROR);
+  });
+
+  it('holds exponents up to 10^10000 nanos, and refuses larger ones rather than expanding them', () => {
+    assert.equal(Quantity.parse('1e9990').canonical(), '1e9990');
+    assert.equal(Quantity.parse('1000E').toString(), '1', 'a decimal SI value past "E" loses its exponent, as in the reference');
+    for (const text of ['1e10000', '1e2000000000', '12345678901234567890e9992']) {
+      assert.throws(() => Quantity.parse(text), (e: unknown) => e instanceof QuantityError && e.message === QUANTITY_NUMERIC_ERROR, text);
+    }
+    // The exponent is an int32 in the reference: 2^32 wraps to 0.
+    assert.equal(Quantity.parse('1e4294967296').cmp(Quantity.of(1)), 0);
+  });
+
+  it("keeps the reference's int64Amount and kept text for what its fast path parses", () => {
+    assert.deepEqual(Quantity.parse('0.5').amount, { value: 5n, scale: -1 });
+    assert.equal(Quantity.parse('0.5').text, undefined);
+    assert.deepEqual(Quantity.parse('-1Ki').amount, { value: -1024n, scale: 0 });
+    assert.equal(Quantity.parse('-1Ki').text, '-1Ki');
+    assert.deepEqual(Quantity.parse('0').amount, { value: 0n, scale: 0 });
+    assert.equal(Quantity.parse('0').text, '0');
+    assert.equal(Quantity.parse('1.5Gi').amount, undefined, 'the slow path holds an inf.Dec');
+  });
+
   it('adds and subtracts exactly; a sum is canonical in the format of its first non-zero term', () => {
     const sum = (...xs: string[]) => xs.map((x) => Quantity.parse(x)).reduce((a, b) => a.add(b), Quantity.zero());
     assert.equal(sum('100m', '900m').toString(), '1');
@@ -94,6 +122,11 @@ describe('Quantity', () => {
     assert.equal(Quantity.parse('1Ki').milliValue(), 1_024_000n);
     assert.equal(Quantity.parse('9.01').roundUpToInteger().toString(), '10');
     assert.equal(Quantity.parse('1Gi').roundUpToInteger().toString(), '1Gi');
+    // Whole as validation tests it: MilliValue() % 1000 == 0 (so 0.9999 rounds up to a whole 1).
+    assert.equal(Quantity.parse('2').isInteger(), true);
+    assert.equal(Quantity.parse('500m').isInteger(), false);
+    assert.equal(Quantity.parse('0.9999').isInteger(), true);
+    assert.equal(Quantity.parse('1.0001').isInteger(), false);
     assert.equal(Quantity.of(3).toString(), '3');
     assert.equal(Quantity.ofMilli(1500).toString(), '1500m');
     assert.equal(JSON.stringify({ cpu: Quantity.parse('0.5') }), '{"cpu":"500m"}');

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { StatusError, type FieldError } from '../../src/errors.js';
 import { validateCreate, validateUpdate, type ValidationTarget } from '../../src/api/validation/index.js';
 import { cronError } from '../../src/api/validation/cron.js';
-import { canonicalQuantity, parseQuantity, quantityError } from '../../src/api/validation/quantity-check.js';
+import { Quantity, quantityError } from '../../src/api/quantity.js';
 import { validateObjectMeta } from '../../src/api/names.js';
 import { referenceDir } from '../helpers.js';
 
@@ -91,6 +91,9 @@ describe('pods', () => {
     assert.deepEqual(resources({ requests: { cpu: '2' }, limits: { cpu: '1' } }), ['spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit']);
     assert.deepEqual(resources({ requests: { memory: '0.5Gi' }, limits: { memory: '256Mi' } }), ['spec.containers[0].resources.requests: Invalid value: "512Mi": must be less than or equal to memory limit']);
     assert.deepEqual(resources({ requests: { cpu: '-1' } }), ['spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0']);
+    // Values print as the reference's String() does: the text as given when it already looked canonical.
+    assert.deepEqual(resources({ requests: { cpu: '-1.500' } }), ['spec.containers[0].resources.requests[cpu]: Invalid value: "-1.500": must be greater than or equal to 0']);
+    assert.deepEqual(resources({ requests: { cpu: '-0.5' } }), ['spec.containers[0].resources.requests[cpu]: Invalid value: "-500m": must be greater than or equal to 0']);
     assert.deepEqual(resources({ limits: { storage: '1Gi' } }), ['spec.containers[0].resources.limits[storage]: Invalid value: "storage": must be a standard resource for containers']);
     assert.deepEqual(resources({ requests: { 'example.com/gpu': '1' } }), ['spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources']);
     assert.deepEqual(resources({ requests: { 'example.com/gpu': '500m' }, limits: { 'example.com/gpu': '500m' } }), [
@@ -519,13 +522,21 @@ describe('other kinds', () => {
   });
 });
 
-describe('quantity helper', () => {
+describe('quantities in validation', () => {
+  it("LimitRange: a quantity out of order is shown as Go's %#v of the parsed Quantity, its String() cached", () => {
+    const limits = (l: Obj) => create(target('', 'v1', 'LimitRange'), { metadata: { name: 'l', namespace: 'ns' }, spec: { limits: [{ type: 'Container', ...l }] } });
+    assert.deepEqual(limits({ min: { cpu: '0.5' }, max: { cpu: '100m' } }), [
+      'spec.limits[0].min[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"500m", Format:"DecimalSI"}: min value 500m is greater than max value 100m',
+    ]);
+  });
+
   it('parses and prints as the reference does', () => {
     for (const [given, canonical] of [['0.5', '500m'], ['1024Mi', '1Gi'], ['1000', '1k'], ['1.5Gi', '1536Mi'], ['100m', '100m'], ['1e3', '1e3'], ['2', '2'], ['0', '0']]) {
-      assert.equal(canonicalQuantity(parseQuantity(given)!), canonical, given);
+      assert.equal(Quantity.from(given)?.toString(), canonical, given);
     }
     assert.equal(quantityError('1kk'), "unable to parse quantity's suffix");
     assert.equal(quantityError('1.2.3'), "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-    assert.equal(quantityError(2), undefined);
+    // A JSON number is a quantity too (the decoder reads its text).
+    assert.deepEqual(create(POD, pod({ containers: [container({ resources: { limits: { cpu: 2 } } })] })), []);
   });
 });

@@ -2,8 +2,9 @@
 // JSON decoder, go-yaml, the unstructured converter and apply's typed check each say.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { quantityError } from '../../src/api/quantity.js';
 import { goFloat, goValue } from '../../src/encoding/go-format.js';
-import { base64Error, quantityError, RFC3339, RFC3339_MICRO, timeError } from '../../src/encoding/go-scalars.js';
+import { base64Error, RFC3339, RFC3339_MICRO, timeError } from '../../src/encoding/go-scalars.js';
 import { goTypeOf } from '../../src/encoding/go-types.js';
 import { strictDecode } from '../../src/encoding/strict-json.js';
 import { unstructuredDecode } from '../../src/encoding/unstructured-decode.js';

@@ -1,8 +1,8 @@
 // RuntimeClass: a pod that names a RuntimeClass takes its pod overhead and its scheduling
 // (node selector and tolerations); a pod may not bring an overhead of its own.
+import { listsEqual, resourceListOf } from '../../quota/resource-list.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
 import { podSpecOf, setSpecField } from './pods.js';
-import { sameResourceList } from './quantities.js';
 import { mergeTolerations } from './tolerations.js';
 import { forbidden, isResource, objectOf, objectsOf, readObject, stringOf, type JsonObject } from './support.js';
 
@@ -22,12 +22,17 @@ export const runtimeClass: AdmissionPlugin = {
     const overhead = objectOf(objectOf(rc?.['overhead'])?.['podFixed']);
     const podOverhead = objectOf(spec['overhead']);
     if (rc && objectOf(rc['overhead'])) {
-      if (!sameResourceList(overhead, podOverhead)) throw forbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      if (!sameOverhead(overhead, podOverhead)) throw forbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     } else if (podOverhead) {
       throw forbidden(a, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
     }
   },
 };
+
+/** Semantic equality of two overheads, as the reference compares them: nil and empty alike, quantities by value. */
+function sameOverhead(a: JsonObject | undefined, b: JsonObject | undefined): boolean {
+  return listsEqual(resourceListOf(a), resourceListOf(b));
+}
 
 /** The pod's spec and its RuntimeClass (undefined when it names none); refused when the class does not exist. */
 async function lookUp(a: AdmissionAttributes, { registry }: AdmissionServices, phase: 'mutate' | 'validate'): Promise<{ spec: JsonObject; rc?: JsonObject } | undefined> {
@@ -47,7 +52,7 @@ function setOverhead(a: AdmissionAttributes, spec: JsonObject, rc: JsonObject | 
   if (!overhead) return;
   const podFixed = objectOf(overhead['podFixed']);
   const podOverhead = objectOf(spec['overhead']);
-  if (podOverhead && Object.keys(podOverhead).length && !sameResourceList(podFixed, podOverhead)) {
+  if (podOverhead && Object.keys(podOverhead).length && !sameOverhead(podFixed, podOverhead)) {
     throw forbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead", 'mutate');
   }
   if (podFixed) setSpecField(spec, 'overhead', structuredClone(podFixed));

@@ -2,6 +2,7 @@
 // ReplicationController and PodTemplate.
 import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isQualifiedName, isValidLabelValue, validateLabels } from '../names.js';
+import { Quantity } from '../quantity.js';
 import { validatePodTemplateSpec } from './core-pod.js';
 import { quantities, validateContainerResourceName, validateQuantityValue, validateQuotaResourceName, validateResourceName } from './core-resources.js';
 import { goQuantity, goStringMap, goStringSlice } from './go-syntax.js';
@@ -9,7 +10,6 @@ import {
   child, dnsLabel, dnsSubdomain, enumField, index, invalidAll, invalidRendered, IP_MESSAGE, isObj, isValidCIDR, isValidIP, isValidPortNum, key, nonNegative,
   num, obj, objs, type Obj, present, qualifiedName, str, strings,
 } from './helpers.js';
-import { canonicalQuantity, compareQuantities, type Quantity } from './quantity-check.js';
 
 const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
@@ -179,17 +179,18 @@ export function validateLimitRange(lr: Obj): FieldError[] {
     }
     const ratios = read('maxLimitRequestRatio');
     const names = new Set([...max.keys(), ...min.keys(), ...defaults.keys(), ...defaultRequests.keys(), ...ratios.keys()]);
-    const text = canonicalQuantity;
-    const bad = (field: string, q: Quantity, why: string) => errs.push(invalidRendered(field, goQuantity(text(q)), why));
+    // Messages print quantities with String(); the bad value is the Quantity struct itself (%#v).
+    const bad = (field: string, q: Quantity, why: string) => errs.push(invalidRendered(field, goQuantity(q), why));
+    const one = Quantity.of(1);
     for (const name of names) {
       const [lo, hi, def, req, ratio] = [min.get(name), max.get(name), defaults.get(name), defaultRequests.get(name), ratios.get(name)];
-      if (lo && hi && compareQuantities(lo, hi) > 0) bad(key(child(path, 'min'), name), lo, `min value ${text(lo)} is greater than max value ${text(hi)}`);
-      if (req && lo && compareQuantities(lo, req) > 0) bad(key(child(path, 'defaultRequest'), name), req, `min value ${text(lo)} is greater than default request value ${text(req)}`);
-      if (req && hi && compareQuantities(req, hi) > 0) bad(key(child(path, 'defaultRequest'), name), req, `default request value ${text(req)} is greater than max value ${text(hi)}`);
-      if (req && def && compareQuantities(req, def) > 0) bad(key(child(path, 'defaultRequest'), name), req, `default request value ${text(req)} is greater than default limit value ${text(def)}`);
-      if (def && lo && compareQuantities(lo, def) > 0) bad(key(child(path, 'default'), name), lo, `min value ${text(lo)} is greater than default value ${text(def)}`);
-      if (def && hi && compareQuantities(def, hi) > 0) bad(key(child(path, 'default'), name), hi, `default value ${text(def)} is greater than max value ${text(hi)}`);
-      if (ratio && compareQuantities(ratio, { mantissa: 1n, scale: 0, format: 'DecimalSI' }) < 0) bad(key(child(path, 'maxLimitRequestRatio'), name), ratio, `ratio ${text(ratio)} is less than 1`);
+      if (lo && hi && lo.cmp(hi) > 0) bad(key(child(path, 'min'), name), lo, `min value ${lo} is greater than max value ${hi}`);
+      if (req && lo && lo.cmp(req) > 0) bad(key(child(path, 'defaultRequest'), name), req, `min value ${lo} is greater than default request value ${req}`);
+      if (req && hi && req.cmp(hi) > 0) bad(key(child(path, 'defaultRequest'), name), req, `default request value ${req} is greater than max value ${hi}`);
+      if (req && def && req.cmp(def) > 0) bad(key(child(path, 'defaultRequest'), name), req, `default request value ${req} is greater than default limit value ${def}`);
+      if (def && lo && lo.cmp(def) > 0) bad(key(child(path, 'default'), name), lo, `min value ${lo} is greater than default value ${def}`);
+      if (def && hi && def.cmp(hi) > 0) bad(key(child(path, 'default'), name), hi, `default value ${def} is greater than max value ${hi}`);
+      if (ratio && ratio.cmp(one) < 0) bad(key(child(path, 'maxLimitRequestRatio'), name), ratio, `ratio ${ratio} is less than 1`);
     }
   });
   return errs;

@@ -2,8 +2,8 @@
 // with the reference's rules for which names are standard and which values are allowed.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from '../../errors.js';
 import { isQualifiedName } from '../names.js';
+import { Quantity } from '../quantity.js';
 import { child, entries, invalidAll, key, NON_NEGATIVE } from './helpers.js';
-import { canonicalQuantity, compareQuantities, isInteger, isNegative, parseQuantity, type Quantity } from './quantity-check.js';
 
 const COMPUTE = ['cpu', 'memory', 'ephemeral-storage'];
 const OBJECT_COUNTS = ['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers'];
@@ -58,8 +58,8 @@ export function validateQuotaResourceName(name: string, field: string): FieldErr
 /** ValidateResourceQuantityValue: not negative; whole for integer resources. */
 export function validateQuantityValue(resource: string, q: Quantity, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (isNegative(q)) errs.push(fieldInvalid(field, canonicalQuantity(q), NON_NEGATIVE));
-  if (isIntegerResource(resource) && !isInteger(q)) errs.push(fieldInvalid(field, canonicalQuantity(q), 'must be an integer'));
+  if (q.sign() < 0) errs.push(fieldInvalid(field, q.toString(), NON_NEGATIVE));
+  if (isIntegerResource(resource) && !q.isInteger()) errs.push(fieldInvalid(field, q.toString(), 'must be an integer'));
   return errs;
 }
 
@@ -67,7 +67,7 @@ export function validateQuantityValue(resource: string, q: Quantity, field: stri
 export function quantities(map: unknown): Array<[string, Quantity]> {
   const out: Array<[string, Quantity]> = [];
   for (const [name, v] of entries(map)) {
-    const q = parseQuantity(v);
+    const q = Quantity.from(v);
     if (q) out.push([name, q]);
   }
   return out;
@@ -93,9 +93,9 @@ export function validateResourceRequirements(resources: Record<string, unknown>,
     errs.push(...validateContainerResourceName(name, path), ...validateQuantityValue(name, q, path));
     const limit = limits.get(name);
     if (limit) {
-      const cmp = compareQuantities(q, limit);
-      if (cmp !== 0 && !isOvercommitAllowed(name)) errs.push(fieldInvalid(reqPath, canonicalQuantity(q), `must be equal to ${name} limit`));
-      else if (cmp > 0) errs.push(fieldInvalid(reqPath, canonicalQuantity(q), `must be less than or equal to ${name} limit`));
+      const cmp = q.cmp(limit);
+      if (cmp !== 0 && !isOvercommitAllowed(name)) errs.push(fieldInvalid(reqPath, q.toString(), `must be equal to ${name} limit`));
+      else if (cmp > 0) errs.push(fieldInvalid(reqPath, q.toString(), `must be less than or equal to ${name} limit`));
     } else if (!isOvercommitAllowed(name)) {
       errs.push(fieldRequired(limPath, 'Limit must be set for non overcommitable resources'));
     }

@@ -1,9 +1,9 @@
 // PersistentVolumeClaims and PersistentVolumes: access modes, storage requests and capacity,
 // volume sources, and what an update may change.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
+import { Quantity } from '../quantity.js';
 import { validateLabelSelector } from './label-selector.js';
 import { child, dnsSubdomain, enumField, immutable, isObj, key, obj, type Obj, present, str, strings } from './helpers.js';
-import { canonicalQuantity, compareQuantities, isNegative, isZero, parseQuantity } from './quantity-check.js';
 import { goCmpDiff, semanticallyEqual } from './go-cmp.js';
 import { type GoType, structType } from './go-types.js';
 
@@ -25,8 +25,8 @@ export function validatePVCSpec(spec: Obj, field: string): FieldError[] {
   const requests = obj(obj(spec['resources'])['requests']);
   if (!('storage' in requests)) errs.push(fieldRequired(storagePath));
   else {
-    const q = parseQuantity(requests['storage']);
-    if (q && (isNegative(q) || isZero(q))) errs.push(fieldInvalid(storagePath, canonicalQuantity(q), 'must be greater than zero'));
+    const q = Quantity.from(requests['storage']);
+    if (q && q.sign() <= 0) errs.push(fieldInvalid(storagePath, q.toString(), 'must be greater than zero'));
   }
   const storageClass = spec['storageClassName'];
   if (typeof storageClass === 'string' && storageClass !== '') errs.push(...dnsSubdomain(storageClass, child(field, 'storageClassName')));
@@ -73,9 +73,9 @@ export function validatePVCUpdate(pvc: Obj, old: Obj): FieldError[] {
   if (!semanticallyEqual(PVC_SPEC_TYPE, oldSpec, spec)) {
     errs.push(fieldForbidden('spec', `spec is immutable after creation except resources.requests for bound claims\n${goCmpDiff(PVC_SPEC_TYPE, oldSpec, spec)}`));
   }
-  const newSize = parseQuantity(obj(obj(obj(pvc['spec'])['resources'])['requests'])['storage']);
-  const oldSize = parseQuantity(obj(obj(obj(old['spec'])['resources'])['requests'])['storage']);
-  if (newSize && oldSize && compareQuantities(newSize, oldSize) < 0) errs.push(fieldForbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
+  const newSize = Quantity.from(obj(obj(obj(pvc['spec'])['resources'])['requests'])['storage']);
+  const oldSize = Quantity.from(obj(obj(obj(old['spec'])['resources'])['requests'])['storage']);
+  if (newSize && oldSize && newSize.cmp(oldSize) < 0) errs.push(fieldForbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
   errs.push(...immutable(obj(pvc['spec'])['volumeMode'], obj(old['spec'])['volumeMode'], 'volumeMode'));
   return errs;
 }
@@ -92,8 +92,8 @@ export function validatePV(pv: Obj): FieldError[] {
   if (Object.keys(capacity).length === 0) errs.push(fieldRequired('spec.capacity'));
   if (!('storage' in capacity) || Object.keys(capacity).length > 1) errs.push(fieldNotSupported('spec.capacity', capacity, ['storage']));
   for (const [name, v] of Object.entries(capacity)) {
-    const q = parseQuantity(v);
-    if (q && (isNegative(q) || isZero(q))) errs.push(fieldInvalid(key('spec.capacity', name), canonicalQuantity(q), 'must be greater than zero'));
+    const q = Quantity.from(v);
+    if (q && q.sign() <= 0) errs.push(fieldInvalid(key('spec.capacity', name), q.toString(), 'must be greater than zero'));
   }
   const storageClass = str(spec['storageClassName']);
   if (storageClass !== '') errs.push(...dnsSubdomain(storageClass, 'spec.storageClassName'));

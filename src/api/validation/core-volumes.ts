@@ -1,9 +1,9 @@
 // Pod volumes: unique DNS-label names, exactly one source each, and the common sources' rules.
 import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
+import { Quantity } from '../quantity.js';
 import { validateLocalDescendingPath, validateLocalNonReservedPath } from './core-containers.js';
 import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './core-env.js';
 import { child, dnsLabel, index, isObj, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
-import { isNegative, parseQuantity } from './quantity-check.js';
 
 const FILE_MODE = 'must be a number between 0 and 0777 (octal), both inclusive';
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
@@ -87,8 +87,8 @@ function projected(source: Obj, field: string): FieldError[] {
 /** Each source's own checks; sources not listed have none here. */
 const SOURCES: Record<string, (source: Obj, field: string, volumeName: string) => FieldError[]> = {
   emptyDir: (s, f) => {
-    const limit = parseQuantity(s['sizeLimit']);
-    return limit && isNegative(limit) ? [fieldForbidden(child(f, 'sizeLimit'), 'SizeLimit field must be a valid resource quantity')] : [];
+    const limit = Quantity.from(s['sizeLimit']);
+    return limit && limit.sign() < 0 ? [fieldForbidden(child(f, 'sizeLimit'), 'SizeLimit field must be a valid resource quantity')] : [];
   },
   hostPath: (s, f) => {
     const p = str(s['path']);

@@ -6,8 +6,8 @@
 // alignment its slice edit-script search finds in unusual reorderings.
 import { type GoType, INT_OR_STRING_NAME, isZero, resolve, toGo, typeName } from './go-types.js';
 import { goQuote, isGoPrintable } from '../../errors.js';
+import { Quantity } from '../quantity.js';
 import { quantityInternals } from './go-syntax.js';
-import { compareQuantities, parseQuantity } from './quantity-check.js';
 
 const MISSING = Symbol('missing');
 type Json = unknown;
@@ -57,9 +57,9 @@ function structJson(t: GoType & { kind: 'struct' }, v: Json): Record<string, unk
 }
 
 function quantitiesEqual(a: Json, b: Json): boolean {
-  const qa = parseQuantity(a);
-  const qb = parseQuantity(b);
-  if (qa && qb) return compareQuantities(qa, qb) === 0;
+  const qa = Quantity.from(a);
+  const qb = Quantity.from(b);
+  if (qa && qb) return qa.cmp(qb) === 0;
   return (isNil(a) || a === '') === (isNil(b) || b === '') && (qa === undefined) === (qb === undefined) && String(a ?? '') === String(b ?? '');
 }
 
@@ -282,8 +282,7 @@ function mapKey(k: string, stringer: boolean): string {
 }
 
 function formatQuantity(json: Json, o: Opts): Text {
-  const text = isNil(json) ? '' : String(json);
-  const recs: Rec[] = quantityInternals(text).map(([k, v]) => {
+  const recs: Rec[] = quantityInternals(Quantity.from(json)).map(([k, v]) => {
     if (Array.isArray(v)) {
       const inner = new Wrap('{', new List(v.map(([ik, iv]) => ({ diff: '' as Mode, key: ik, value: new Line(String(iv)) }))), '}');
       return { diff: '' as Mode, key: k, value: o.mode === ' ' ? inner : new Wrap('resource.int64Amount', inner, '') };

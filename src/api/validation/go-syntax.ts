@@ -1,6 +1,7 @@
 // Go's %#v rendering of the few structured values the reference puts in field errors (label
 // selectors, string lists and maps, IntOrString, byte slices). Values are given as JSON.
 import { formatValue } from '../../errors.js';
+import type { Quantity } from '../quantity.js';
 
 type Renderer = (v: unknown) => string;
 
@@ -42,51 +43,28 @@ export function byteSlice(bytes: Uint8Array): string {
   return `[]byte{${Array.from(bytes, (b) => `0x${b.toString(16)}`).join(', ')}}`;
 }
 
-type QuantityField = [string, string | number | Array<[string, number]>];
+type QuantityField = [string, string | Array<[string, bigint | number]>];
 
 /**
- * The non-zero fields of a resource.Quantity as ParseQuantity's fast path builds it: the int64
- * amount (value, scale), the cached text when the input was canonical, and the format.
+ * The non-zero fields of a resource.Quantity as cmp shows them: the int64Amount of ParseQuantity's
+ * fast path (none after its exact slow path), the text it kept, and the format.
  */
-export function quantityInternals(text: string): QuantityField[] {
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?([eEinumkKMGTP]*[-+]?\d*)$/.exec(text.trim());
-  if (!m || text.trim() === '') return [];
-  const [, sign, num = '', denom = '', suffix = ''] = m;
-  const decimal: Record<string, number> = { '': 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-  const binary: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-  let format = 'DecimalSI';
-  let exponent = 0;
-  if (suffix in decimal) exponent = decimal[suffix]!;
-  else if (suffix in binary) {
-    format = 'BinarySI';
-    exponent = binary[suffix]!;
-  } else {
-    format = 'DecimalExponent';
-    exponent = Number(suffix.slice(1));
-  }
-  const shifted = `${num}${denom}`;
-  const scale = (format === 'BinarySI' ? 0 : exponent) - denom.length;
-  const digits = BigInt(shifted || '0');
-  const value = digits * (format === 'BinarySI' ? 1n << BigInt(exponent) : 1n) * (sign === '-' ? -1n : 1n);
-  const canonical = format === 'BinarySI'
-    ? exponent % 10 === 0 && (digits & 7n) !== 0n
-    : scale % 3 === 0 && !shifted.endsWith('000') && !shifted.startsWith('0');
-  const amount: Array<[string, number]> = [];
-  if (value !== 0n) amount.push(['value', Number(value)]);
-  if (scale !== 0) amount.push(['scale', scale]);
+export function quantityInternals(q: Quantity | undefined): QuantityField[] {
+  if (!q) return [];
+  const amount: Array<[string, bigint | number]> = [];
+  if (q.amount?.value) amount.push(['value', q.amount.value]);
+  if (q.amount?.scale) amount.push(['scale', q.amount.scale]);
   const fields: QuantityField[] = [];
   if (amount.length) fields.push(['i', amount]);
-  if (canonical) fields.push(['s', text.trim()]);
-  fields.push(['Format', format]);
+  if (q.text) fields.push(['s', q.text]);
+  fields.push(['Format', q.format]);
   return fields;
 }
 
-/** %#v of a resource.Quantity (all fields, zero ones too). */
-export function goQuantity(text: string): string {
-  const fields = new Map(quantityInternals(text));
-  const amount = new Map((fields.get('i') as Array<[string, number]> | undefined) ?? []);
-  const s = (fields.get('s') as string | undefined) ?? '';
-  return `resource.Quantity{i:resource.int64Amount{value:${amount.get('value') ?? 0}, scale:${amount.get('scale') ?? 0}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${quote(s)}, Format:${quote(String(fields.get('Format') ?? ''))}}`;
+/** %#v of a resource.Quantity (all fields, zero ones too) once its String() has run, which caches the text. */
+export function goQuantity(q: Quantity): string {
+  const { value, scale } = q.amount ?? { value: 0n, scale: 0 };
+  return `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${quote(q.toString())}, Format:${quote(q.format)}}`;
 }
 
 const RENDERERS: Record<string, Renderer> = {

@@ -1,8 +1,8 @@
 // Quantities the reference refuses while decoding a body (before validation): a 400 naming the
 // kind, as its decoder reports a bad resource.Quantity. Only the quantity fields of built-in kinds.
 import { badRequest, type StatusError } from '../../errors.js';
+import { quantityError } from '../quantity.js';
 import { arr, obj, objs, type Obj } from './helpers.js';
-import { quantityError } from './quantity-check.js';
 
 /** The pod specs an object carries (pods, templates, job templates). */
 function podSpecs(kind: string, o: Obj): Obj[] {
@@ -66,12 +66,18 @@ function quantityMaps(kind: string, o: Obj): unknown[] {
   return maps;
 }
 
+/** The decoder's error for one JSON value of a quantity field (a string, or a number as its text). */
+function decodingError(value: unknown): string | undefined {
+  if (typeof value === 'string' || typeof value === 'number') return quantityError(String(value));
+  return undefined;
+}
+
 /** The 400 the reference's decoder answers for the object's first malformed quantity, if any. */
 export function quantityDecodingError(target: { kind: string; version: string }, o: Obj): StatusError | undefined {
   for (const map of quantityMaps(target.kind, o)) {
     for (const value of Object.values(obj(map))) {
       if (value === undefined || value === null) continue;
-      const why = quantityError(value);
+      const why = decodingError(value);
       if (why) return badRequest(`${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${why}`);
     }
   }
