@@ -59,10 +59,19 @@ function toProtobuf(body: Body): Buffer {
   return bytes;
 }
 
+/**
+ * YAML as Go's encoder writes it: keys sorted, sequences not indented under their key, strings
+ * that YAML 1.1 would read as something else (times, numbers, yes/no) quoted — but the
+ * managedFields key "." plain.
+ */
+function goYaml(value: unknown): string {
+  return toYaml(value, { sortMapEntries: true, indentSeq: false, version: '1.1' }).replace(/^(\s*)"\.":/gm, '$1.:');
+}
+
 /** JSON in the output's serialization: as it is, indented, YAML (keys sorted, as Go's) or Protobuf. */
 export function serialize(body: Body, out: Output): Body {
   if (out.format === 'protobuf') return toProtobuf(body);
-  if (out.format === 'yaml') return Buffer.from(toYaml(JSON.parse(joinBody(body).toString('utf8')), { sortMapEntries: true }));
+  if (out.format === 'yaml') return Buffer.from(goYaml(JSON.parse(joinBody(body).toString('utf8'))));
   if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(joinBody(body).toString('utf8')), null, 2) + '\n');
   return body;
 }

@@ -424,7 +424,7 @@ export class Registry {
       const claim = strategyFor(info).beginUpdate?.(this, next, current, ctx.dryRun ?? false);
       if (claim) claims.push(claim);
       strategyFor(info).prepareForUpdate?.(next, current);
-      if (info.tracksGeneration && !jsonEqual(specOf(next), specOf(current))) {
+      if (info.tracksGeneration && (!jsonEqual(specOf(next), specOf(current)) || strategyFor(info).generationChange?.(next, current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
       }
       const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...validateUpdate(info, next, current, subresource)];

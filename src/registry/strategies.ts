@@ -30,6 +30,8 @@ export interface Strategy {
   beforeDelete?(registry: Registry, obj: JsonObject, dryRun: boolean): Promise<void>;
   /** Shapes the object a delete answers with. */
   prepareForDelete?(obj: JsonObject): void;
+  /** A change besides the spec's that counts as a new generation. */
+  generationChange?(next: JsonObject, current: JsonObject): boolean;
   /** Graceful deletion: the grace period (seconds) a delete gives the object; 0 deletes at once. */
   gracePeriod?(obj: JsonObject, requested: number | undefined): number;
   /** The propagation policy of a delete that names none (the reference's DefaultGarbageCollectionPolicy). */
@@ -199,6 +201,11 @@ const jobs: Strategy = {
   },
 };
 
+// A Deployment's annotations are copied to its ReplicaSets, so changing them is a new generation.
+const deployments: Strategy = {
+  generationChange: (next, current) => JSON.stringify(metadataOf(next)['annotations'] ?? {}) !== JSON.stringify(metadataOf(current)['annotations'] ?? {}),
+};
+
 const createOnUpdate: Strategy = { allowCreateOnUpdate: true };
 
 const STRATEGIES: Record<string, Strategy> = {
@@ -209,6 +216,7 @@ const STRATEGIES: Record<string, Strategy> = {
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequests,
   '/services': serviceStrategy,
   'apps/daemonsets': daemonSets,
+  'apps/deployments': deployments,
   'batch/jobs': jobs,
   '/endpoints': createOnUpdate,
   '/events': createOnUpdate,

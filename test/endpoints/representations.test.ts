@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, fixture, memoryServer } from '../helpers.js';
+import { call, fixture, memoryServer, mustOk } from '../helpers.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const POM = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
@@ -24,6 +24,21 @@ describe('representations', () => {
     assert.equal(reply.headers['content-type'], f.response.headers['content-type']);
     assert.match(reply.text, /^apiVersion: v1\ndata:\n {2}LOG_LEVEL: info\nkind: ConfigMap\nmetadata:\n/);
     assert.equal(parseYaml(reply.text).metadata.name, 'app-config');
+  });
+
+  it('writes YAML as Go does: the recorded configmap byte for byte (placeholders aside)', async () => {
+    const f = fixture('protobuf/yaml-configmap');
+    await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ref-protobuf' } } }), 201);
+    await mustOk(call(server.url, 'POST', '/api/v1/namespaces/ref-protobuf/configmaps', {
+      body: { metadata: { name: 'app-config', labels: { app: 'demo' } }, data: { LOG_LEVEL: 'info', 'app.properties': 'color=blue\n' }, binaryData: { 'blob.bin': 'AAECYmluYXJ5' } },
+      headers: { 'User-Agent': 'recorder/1.0 (record.mjs; node)' },
+    }), 201);
+    const reply = await mustOk(call(server.url, 'GET', f.request.path, { headers: { Accept: 'application/yaml' } }));
+    const text = reply.text
+      .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/g, '"<time>"')
+      .replace(/resourceVersion: "\d+"/, 'resourceVersion: "<rv>"')
+      .replace(/uid: [0-9a-f-]{36}/, 'uid: <uid>');
+    assert.equal(text, f.response.body);
   });
 
   it('accepts YAML request bodies, read as YAML 1.1 (yes is a boolean)', async () => {

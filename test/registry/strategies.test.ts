@@ -43,4 +43,14 @@ describe('registry strategies', () => {
     assert.deepEqual(manual.json.spec.selector, { matchLabels: { run: 'manual' } });
     assert.deepEqual(manual.json.spec.template.metadata.labels, { run: 'manual' });
   });
+
+  it('a Deployment counts annotation changes as a new generation (they are copied to its ReplicaSets)', async () => {
+    const path = '/apis/apps/v1/namespaces/default/deployments';
+    const template = { metadata: { labels: { app: 'gen' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } };
+    await mustOk(call(server.url, 'POST', path, { body: { metadata: { name: 'gen' }, spec: { selector: { matchLabels: { app: 'gen' } }, template } } }), 201);
+    const annotated = await mustOk(call(server.url, 'PATCH', `${path}/gen`, { body: { metadata: { annotations: { note: 'x' } } }, headers: MERGE }));
+    assert.equal(annotated.json.metadata.generation, 2);
+    const labelled = await mustOk(call(server.url, 'PATCH', `${path}/gen`, { body: { metadata: { labels: { tier: 'web' } } }, headers: MERGE }));
+    assert.equal(labelled.json.metadata.generation, 2, 'labels are not copied: no new generation');
+  });
 });
