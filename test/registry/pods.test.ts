@@ -170,6 +170,12 @@ describe('pod lifecycle', () => {
       assert.deepEqual(patched.json.spec.containers.map((c: { name: string }) => c.name), created.spec.containers.map((c: { name: string }) => c.name));
       const entry = patched.json.metadata.managedFields.find((m: { subresource?: string }) => m.subresource === 'ephemeralcontainers');
       assert.ok(entry, 'the write is recorded for its subresource');
+      const changed = await call(url, 'PATCH', `${PODS}/debugme/ephemeralcontainers`, {
+        body: { spec: { ephemeralContainers: [{ name: 'debugger', image: 'alpine' }] } }, headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
+      });
+      assert.equal(changed.status, 422);
+      assert.equal(changed.json.message, 'Pod "debugme" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "debugger" may not be changed\n');
+      assert.equal((await mustOk(call(url, 'GET', `${PODS}/debugme`))).json.spec.ephemeralContainers[0].image, 'busybox');
     });
   });
 

@@ -1,7 +1,7 @@
 // Validation of object contents per type (metadata is validated by ../names.ts): the reference's
 // field errors, with its field paths and messages. Each group's rules live in their own module;
 // this one picks them by group and kind.
-import { type FieldError, fieldInvalid } from '../../errors.js';
+import { fieldForbidden, type FieldError, fieldInvalid } from '../../errors.js';
 import type { JsonObject } from '../../registry/objects.js';
 import { validateWebhookConfiguration } from './admissionregistration.js';
 import {
@@ -123,6 +123,20 @@ function kubeFinalizerNames(target: ValidationTarget, o: Obj): FieldError[] {
   return errs;
 }
 
+/** pods/ephemeralcontainers: containers may be added, never changed or removed once there. */
+function ephemeralContainersUpdate(o: Obj, old: Obj): FieldError[] {
+  const byName = (pod: Obj) => new Map((Array.isArray(obj(pod['spec'])['ephemeralContainers']) ? (obj(pod['spec'])['ephemeralContainers'] as Obj[]) : []).map((c) => [String(obj(c)['name']), c]));
+  const before = byName(old);
+  const after = byName(o);
+  const errs: FieldError[] = [];
+  for (const [name, container] of before) {
+    const now = after.get(name);
+    if (!now) errs.push(fieldForbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (JSON.stringify(now) !== JSON.stringify(container)) errs.push(fieldForbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n`));
+  }
+  return errs;
+}
+
 /** Malformed quantities are refused as the reference's decoder refuses them (400), before any field error. */
 function checkDecoding(target: ValidationTarget, obj: JsonObject): void {
   const err = quantityDecodingError(target, obj);
@@ -142,6 +156,7 @@ export function validateCreate(target: ValidationTarget, obj: JsonObject): Field
  */
 export function validateUpdate(target: ValidationTarget, obj: JsonObject, old: JsonObject, subresource?: string): FieldError[] {
   if (subresource === 'finalize' && target.kind === 'Namespace') return validateNamespace(obj);
+  if (subresource === 'ephemeralcontainers' && target.kind === 'Pod') return ephemeralContainersUpdate(obj, old);
   if (subresource !== undefined) return [];
   checkDecoding(target, obj);
   const rules = rulesFor(target);
