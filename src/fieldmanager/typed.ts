@@ -6,7 +6,7 @@
 
 import { type SchemaNode, UNTYPED } from './schema.js';
 import { setOwn } from './mergepatch.js';
-import { type Path, PathSet, fieldPE, indexPE, keyPE, valuePE } from './pathset.js';
+import { PathSet, fieldPE, indexPE, keyPE, valuePE } from './pathset.js';
 
 export type Json = unknown;
 type Obj = Record<string, unknown>;

@@ -4,7 +4,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { cellsFor, columnsFor, humanDuration, podStatusReason, rowConditionsFor } from '../../src/api/printers/index.js';
 import { formatLabelSelector } from '../../src/api/printers/format.js';
 import { referenceDir } from '../helpers.js';

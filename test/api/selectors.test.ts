@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { checkFieldSelector, objectFields, parseFieldSelector, parseLabelSelector } from '../../src/api/selectors.js';
 import { StatusError } from '../../src/errors.js';
 import { referenceDir } from '../helpers.js';

@@ -2,12 +2,10 @@
 // issuing from the cluster CA, and the issued certificate authenticating its user.
 import assert from 'node:assert/strict';
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
 import { call, kubeconfigTls, until } from '../helpers.js';
-import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
+import { capstanForSuite, kubectl, ok } from './harness.js';
 
 /** A key and a PKCS#10 request for CN=user, O=group, as a user would make them. */
 async function request(user: string, group: string): Promise<{ key: string; csr: string }> {
@@ -31,39 +29,30 @@ function manifest(name: string, csrPem: string, usages = ['client auth']): strin
 
 
 describe('certificate signing requests', () => {
-  let capstan: Capstan;
-  let dir: string;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capstan-csr-'));
-    capstan = await startCapstan(join(dir, 'data'));
-  });
-  after(async () => {
-    await stopCapstan(capstan);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = capstanForSuite();
 
   it('kubectl certificate approve: the signer issues a certificate that authenticates its user', async () => {
     const { key, csr } = await request('jane', 'developers');
-    await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('jane', csr));
-    const created = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
+    await ok(suite.current.kubeconfig, ['create', '-f', '-'], manifest('jane', csr));
+    const created = JSON.parse(await ok(suite.current.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
     assert.equal(created.spec.username, 'kubernetes-admin', 'the requester is recorded');
     assert.ok(created.spec.groups.includes('system:masters'));
-    assert.match(await ok(capstan.kubeconfig, ['get', 'csr', 'jane']), /jane\s+\S+\s+kubernetes.io\/kube-apiserver-client\s+kubernetes-admin\s+24h\s+Pending/);
+    assert.match(await ok(suite.current.kubeconfig, ['get', 'csr', 'jane']), /jane\s+\S+\s+kubernetes.io\/kube-apiserver-client\s+kubernetes-admin\s+24h\s+Pending/);
 
-    assert.match(await ok(capstan.kubeconfig, ['certificate', 'approve', 'jane']), /certificatesigningrequest.certificates.k8s.io\/jane approved/);
+    assert.match(await ok(suite.current.kubeconfig, ['certificate', 'approve', 'jane']), /certificatesigningrequest.certificates.k8s.io\/jane approved/);
     const issued = await until('certificate issued', async () => {
-      const got = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
+      const got = JSON.parse(await ok(suite.current.kubeconfig, ['get', 'csr', 'jane', '-o', 'json']));
       return got.status.certificate ? got : undefined;
     });
     const approved = issued.status.conditions.find((c: { type: string }) => c.type === 'Approved');
     assert.equal(approved.status, 'True');
     assert.equal(approved.reason, 'KubectlApprove');
-    assert.match(await ok(capstan.kubeconfig, ['get', 'csr', 'jane']), /Approved,Issued/);
+    assert.match(await ok(suite.current.kubeconfig, ['get', 'csr', 'jane']), /Approved,Issued/);
 
     // The certificate is jane's: the server knows her, and RBAC gives her nothing yet.
     const cert = Buffer.from(issued.status.certificate, 'base64').toString('utf8');
-    const tls = { ca: kubeconfigTls(capstan.kubeconfig).ca, cert, key };
-    const server = /server: (\S+)/.exec(readFileSync(capstan.kubeconfig, 'utf8'))![1]!;
+    const tls = { ca: kubeconfigTls(suite.current.kubeconfig).ca, cert, key };
+    const server = /server: (\S+)/.exec(readFileSync(suite.current.kubeconfig, 'utf8'))![1]!;
     const asJane = await call(server, 'GET', '/api/v1/namespaces', { tls });
     assert.equal(asJane.status, 403);
     assert.equal(asJane.json.message, 'namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope');
@@ -71,23 +60,23 @@ describe('certificate signing requests', () => {
 
   it('kubectl certificate deny: no certificate; a refused usage fails the request', async () => {
     const { csr } = await request('mallory', 'developers');
-    await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('mallory', csr));
-    await ok(capstan.kubeconfig, ['certificate', 'deny', 'mallory']);
+    await ok(suite.current.kubeconfig, ['create', '-f', '-'], manifest('mallory', csr));
+    await ok(suite.current.kubeconfig, ['certificate', 'deny', 'mallory']);
     await new Promise((r) => setTimeout(r, 300));
-    const denied = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'mallory', '-o', 'json']));
+    const denied = JSON.parse(await ok(suite.current.kubeconfig, ['get', 'csr', 'mallory', '-o', 'json']));
     assert.equal(denied.status.certificate, undefined);
     assert.deepEqual(denied.status.conditions.map((c: { type: string }) => c.type), ['Denied']);
 
     const bad = await request('server', 'developers');
-    await ok(capstan.kubeconfig, ['create', '-f', '-'], manifest('server', bad.csr, ['server auth']));
-    await ok(capstan.kubeconfig, ['certificate', 'approve', 'server']);
+    await ok(suite.current.kubeconfig, ['create', '-f', '-'], manifest('server', bad.csr, ['server auth']));
+    await ok(suite.current.kubeconfig, ['certificate', 'approve', 'server']);
     const failed = await until('failed', async () => {
-      const got = JSON.parse(await ok(capstan.kubeconfig, ['get', 'csr', 'server', '-o', 'json']));
+      const got = JSON.parse(await ok(suite.current.kubeconfig, ['get', 'csr', 'server', '-o', 'json']));
       return got.status.conditions?.some((c: { type: string }) => c.type === 'Failed') ? got : undefined;
     });
     assert.equal(failed.status.certificate, undefined);
     // Approving again does nothing more: kubectl says so.
-    const again = await kubectl(capstan.kubeconfig, ['certificate', 'approve', 'server']);
+    const again = await kubectl(suite.current.kubeconfig, ['certificate', 'approve', 'server']);
     assert.equal(again.code, 0, again.stderr);
   });
 });

@@ -1,6 +1,9 @@
 // Starting the real capstan command and running the real kubectl against it, for end-to-end tests.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { after, before } from 'node:test';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
 
@@ -53,4 +56,21 @@ export async function ok(kubeconfig: string, args: string[], input?: string): Pr
   const r = await kubectl(kubeconfig, args, input);
   assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout;
+}
+
+/**
+ * A capstan for the tests of one describe block: started before them on a fresh data folder,
+ * stopped and its folder removed after. Read `.current` inside the tests.
+ */
+export function capstanForSuite(extra: string[] = []): { readonly current: Capstan } {
+  const suite = {} as { current: Capstan; dir: string };
+  before(async () => {
+    suite.dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-'));
+    suite.current = await startCapstan(join(suite.dir, 'data'), extra);
+  });
+  after(async () => {
+    await stopCapstan(suite.current);
+    rmSync(suite.dir, { recursive: true, force: true });
+  });
+  return suite;
 }

@@ -1,29 +1,17 @@
 // Pod subresources end to end: kubectl debug (ephemeral containers) and kubectl drain (eviction,
 // held back by a PodDisruptionBudget).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
+import { describe, it } from 'node:test';
+import { capstanForSuite, kubectl, ok } from './harness.js';
 
 const node = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
 const onNode = (nodeName: string) => JSON.stringify({ spec: { nodeName, terminationGracePeriodSeconds: 0 } });
 
 describe('kubectl debug and drain', () => {
-  let capstan: Capstan;
-  let dir: string;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-pods-'));
-    capstan = await startCapstan(join(dir, 'data'));
-  });
-  after(async () => {
-    await stopCapstan(capstan);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = capstanForSuite();
 
   it('kubectl debug adds an ephemeral container to a pod', async () => {
-    const kc = capstan.kubeconfig;
+    const kc = suite.current.kubeconfig;
     await ok(kc, ['run', 'web', '--image=nginx:1.25']);
     const out = await kubectl(kc, ['debug', 'web', '--image=busybox:1.36', '--container=debugger']);
     assert.equal(out.code, 0, out.stderr);
@@ -32,7 +20,7 @@ describe('kubectl debug and drain', () => {
   });
 
   it('kubectl drain evicts the pods of a node, and a disruption budget holds them back', async () => {
-    const kc = capstan.kubeconfig;
+    const kc = suite.current.kubeconfig;
     await ok(kc, ['create', '-f', '-'], node('node-1'));
     for (const p of ['p1', 'p2']) await ok(kc, ['run', p, '--image=nginx', `--overrides=${onNode('node-1')}`]);
     const drained = await ok(kc, ['drain', 'node-1', '--force', '--timeout=30s']);

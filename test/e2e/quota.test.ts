@@ -1,29 +1,17 @@
 // End to end: kubectl create quota, kubectl describe quota and get -o yaml against the real
 // capstan command; a pod past the quota refused; usage given back after a delete.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
+import { describe, it } from 'node:test';
+import { capstanForSuite, kubectl, ok } from './harness.js';
 
 describe('kubectl and ResourceQuotas', () => {
-  let capstan: Capstan;
-  let dir: string;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-quota-'));
-    capstan = await startCapstan(join(dir, 'data'));
-  });
-  after(async () => {
-    await stopCapstan(capstan);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = capstanForSuite();
 
   /** `kubectl describe quota` until its output matches (the controller records usage asynchronously). */
   async function describeUntil(pattern: RegExp): Promise<string> {
     let out = '';
     for (let i = 0; i < 100; i++) {
-      out = await ok(capstan.kubeconfig, ['describe', 'quota', 'q', '-n', 'quota-e2e']);
+      out = await ok(suite.current.kubeconfig, ['describe', 'quota', 'q', '-n', 'quota-e2e']);
       if (pattern.test(out)) return out;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -31,7 +19,7 @@ describe('kubectl and ResourceQuotas', () => {
   }
 
   it('create quota, describe it, get refused past it, and see usage come back after a delete', async () => {
-    const kc = capstan.kubeconfig;
+    const kc = suite.current.kubeconfig;
     await ok(kc, ['create', 'namespace', 'quota-e2e']);
     assert.match(await ok(kc, ['create', 'quota', 'q', '--hard=pods=1,requests.memory=1Gi', '-n', 'quota-e2e']), /resourcequota\/q created/);
     await describeUntil(/pods\s+0\s+1\n/);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { call, kubeconfigTls, type Reply, mustOk } from '../helpers.js';
+import { call, kubeconfigTls, mustOk } from '../helpers.js';
 import { kubectl, startCapstan, stopCapstan } from './harness.js';
 
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';

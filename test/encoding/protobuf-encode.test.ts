@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { decodeProtobufEnvelope, decodeProtobufObject, decodeProtobufRaw, PROTOBUF_MAGIC } from '../../src/encoding/protobuf.js';
 import {

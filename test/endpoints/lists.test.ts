@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders, type Reply, mustOk } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, mustOk } from '../helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders, type Reply, mustOk } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, mustOk } from '../helpers.js';
 
 /** The recorder's User-Agent, so that writes get its field manager name (`recorder`). */
 const UA = { 'User-Agent': 'recorder/1.0 (record.mjs; node)' };

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { StatusError } from '../../src/errors.js';
 import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from '../../src/fieldmanager/jsonpatch.js';
 import { referenceDir } from '../helpers.js';
