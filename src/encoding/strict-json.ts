@@ -160,10 +160,9 @@ class Decoder {
     else this.literal(t);
   }
 
-  private object(t: GoType): void {
+  /** An object or array where the target takes something else: skipped, or the decoder's error. */
+  private mismatched(t: GoType, found: 'object' | 'array'): void {
     switch (t.kind) {
-      case 'struct': case 'map': case 'any':
-        break;
       case 'raw':
         this.skip();
         return;
@@ -171,15 +170,18 @@ class Decoder {
         return this.quantity();
       case 'intOrString':
         this.skip();
-        throw new Abort(this.typeError('object', 'int32'));
+        throw new Abort(this.typeError(found, 'int32'));
       case 'time':
         this.skip();
-        throw new Abort(this.typeError('object', 'string'));
+        throw new Abort(this.typeError(found, 'string'));
       default:
-        this.save(this.typeError('object', t.name));
+        this.save(this.typeError(found, t.name));
         this.skip();
-        return;
     }
+  }
+
+  private object(t: GoType): void {
+    if (t.kind !== 'struct' && t.kind !== 'map' && t.kind !== 'any') return this.mismatched(t, 'object');
     const isStruct = t.kind === 'struct';
     const collect = this.collectStrict;
     const keys = new SeenKeys();
@@ -231,21 +233,8 @@ class Decoder {
       case 'bytes':
         item = BYTE;
         break;
-      case 'raw':
-        this.skip();
-        return;
-      case 'quantity':
-        return this.quantity();
-      case 'intOrString':
-        this.skip();
-        throw new Abort(this.typeError('array', 'int32'));
-      case 'time':
-        this.skip();
-        throw new Abort(this.typeError('array', 'string'));
       default:
-        this.save(this.typeError('array', t.name));
-        this.skip();
-        return;
+        return this.mismatched(t, 'array');
     }
     this.i++;
     this.ws();
