@@ -247,6 +247,12 @@ export class Quantity {
     return divideUp(this.nanos, 1_000_000n);
   }
 
+  /** Rounded (away from zero) to thousandths; a quantity already that precise is returned as it is (RoundUp(-3)). */
+  roundUpToMilli(): Quantity {
+    if (this.nanos % 1_000_000n === 0n) return this;
+    return new Quantity(this.milliValue() * 1_000_000n, this.format);
+  }
+
   /** Rounded (away from zero) to whole units; an integral quantity is returned as it is (RoundUp(0)). */
   roundUpToInteger(): Quantity {
     if (this.nanos % NANO === 0n) return this;

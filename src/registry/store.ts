@@ -392,7 +392,9 @@ export class Registry {
     const part = SUBRESOURCE_PARTS[subresource ?? ''];
     if (part) {
       // A subresource write changes only its own part of the object (and managedFields).
-      if (subresource === 'ephemeralcontainers') applyDefaults(info, desired);
+      // The body is decoded (and so defaulted) whole, then only the subresource's part is kept;
+      // a binding is the server's own computation.
+      if (subresource !== 'binding') applyDefaults(info, desired);
       next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
       else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });

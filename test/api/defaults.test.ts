@@ -107,6 +107,28 @@ describe('defaulting through the API', () => {
     assert.deepEqual(policies, [...cases, ['nginx', 'Never']]);
   });
 
+  it('quantities come back as the reference stores them: canonical text, resource lists rounded up to thousandths', async () => {
+    const pod = await create(`${NS}/pods`, {
+      metadata: { name: 'quantities' },
+      spec: {
+        containers: [{
+          name: 'c', image: 'nginx:1.25',
+          resources: { requests: { cpu: '0.5', memory: '1.5Gi', 'ephemeral-storage': '100u' }, limits: { cpu: 2, memory: '1536Mi', 'ephemeral-storage': '1e3' } },
+        }],
+        volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '0.5Gi' } }],
+      },
+    });
+    assert.deepEqual(pod.spec.containers[0].resources, {
+      requests: { cpu: '500m', memory: '1536Mi', 'ephemeral-storage': '1m' },
+      limits: { cpu: '2', memory: '1536Mi', 'ephemeral-storage': '1e3' },
+    });
+    assert.equal(pod.spec.volumes[0].emptyDir.sizeLimit, '512Mi');
+    // A status write is decoded whole as well.
+    await create('/api/v1/nodes', { metadata: { name: 'sized' } });
+    const node = await call(server.url, 'PATCH', '/api/v1/nodes/sized/status', { body: { status: { capacity: { cpu: '4.0', memory: '8192Mi' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.deepEqual(node.json.status.capacity, { cpu: '4', memory: '8Gi' });
+  });
+
   it('a pod gets requests from limits and enableServiceLinks; hostNetwork ports get hostPorts', async () => {
     const spec = { ...richPodSpec(), hostNetwork: true };
     const pod = await create(`${NS}/pods`, { metadata: { name: 'rich' }, spec });

@@ -20,6 +20,7 @@ import { RBAC } from './rbac.js';
 import { SCHEDULING } from './scheduling.js';
 import { STORAGE } from './storage.js';
 import type { DefaulterTable } from './types.js';
+import { normalizeQuantities } from './quantities.js';
 
 export interface DefaultingTarget {
   group: string;
@@ -53,4 +54,5 @@ const BY_GROUP: Readonly<Record<string, DefaulterTable>> = {
 export function applyDefaults(target: DefaultingTarget, obj: JsonObject): void {
   const defaulter = BY_GROUP[target.group]?.[`${target.version}/${target.kind}`];
   defaulter?.(obj);
+  normalizeQuantities(target, obj);
 }
