@@ -548,7 +548,7 @@ export class Registry {
       const strategy = strategyFor(info);
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
       if (this.admission) {
-        const ctx: WriteContext = { manager: '', user: options.user, warnings: options.warnings, dryRun: options.dryRun };
+        const ctx: WriteContext = { manager: '', user: options.user, warnings: options.warnings, dryRun: options.dryRun, options: deleteOptionsObject(options) };
         const attributes = this.attributes('DELETE', info, namespace, name, ctx, undefined, decode(current.value));
         await this.admission.mutate(attributes);
         await this.admission.validate(attributes);
@@ -687,6 +687,17 @@ function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
   const finalizers = metadataOf(obj)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return true;
   return strategyFor(info).heldBySpec?.(obj) ?? false;
+}
+
+/** The DeleteOptions of a delete as admission reviews carry them. */
+function deleteOptionsObject(options: DeleteOptions): JsonObject {
+  const out: JsonObject = { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' };
+  if (options.gracePeriodSeconds !== undefined) out['gracePeriodSeconds'] = options.gracePeriodSeconds;
+  if (options.preconditions) out['preconditions'] = { ...options.preconditions };
+  if (options.orphanDependents !== undefined) out['orphanDependents'] = options.orphanDependents;
+  if (options.propagationPolicy !== undefined) out['propagationPolicy'] = options.propagationPolicy;
+  if (options.dryRun) out['dryRun'] = ['All'];
+  return out;
 }
 
 /** A terminating object may lose finalizers but gain none (the reference's metadata update rule). */

@@ -306,7 +306,7 @@ describe('admission webhooks', () => {
       await mustOk(createCm('wh', 'keep'), 201);
       const url = hooks.on('/del', (r) => answer(r, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'kept' } }));
       await configure('validating', 'del', webhook('del.example.com', url, { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] }));
-      const r = await req('DELETE', '/api/v1/namespaces/wh/configmaps/keep');
+      const r = await req('DELETE', '/api/v1/namespaces/wh/configmaps/keep?propagationPolicy=Foreground&gracePeriodSeconds=5');
       assert.equal(r.status, 403);
       assert.equal(r.json.message, 'admission webhook "del.example.com" denied the request: kept');
       await mustOk(req('GET', '/api/v1/namespaces/wh/configmaps/keep'));
@@ -315,7 +315,7 @@ describe('admission webhooks', () => {
       assert.equal(request.name, 'keep');
       assert.equal(request.object, null);
       assert.equal(request.oldObject.metadata.name, 'keep');
-      assert.deepEqual(request.options, { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' });
+      assert.deepEqual(request.options, { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 5, propagationPolicy: 'Foreground' });
     });
 
     it('subresources: pods/status and */* catch a status write, pods alone does not; scale is sent as a Scale', async () => {
