@@ -93,7 +93,7 @@ export class KubernetesServiceController {
       // Endpoints may not name a loopback address (the reference refuses it too, and its
       // reconciler logs the same error); the Service and its EndpointSlice are kept regardless.
       if (!(err instanceof StatusError && err.code === 422)) throw err;
-      if (!this.endpointsRefused) console.error(`kubernetes service: ${err.message}`);
+      if (!this.endpointsRefused) console.error(`note: the kubernetes Service has no Endpoints: ${this.options.address} is a loopback address (give --advertise-address a reachable one)`);
       this.endpointsRefused = true;
     }
     await this.ensureEndpointSlice();
