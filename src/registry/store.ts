@@ -284,18 +284,20 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const obj = structuredClone(body);
       const m = metadataOf(obj);
-      if (!explicitName) m['name'] = `${generateName!.slice(0, 58)}${randomSuffix()}`;
       for (const k of ['uid', 'resourceVersion', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) delete m[k];
-      m['uid'] = randomUUID();
-      m['creationTimestamp'] = now();
-      if (info.tracksGeneration) m['generation'] = 1;
       applyDefaults(info, obj);
       strategy.normalize?.(obj);
       // Ownership is recorded on what the writer sent (after decoding and defaults), before the
       // server's own preparation, as the reference records it.
       if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
-      const attributes = this.attributes('CREATE', info, namespace, String(m['name']), ctx, obj);
+      // Mutating admission sees the object as sent: the request's name ("" for generateName), no
+      // uid, no server times (the reference's BeforeCreate sets them after it).
+      const attributes = this.attributes('CREATE', info, namespace, explicitName ?? '', ctx, obj);
       await this.admission?.mutate(attributes);
+      if (!m['name']) m['name'] = explicitName ?? `${generateName!.slice(0, 58)}${randomSuffix()}`;
+      m['uid'] = randomUUID();
+      m['creationTimestamp'] = now();
+      if (info.tracksGeneration) m['generation'] = 1;
       // Shared pools (service IPs, node ports) are drawn from here, as the reference's BeginCreate;
       // what was taken goes back unless the object is stored.
       const claim = strategy.beginCreate?.(this, obj, ctx.dryRun ?? false);

@@ -54,6 +54,8 @@ const namespaces: Strategy = {
   // The reference's defaults put the name label on every namespace.
   normalize: namespaceLabel,
   prepareForCreate(obj) {
+    // A generated name is only known now.
+    namespaceLabel(obj);
     const spec = (obj['spec'] ?? {}) as JsonObject;
     if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
     obj['spec'] = spec;

@@ -124,7 +124,7 @@ describe('PodSecurity admission', () => {
     assert.equal(a.annotations['pod-security.kubernetes.io/enforce-policy'], 'restricted:latest');
     await admit(podSecurity, services, attributes(services, { gvr: '/v1/pods', namespace: 'team', object: pod('q', hardened()) }));
     // The reference names the request's name, which a generateName create does not have.
-    const generated = attributes(services, { gvr: '/v1/pods', namespace: 'team', object: pod('web-x2b4z', {}, { generateName: 'web-' }) });
+    const generated = attributes(services, { gvr: '/v1/pods', namespace: 'team', name: '', object: pod('web-x2b4z', {}, { generateName: 'web-' }) });
     await refused(admit(podSecurity, services, generated), 403, `pods is forbidden: violates PodSecurity "restricted:latest": ${RESTRICTED_DETAIL}`);
   });
 

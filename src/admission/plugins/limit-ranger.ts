@@ -8,7 +8,7 @@ import { NamespaceIndex } from '../../registry/namespace-index.js';
 import { metadataOf, type JsonObject } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
-import { forbidden } from './forbidden.js';
+import { forbidden } from './support.js';
 
 const ANNOTATION = 'kubernetes.io/limit-ranger';
 /** The largest value whose thousandths still fit an int64 (the reference compares in thousandths below it). */

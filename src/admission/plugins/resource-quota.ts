@@ -12,7 +12,7 @@ import { NamespaceIndex } from '../../registry/namespace-index.js';
 import { metadataOf, type JsonObject } from '../../registry/objects.js';
 import type { Registry, WriteContext } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
-import { forbidden } from './forbidden.js';
+import { forbidden } from './support.js';
 
 /** The server's own status writes, as the reference's loopback client records them. */
 const APISERVER: WriteContext = { manager: 'kube-apiserver' };

@@ -46,25 +46,13 @@ export function labelsOf(obj: JsonObject | undefined): Record<string, unknown> {
 }
 
 /**
- * The name the reference puts in an admission error. Its attributes carry the request's name, so for
- * a generateName create the mutating phase names the prefix (the object has no name yet) and the
- * validating phase the generated name; the registry here has already generated one. `requestName`
- * tells a generated name from one the client sent.
+ * The reference's admission.NewForbidden: `pods "x" is forbidden: why` (403, reason Forbidden). The
+ * attributes carry the request's name, "" for a generateName create: the mutating phase then names
+ * the prefix (the object has no name yet), the validating phase the name generated meanwhile.
  */
-export function requestName(a: AdmissionAttributes): string {
-  if (a.operation !== 'CREATE' || !a.object) return a.name;
-  const generateName = stringOf(metadataOf(a.object)['generateName']);
-  if (!generateName) return a.name;
-  const prefix = generateName.slice(0, 58);
-  const generated = a.name.length === prefix.length + 5 && a.name.startsWith(prefix);
-  return generated ? '' : a.name;
-}
-
-/** The reference's admission.NewForbidden: `pods "x" is forbidden: why` (403, reason Forbidden). */
 export function forbidden(a: AdmissionAttributes, why: string, phase: 'mutate' | 'validate' = 'validate'): StatusError {
-  let name = requestName(a);
-  if (!name && phase === 'mutate' && a.object) name = stringOf(metadataOf(a.object)['generateName']) ?? '';
-  else if (!name) name = a.name;
+  const meta = a.object ? metadataOf(a.object) : {};
+  const name = a.name || stringOf(phase === 'mutate' ? meta['generateName'] : meta['name']) || '';
   return forbiddenNamed(a, name, why);
 }
 

@@ -40,7 +40,7 @@ class MutatingDispatch {
 
   constructor(private readonly registry: Registry, private readonly attrs: AdmissionAttributes, private readonly hooks: readonly Webhook[]) {
     this.selection = new Selection(registry, attrs);
-    this.objects = requestObjects(attrs, attrs.operation === 'CREATE');
+    this.objects = requestObjects(attrs);
     this.version = attrs.info;
   }
 

@@ -4,7 +4,7 @@ import { isObject, type JsonObject } from '../../encoding/decode.js';
 import type { UserInfo } from '../../auth/types.js';
 import type { AdmissionAttributes } from '../types.js';
 import { kindOf, type Invocation } from './rules.js';
-import { hasGeneratedName, type ReviewObjects } from './versioned.js';
+import type { ReviewObjects } from './versioned.js';
 
 export type ReviewVersion = 'v1' | 'v1beta1';
 
@@ -60,7 +60,7 @@ export function buildReview(version: ReviewVersion, uid: string, invocation: Inv
   request['requestKind'] = kindOf(attrs.info, attrs.subresource ?? '');
   request['requestResource'] = { group: attrs.info.group, version: attrs.info.version, resource: attrs.info.resource };
   if (attrs.subresource) request['requestSubResource'] = attrs.subresource;
-  if (attrs.name && !hasGeneratedName(attrs)) request['name'] = attrs.name;
+  if (attrs.name) request['name'] = attrs.name;
   const namespace = admissionNamespace(attrs);
   if (namespace) request['namespace'] = namespace;
   request['operation'] = attrs.operation;

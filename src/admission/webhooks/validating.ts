@@ -15,7 +15,7 @@ import { objectsIn, requestObjects, type ReviewObjects } from './versioned.js';
 
 async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: readonly Webhook[]): Promise<void> {
   const selection = new Selection(registry, attrs);
-  const objects = requestObjects(attrs, false);
+  const objects = requestObjects(attrs);
   const relevant: Invocation[] = [];
   for (const hook of hooks) {
     const invocation = await selection.invocation(hook, objects);

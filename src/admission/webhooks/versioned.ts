@@ -1,8 +1,7 @@
 // The objects of a request as webhooks see them: in the version of the rule that matched
-// (converted from the version the request addressed), the Scale view for the scale subresource,
-// and in CREATE's mutating phase without what the server only sets after it (uid,
-// creationTimestamp, generation, a generated name), as the reference's webhooks see a new object.
-// A webhook's change is written back into the admission attributes in place, in the request's
+// (converted from the version the request addressed), and the Scale view for the scale
+// subresource. (A CREATE's mutating phase runs before the registry gives the object its name, uid
+// and times, as the reference's.) A webhook's change is written back into the admission attributes in place, in the request's
 // version.
 import type { ResourceInfo } from '../../api/catalog.js';
 import { convert } from '../../api/conversion.js';
@@ -19,23 +18,8 @@ export interface ReviewObjects {
   oldObject?: JsonObject;
 }
 
-/** Set by the server when it stores a new object, after mutating admission. */
-const LATE_CREATE_FIELDS = ['uid', 'creationTimestamp', 'generation'];
 /** The server's, whatever a webhook sends back. */
-const SERVER_FIELDS = ['name', ...LATE_CREATE_FIELDS];
-const GENERATED_SUFFIX_LENGTH = 5;
-
-/**
- * Whether a CREATE's name is one the server generated from metadata.generateName (the reference
- * generates it after admission starts, so webhooks see no name). Told by its shape: the prefix, cut
- * as the server cuts it, and five more characters.
- */
-export function hasGeneratedName(attrs: AdmissionAttributes): boolean {
-  if (attrs.operation !== 'CREATE' || !attrs.object) return false;
-  const meta = metadataOf(attrs.object);
-  const prefix = typeof meta['generateName'] === 'string' ? meta['generateName'].slice(0, 58) : '';
-  return prefix !== '' && attrs.name.length === prefix.length + GENERATED_SUFFIX_LENGTH && attrs.name.startsWith(prefix);
-}
+const SERVER_FIELDS = ['name', 'uid', 'creationTimestamp', 'generation'];
 
 function versionOf(obj: JsonObject, fallback: string): string {
   const apiVersion = obj['apiVersion'];
@@ -50,24 +34,15 @@ function inVersionOf(info: ResourceInfo, subresource: string, obj: JsonObject): 
   return canonical(converted, kind.kind, kind.group ? `${kind.group}/${kind.version}` : kind.version);
 }
 
-function withoutLateCreateFields(obj: JsonObject, generatedName: boolean): JsonObject {
-  const meta = { ...metadataOf(obj) };
-  for (const k of LATE_CREATE_FIELDS) delete meta[k];
-  if (generatedName) delete meta['name'];
-  return { ...obj, metadata: meta };
-}
-
 /** The request's objects in the version it addressed. */
-export function requestObjects(attrs: AdmissionAttributes, mutatingCreate: boolean): ReviewObjects {
+export function requestObjects(attrs: AdmissionAttributes): ReviewObjects {
   const sub = attrs.subresource ?? '';
   const view = (obj: JsonObject | undefined) => {
     if (!obj) return undefined;
     const o = sub === 'scale' ? toScale(obj, attrs.info.resource) : obj;
     return inVersionOf(attrs.info, sub, o);
   };
-  let object = view(attrs.object);
-  if (object && mutatingCreate) object = withoutLateCreateFields(object, hasGeneratedName(attrs));
-  return { object, oldObject: view(attrs.oldObject) };
+  return { object: view(attrs.object), oldObject: view(attrs.oldObject) };
 }
 
 /** The same objects in the version of `target` (another served version of the same resource). */

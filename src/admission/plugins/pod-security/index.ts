@@ -5,7 +5,7 @@
 import { internalError, invalid, type FieldError } from '../../../errors.js';
 import type { Registry } from '../../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../types.js';
-import { forbiddenNamed, isResource, labelsOf, listObjects, objectOf, readObject, requestName, stringOf, type JsonObject } from '../support.js';
+import { forbiddenNamed, isResource, labelsOf, listObjects, objectOf, readObject, stringOf, type JsonObject } from '../support.js';
 import { evaluatePod, forbiddenDetail, forbiddenReason, type Evaluation } from './evaluator.js';
 import {
   compareLevels, LABEL_PREFIX, levelVersionString, policyFromLabels, sameLevelVersion, type LevelVersion, type Policy,
@@ -125,7 +125,7 @@ function evaluate(a: AdmissionAttributes, policy: Policy, labelErrors: string | 
     const result = evaluationOf(policy.enforce);
     if (!result.allowed) {
       // The reference names the request's name here, which a generateName create does not have.
-      refusal = forbiddenNamed(a, requestName(a), `violates PodSecurity ${JSON.stringify(levelVersionString(policy.enforce))}: ${forbiddenDetail(result)}`);
+      refusal = forbiddenNamed(a, a.name, `violates PodSecurity ${JSON.stringify(levelVersionString(policy.enforce))}: ${forbiddenDetail(result)}`);
     }
   }
   const audit = evaluationOf(policy.audit);
