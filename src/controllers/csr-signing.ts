@@ -4,10 +4,9 @@
 import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
 import { decode, metadataOf, now, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { signCertificateRequest, type ServingMaterial } from '../server/certs.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 /** The signer's longest certificate (--cluster-signing-duration's default, one year). */
 const MAX_DURATION_SECONDS = 365 * 24 * 3600;
 const MIN_DURATION_SECONDS = 600;
@@ -84,7 +83,7 @@ export class CsrSigningController {
         if (certificate) status['certificate'] = certificate;
         else status['conditions'] = [...conditionsOf(current), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: failure, lastUpdateTime: now(), lastTransitionTime: now() }];
         return { ...current, status };
-      }, 'status', CONTROLLER);
+      }, 'status', CONTROLLER_WRITER);
     } catch (err) {
       if (err instanceof StatusError && err.code === 404) return;
       throw err;

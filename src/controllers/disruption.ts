@@ -4,9 +4,8 @@ import { selectsLabels } from '../api/label-selector-object.js';
 import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
 import { decode, jsonEqual, metadataOf, now, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 
 /** An int-or-string budget value against a pod count ("50%" rounds up, as the reference's). */
 function scaled(value: unknown, total: number): number | undefined {
@@ -77,7 +76,7 @@ export class DisruptionController {
     if (jsonEqual(desiredStatus(pdb), pdb['status'] ?? {})) return;
     try {
       // Computed from the budget as stored at write time, so an eviction's record is never lost.
-      await this.registry.patch(pdbInfo, String(meta['namespace']), String(meta['name']), (current) => ({ ...current, status: desiredStatus(current) }), 'status', CONTROLLER);
+      await this.registry.patch(pdbInfo, String(meta['namespace']), String(meta['name']), (current) => ({ ...current, status: desiredStatus(current) }), 'status', CONTROLLER_WRITER);
     } catch (err) {
       if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
       throw err;

@@ -15,10 +15,9 @@
 import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
 import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
 const WORKERS = 4;
@@ -360,7 +359,7 @@ export class GarbageCollector {
         if (meta['uid'] !== node.uid) throw new Replaced();
         change(meta);
         return current;
-      }, undefined, CONTROLLER);
+      }, undefined, CONTROLLER_WRITER);
     } catch (err) {
       if (err instanceof Replaced || isNotFound(err)) return;
       throw err;

@@ -6,7 +6,7 @@ import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
 import { familyOfIp } from '../registry/allocators/ip-range.js';
 import { jsonEqual, metadataOf, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { SYSTEM_WRITER, type Registry } from '../registry/store.js';
 import type { Watcher } from '../storage/types.js';
 
 export interface KubernetesServiceOptions {
@@ -23,7 +23,6 @@ const NAME = 'kubernetes';
 const SERVICE_PORT = 443;
 const PORT_NAME = 'https';
 const RESYNC_MS = 10_000;
-const WRITER: WriteContext = { manager: 'kube-apiserver' };
 
 /** The address the Endpoints name: --advertise-address, else the bind address, else loopback. */
 export function advertisedAddress(advertise: string | undefined, bindAddress: string): string {
@@ -171,7 +170,7 @@ export class KubernetesServiceController {
 
   private async create(info: ResourceInfo, obj: JsonObject): Promise<void> {
     try {
-      await this.registry.create(info, NAMESPACE, obj, WRITER);
+      await this.registry.create(info, NAMESPACE, obj, SYSTEM_WRITER);
     } catch (err) {
       // Made meanwhile by someone else: the next pass looks at it.
       if (!(err instanceof StatusError && err.code === 409)) throw err;
@@ -182,7 +181,7 @@ export class KubernetesServiceController {
     await this.ignoreMissing(this.registry.patch(info, NAMESPACE, NAME, (current) => {
       change(current);
       return current;
-    }, undefined, WRITER));
+    }, undefined, SYSTEM_WRITER));
   }
 
   private async ignoreMissing(write: Promise<unknown>): Promise<void> {

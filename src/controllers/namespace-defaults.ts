@@ -3,9 +3,8 @@
 // publisher). Clients of the registry; they act at start and whenever a namespace appears.
 import { StatusError } from '../errors.js';
 import { metadataOf, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 
 const ROOT_CA_DESCRIPTION =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
@@ -49,7 +48,7 @@ export class NamespaceDefaults {
     const cacher = await this.registry.cacher(info);
     if (cacher.get(this.registry.keyOf(info, namespace, String(metadataOf(obj)['name'])))) return;
     try {
-      await this.registry.create(info, namespace, obj, CONTROLLER);
+      await this.registry.create(info, namespace, obj, CONTROLLER_WRITER);
     } catch (err) {
       // Raced with another writer, or the namespace began terminating meanwhile.
       if (err instanceof StatusError && (err.code === 409 || err.code === 403 || err.code === 404)) return;

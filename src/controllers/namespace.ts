@@ -5,9 +5,8 @@
 import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
 import { metadataOf, now, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 const RETRY_MS = 500;
 
 interface Remaining {
@@ -105,13 +104,13 @@ export class NamespaceController {
           return old && old['status'] === c['status'] && old['message'] === c['message'] ? old : c;
         });
         return { ...current, status: { ...status, conditions: merged } };
-      }, 'status', CONTROLLER);
+      }, 'status', CONTROLLER_WRITER);
       if (!empty) return false;
       await this.registry.patch(namespaces, undefined, name, (current) => {
         const spec = (current['spec'] ?? {}) as JsonObject;
         const finalizers = ((spec['finalizers'] ?? []) as string[]).filter((f) => f !== 'kubernetes');
         return { ...current, spec: { ...spec, finalizers } };
-      }, 'finalize', CONTROLLER);
+      }, 'finalize', CONTROLLER_WRITER);
       return true;
     } catch (err) {
       if (err instanceof StatusError && err.code === 404) return true;

@@ -12,10 +12,9 @@ import { listsEqual, mask, resourceListJson, resourceListOf, type ResourceList }
 import { measureUsage } from '../quota/usage.js';
 import { NamespaceIndex } from '../registry/namespace-index.js';
 import { decode, jsonEqual, metadataOf, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 /** Changes that come together (a namespace's objects deleted one by one) are measured once. */
 const BATCH_MS = 10;
 const RETRY_MS = 200;
@@ -192,6 +191,6 @@ export class ResourceQuotaController {
     if (hard.size) next['hard'] = resourceListJson(hard);
     if (used.size) next['used'] = resourceListJson(used);
     const meta = metadataOf(structuredClone(quota));
-    await this.registry.update(this.quotaInfo(), namespace, String(meta['name']), { ...quota, metadata: meta, status: next }, 'status', CONTROLLER);
+    await this.registry.update(this.quotaInfo(), namespace, String(meta['name']), { ...quota, metadata: meta, status: next }, 'status', CONTROLLER_WRITER);
   }
 }

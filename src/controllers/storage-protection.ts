@@ -4,10 +4,9 @@
 import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
 import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { ResourceInfo } from '../api/catalog.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 const PV_PROTECTION = 'kubernetes.io/pv-protection';
 
@@ -101,6 +100,6 @@ export class StorageProtectionController {
       if (left.length) meta['finalizers'] = left;
       else delete meta['finalizers'];
       return current;
-    }, undefined, CONTROLLER);
+    }, undefined, CONTROLLER_WRITER);
   }
 }

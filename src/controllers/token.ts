@@ -4,10 +4,9 @@
 import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
 import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
-import type { Registry, WriteContext } from '../registry/store.js';
+import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { TokenIssuer } from '../auth/tokens.js';
 
-const CONTROLLER: WriteContext = { manager: 'kube-controller-manager' };
 const TOKEN_TYPE = 'kubernetes.io/service-account-token';
 const SA_NAME = 'kubernetes.io/service-account.name';
 const SA_UID = 'kubernetes.io/service-account.uid';
@@ -74,7 +73,7 @@ export class TokenController {
       d['ca.crt'] = Buffer.from(this.caCert).toString('base64');
       d['namespace'] = Buffer.from(namespace).toString('base64');
       return { ...current, data: d };
-    }, undefined, CONTROLLER);
+    }, undefined, CONTROLLER_WRITER);
   }
 
   private async removeTokensOf(sa: JsonObject): Promise<void> {

@@ -7,7 +7,7 @@ import { selectsLabels } from '../api/label-selector-object.js';
 import { isObject, type JsonObject } from '../encoding/decode.js';
 import { badRequest, conflict, fieldNotSupported, fieldRequired, internalError, invalid, notFound, StatusError } from '../errors.js';
 import { metadataOf, now, stringField } from '../registry/objects.js';
-import type { DeleteOptions, Registry, WriteContext } from '../registry/store.js';
+import { SYSTEM_WRITER, type DeleteOptions, type Registry, type WriteContext } from '../registry/store.js';
 
 type Answer = { status: number; body: Buffer };
 
@@ -131,7 +131,7 @@ async function takeDisruption(registry: Registry, pod: JsonObject, namespace: st
     s['disruptedPods'] = { ...(isObject(s['disruptedPods']) ? s['disruptedPods'] : {}), [podName]: now() };
     current['status'] = s;
     return current;
-  }, 'status', { manager: 'kube-apiserver' });
+  }, 'status', SYSTEM_WRITER);
 }
 
 // ---- node-agent subresources ----

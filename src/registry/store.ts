@@ -94,6 +94,9 @@ export interface WriteContext {
 /** The server's own writes (bootstrap objects) are recorded as kube-apiserver's, as in the reference. */
 export const SYSTEM_WRITER: WriteContext = { manager: 'kube-apiserver' };
 
+/** The controllers' writes are recorded as kube-controller-manager's, where the reference runs them. */
+export const CONTROLLER_WRITER: WriteContext = { manager: 'kube-controller-manager' };
+
 export interface RegistryOptions {
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
   historyWindowMs: number;

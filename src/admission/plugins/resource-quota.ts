@@ -10,12 +10,11 @@ import { checkRequest, nameOf, QuotaRefusal, type Charge } from '../../quota/che
 import { resourceListJson } from '../../quota/resource-list.js';
 import { NamespaceIndex } from '../../registry/namespace-index.js';
 import { metadataOf, type JsonObject } from '../../registry/objects.js';
-import type { Registry, WriteContext } from '../../registry/store.js';
+import { SYSTEM_WRITER, type Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
 import { forbidden } from './support.js';
 
 /** The server's own status writes, as the reference's loopback client records them. */
-const APISERVER: WriteContext = { manager: 'kube-apiserver' };
 const MAX_RETRIES = 8;
 
 /** The quota changed (409) or went (404) since it was read: check again against what is stored now. */
@@ -87,7 +86,7 @@ async function recordUsage(registry: Registry, charge: Charge): Promise<void> {
   const quota = charge.quota;
   const meta = metadataOf(structuredClone(quota));
   const status = { ...(quota['status'] as JsonObject | undefined), used: resourceListJson(charge.used) };
-  await registry.update(quotaInfo(registry), String(meta['namespace']), String(meta['name']), { ...quota, metadata: meta, status }, 'status', APISERVER);
+  await registry.update(quotaInfo(registry), String(meta['namespace']), String(meta['name']), { ...quota, metadata: meta, status }, 'status', SYSTEM_WRITER);
 }
 
 /** The named quotas as stored now (the watch cache may not have the latest write yet). */
