@@ -3,7 +3,7 @@
 // a request the signer refuses gets a Failed condition.
 import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
-import { decode, metadataOf, now, type JsonObject } from '../registry/objects.js';
+import { metadataOf, now, type JsonObject } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { signCertificateRequest, type ServingMaterial } from '../server/certs.js';
 
@@ -33,11 +33,8 @@ export class CsrSigningController {
   async start(): Promise<void> {
     const info = this.registry.catalog.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
     if (!info) return;
-    const cacher = await this.registry.cacher(info);
-    const listed = cacher.list({ prefix: cacher.prefix });
-    for (const bytes of listed.items) this.consider(decode(bytes));
-    this.watcher = cacher.watch(listed.revision, (e) => {
-      if (e.type !== 'delete') this.consider(decode(e.value));
+    this.watcher = await this.registry.follow(info, (csr, deleted) => {
+      if (!deleted) this.consider(csr);
     });
   }
 

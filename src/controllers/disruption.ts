@@ -32,12 +32,10 @@ export class DisruptionController {
     const pdbs = this.registry.catalog.lookup('policy', 'v1', 'poddisruptionbudgets');
     if (!pdbs) return;
     const pods = this.registry.catalog.lookup('', 'v1', 'pods')!;
-    const pdbCacher = await this.registry.cacher(pdbs);
-    const podCacher = await this.registry.cacher(pods);
-    for (const bytes of pdbCacher.list({ prefix: pdbCacher.prefix }).items) this.mark(String(metadataOf(decode(bytes))['namespace']));
     // Any change of a budget or a pod may change the budgets of that namespace.
-    this.watchers.push(pdbCacher.watch(pdbCacher.revision(), (e) => this.mark(String(metadataOf(decode(e.value))['namespace']))));
-    this.watchers.push(podCacher.watch(podCacher.revision(), (e) => this.mark(String(metadataOf(decode(e.value))['namespace']))));
+    const mark = (obj: JsonObject) => this.mark(String(metadataOf(obj)['namespace']));
+    this.watchers.push(await this.registry.follow(pdbs, mark));
+    this.watchers.push(await this.registry.follow(pods, mark, false));
   }
 
   stop(): void {

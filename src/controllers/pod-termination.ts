@@ -2,7 +2,7 @@
 // (the node agent stops it meanwhile); when the period is over, it is deleted with grace 0, as the
 // node agent does once its containers are gone. Without node agents, this stands in for them.
 import { StatusError } from '../errors.js';
-import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf, type JsonObject } from '../registry/objects.js';
 import type { Registry } from '../registry/store.js';
 
 export class PodTermination {
@@ -14,12 +14,9 @@ export class PodTermination {
 
   async start(): Promise<void> {
     const pods = this.registry.catalog.lookup('', 'v1', 'pods')!;
-    const cacher = await this.registry.cacher(pods);
-    const listed = cacher.list({ prefix: cacher.prefix });
-    for (const bytes of listed.items) this.observe(decode(bytes));
-    this.watcher = cacher.watch(listed.revision, (e) => {
-      if (e.type === 'delete') this.cancel(e.key);
-      else this.observe(decode(e.value));
+    this.watcher = await this.registry.follow(pods, (pod, deleted) => {
+      if (deleted) this.cancel(this.keyOf(metadataOf(pod)));
+      else this.observe(pod);
     });
   }
 
@@ -34,8 +31,7 @@ export class PodTermination {
     return `${String(meta['namespace'])}/${String(meta['name'])}`;
   }
 
-  private cancel(storageKey: string): void {
-    const key = storageKey.split('/').slice(-2).join('/');
+  private cancel(key: string): void {
     const t = this.timers.get(key);
     if (t) clearTimeout(t);
     this.timers.delete(key);

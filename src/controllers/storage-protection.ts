@@ -42,22 +42,16 @@ export class StorageProtectionController {
   }
 
   async start(): Promise<void> {
-    const claims = await this.registry.cacher(this.info('persistentvolumeclaims'));
-    const volumes = await this.registry.cacher(this.info('persistentvolumes'));
-    const pods = await this.registry.cacher(this.info('pods'));
-    for (const bytes of claims.list({ prefix: claims.prefix }).items) this.run(() => this.syncClaim(decode(bytes)));
-    for (const bytes of volumes.list({ prefix: volumes.prefix }).items) this.run(() => this.syncVolume(decode(bytes)));
-    this.watchers.push(claims.watch(claims.revision(), (e) => {
-      if (e.type !== 'delete') this.run(() => this.syncClaim(decode(e.value)));
+    this.watchers.push(await this.registry.follow(this.info('persistentvolumeclaims'), (claim, deleted) => {
+      if (!deleted) this.run(() => this.syncClaim(claim));
     }));
-    this.watchers.push(volumes.watch(volumes.revision(), (e) => {
-      if (e.type !== 'delete') this.run(() => this.syncVolume(decode(e.value)));
+    this.watchers.push(await this.registry.follow(this.info('persistentvolumes'), (volume, deleted) => {
+      if (!deleted) this.run(() => this.syncVolume(volume));
     }));
     // A pod that goes or finishes may free the terminating claims of its namespace.
-    this.watchers.push(pods.watch(pods.revision(), (e) => {
-      const pod = decode(e.value);
-      if (e.type === 'delete' || isFinished(pod)) this.run(() => this.syncNamespace(String(metadataOf(pod)['namespace'])));
-    }));
+    this.watchers.push(await this.registry.follow(this.info('pods'), (pod, deleted) => {
+      if (deleted || isFinished(pod)) this.run(() => this.syncNamespace(String(metadataOf(pod)['namespace'])));
+    }, false));
   }
 
   stop(): void {

@@ -20,17 +20,13 @@ export class TokenController {
   async start(): Promise<void> {
     const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
     const serviceAccounts = this.registry.catalog.lookup('', 'v1', 'serviceaccounts')!;
-    const secretCache = await this.registry.cacher(secrets);
-    const saCache = await this.registry.cacher(serviceAccounts);
-    const listed = secretCache.list({ prefix: secretCache.prefix });
-    for (const bytes of listed.items) this.run(() => this.syncSecret(decode(bytes)));
-    this.watchers.push(secretCache.watch(listed.revision, (e) => {
-      if (e.type !== 'delete') this.run(() => this.syncSecret(decode(e.value)));
+    this.watchers.push(await this.registry.follow(secrets, (secret, deleted) => {
+      if (!deleted) this.run(() => this.syncSecret(secret));
     }));
     // A deleted service account takes its token secrets along.
-    this.watchers.push(saCache.watch(saCache.revision(), (e) => {
-      if (e.type === 'delete') this.run(() => this.removeTokensOf(decode(e.value)));
-    }));
+    this.watchers.push(await this.registry.follow(serviceAccounts, (sa, deleted) => {
+      if (deleted) this.run(() => this.removeTokensOf(sa));
+    }, false));
   }
 
   stop(): void {

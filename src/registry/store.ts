@@ -131,6 +131,18 @@ export class Registry {
     return c;
   }
 
+  /**
+   * Follows a resource as controllers do: `listener` gets each object there now (unless
+   * `existing` is false), then every change from that same revision on (`deleted` for deletions,
+   * with the object as it was).
+   */
+  async follow(info: ResourceInfo, listener: (obj: JsonObject, deleted: boolean) => void, existing = true): Promise<{ stop(): void }> {
+    const cacher = await this.cacher(this.storageInfo(info));
+    const listed = cacher.list({ prefix: cacher.prefix });
+    if (existing) for (const value of listed.items) listener(decode(value), false);
+    return cacher.watch(listed.revision, (e) => listener(decode(e.value), e.type === 'delete'));
+  }
+
   /** Starts the watch cache of every served resource (at server start, so no revision is missed). */
   async startCaches(): Promise<void> {
     for (const info of this.catalog.all()) await this.cacher(info);
