@@ -2,7 +2,6 @@
 // Forbidden error, reading other objects, and small accessors for plain JSON objects.
 import { isObject } from '../../encoding/decode.js';
 import { StatusError } from '../../errors.js';
-import { collectionPrefix } from '../../registry/keys.js';
 import { decode, metadataOf, type JsonObject } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes } from '../types.js';
@@ -78,12 +77,12 @@ export async function readObject(registry: Registry, group: string, resource: st
   return info ? registry.getObject(info, namespace, name) : undefined;
 }
 
-/** Every object of a resource (in one namespace, or all), as stored. */
+/** Every object of a resource (in one namespace, or all), from the watch cache (current with every completed write). */
 export async function listObjects(registry: Registry, group: string, resource: string, namespace?: string): Promise<JsonObject[]> {
   const info = registry.catalog.versionsOf(group, resource)[0];
   if (!info) return [];
-  const page = await registry.storage.list(collectionPrefix(info, info.namespaced ? namespace : undefined));
-  return page.items.map((item) => decode(item.value));
+  const list = await registry.list(info, info.namespaced ? namespace : undefined, { kind: 'current' });
+  return list.items.map(decode);
 }
 
 /**
