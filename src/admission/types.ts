@@ -1,8 +1,9 @@
 // The shapes of the admission chain: what a plugin is told about a write, and what it may do.
 import type { ResourceInfo } from '../api/catalog.js';
-import type { Authorizer, UserInfo } from '../auth/types.js';
-import type { JsonObject } from '../registry/objects.js';
+import type { Authorizer } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import type { Registry } from '../registry/store.js';
+import { type JsonObject } from '../json.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

@@ -3,6 +3,7 @@
 // does not say (group priority order, short names, categories, storage version hashes) comes from
 // data/discovery-extras.json, recorded from the reference's discovery.
 import { readDataJson } from './data.js';
+import { swaggerDocument, type OpenApiOperation } from './openapi-documents.js';
 import type { NameRule } from './names.js';
 import { resourcePolicy } from './policies.js';
 
@@ -44,10 +45,6 @@ export interface GroupVersions {
   versions: string[];
 }
 
-interface OpenApiOperation {
-  'x-kubernetes-action'?: string;
-  'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string };
-}
 type OpenApiPathItem = Record<string, OpenApiOperation | unknown>;
 interface OpenApiDocument {
   paths: Record<string, OpenApiPathItem>;
@@ -175,7 +172,7 @@ export class Catalog {
   }
 
   static load(enabled?: GroupVersionFilter): Catalog {
-    const openapi = readDataJson<OpenApiDocument>('k8s-1.25/openapi/swagger.json');
+    const openapi = swaggerDocument();
     const extras = readDataJson<DiscoveryExtras>('discovery-extras.json');
     return new Catalog(openapi, extras, enabled);
   }

@@ -1,8 +1,8 @@
 // metav1.LabelSelector objects ({matchLabels, matchExpressions}) as matchers, converted as the
 // reference's LabelSelectorAsSelector converts them: an absent selector selects nothing, an empty
 // one everything; an invalid one does not convert (with the reference's reason).
-import { isObject } from '../encoding/decode.js';
 import { isQualifiedName, isValidLabelValue } from './names.js';
+import { isObject } from '../json.js';
 
 export interface SelectorMatcher {
   /** No requirement: every label set matches. */

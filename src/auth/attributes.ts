@@ -1,7 +1,8 @@
 // The authorizer's view of a request (verb, group, resource, subresource, name, namespace, or a
 // non-resource path), derived from the URL as the reference's request info does.
 import { parseResourceParts, splitApiPath, type ResourcePath } from '../api/paths.js';
-import type { Attributes, UserInfo } from './types.js';
+import type { Attributes } from './types.js';
+import type { UserInfo } from '../api/user.js';
 
 const METHOD_VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 

@@ -2,7 +2,8 @@
 // bearer token (--token-auth-file, then service-account JWTs), then anonymous.
 
 import { readFileSync } from 'node:fs';
-import type { AuthenticationResult, RequestCredentials, UserInfo } from './types.js';
+import type { AuthenticationResult, RequestCredentials } from './types.js';
+import type { UserInfo } from '../api/user.js';
 import {
   AUTHENTICATED_GROUP,
   type BoundObjectRef,

@@ -3,7 +3,8 @@
 import { StatusError } from '../errors.js';
 import type { ResourcePath } from '../api/paths.js';
 import { forbiddenMessage, requestAttributes } from './attributes.js';
-import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials, UserInfo } from './types.js';
+import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials } from './types.js';
+import type { UserInfo } from '../api/user.js';
 
 export type Authenticate = (req: RequestCredentials) => Promise<AuthenticationResult>;
 

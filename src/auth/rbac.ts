@@ -18,7 +18,8 @@
 // - The `system:masters` group is allowed everything, with an empty reason (the reference's
 //   privileged-group authorizer, which runs before RBAC).
 // - Denied: `{ allowed: false, reason: "" }`: the HTTP layer writes the 403 message.
-import type { Attributes, Authorizer, Decision, UserInfo } from './types.js';
+import type { Attributes, Authorizer, Decision } from './types.js';
+import type { UserInfo } from '../api/user.js';
 
 export interface PolicyRule {
   verbs: string[];

@@ -1,9 +1,10 @@
 // The review APIs: SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview,
 // SelfSubjectRulesReview (authorization.k8s.io/v1) and TokenReview (authentication.k8s.io/v1).
 // They are answered from the same authenticator and authorizer that guard requests; nothing is stored.
-import { isObject, type JsonObject } from '../encoding/decode.js';
 import { badRequest, fieldRequired, invalid } from '../errors.js';
-import type { Attributes, Authorizer, UserInfo } from './types.js';
+import type { Attributes, Authorizer } from './types.js';
+import type { UserInfo } from '../api/user.js';
+import { type JsonObject, isObject } from '../json.js';
 
 export interface RulesForUser {
   resourceRules: Array<Record<string, unknown>>;

@@ -3,6 +3,7 @@
 
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, decodeJwt, errors as joseErrors, type JWTPayload } from 'jose';
+import { rfc3339 } from '../json.js';
 
 export interface ServiceAccountRef {
   namespace: string;
@@ -89,10 +90,6 @@ export function keyIdFor(publicKey: KeyObject): string {
   return createHash('sha256').update(der).digest('base64url');
 }
 
-function rfc3339(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0;
 }
@@ -161,7 +158,7 @@ export class TokenIssuer {
       sub: `${SERVICE_ACCOUNT_USER_PREFIX}${sa.namespace}:${sa.name}`,
     };
     const token = await new SignJWT(payload).setProtectedHeader({ alg: this.alg, kid: this.kid }).sign(this.privateKey);
-    return { token, expirationTimestamp: rfc3339(exp) };
+    return { token, expirationTimestamp: rfc3339((exp) * 1000) };
   }
 
   /** A legacy secret-based token: iss "kubernetes/serviceaccount", the four kubernetes.io/serviceaccount/… claims and sub; no expiry. */

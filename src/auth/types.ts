@@ -1,12 +1,6 @@
 // The shapes shared by authentication, authorization and the review APIs.
+import type { UserInfo } from '../api/user.js';
 
-/** Who is asking, as the reference's user.Info. */
-export interface UserInfo {
-  name: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
 
 /** What is asked, as the reference's authorizer.Attributes. */
 export interface Attributes {

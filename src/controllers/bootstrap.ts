@@ -1,8 +1,8 @@
 // Objects every cluster has from its first start: the system namespaces and the system priority classes.
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
-import type { JsonObject } from '../registry/objects.js';
 import type { Registry } from '../registry/store.js';
+import { type JsonObject } from '../json.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 

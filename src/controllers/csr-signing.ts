@@ -1,11 +1,11 @@
 // The built-in CSR signers (the controller manager's csrsigning controller): an approved request for
 // one of the kubernetes.io signers gets a certificate from the cluster CA in status.certificate;
 // a request the signer refuses gets a Failed condition.
-import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
-import { metadataOf, now, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { signCertificateRequest, type ServingMaterial } from '../server/certs.js';
+import { type JsonObject, isObject, now } from '../json.js';
 
 /** The signer's longest certificate (--cluster-signing-duration's default, one year). */
 const MAX_DURATION_SECONDS = 365 * 24 * 3600;

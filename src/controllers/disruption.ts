@@ -1,10 +1,10 @@
 // The disruption controller: keeps each PodDisruptionBudget's status (expected, healthy and desired
 // pods, disruptions allowed) current from the pods it selects, so evictions can be judged.
 import { selectsLabels } from '../api/label-selector-object.js';
-import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
-import { decode, jsonEqual, metadataOf, now, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
+import { type JsonObject, decodeJson, isObject, jsonEqual, now } from '../json.js';
 
 
 /** An int-or-string budget value against a pod count ("50%" rounds up, as the reference's). */
@@ -62,9 +62,9 @@ export class DisruptionController {
     if (this.stopped) return;
     const pdbInfo = this.registry.catalog.lookup('policy', 'v1', 'poddisruptionbudgets')!;
     const podInfo = this.registry.catalog.lookup('', 'v1', 'pods')!;
-    const budgets = (await this.registry.list(pdbInfo, namespace, { kind: 'current' })).items.map(decode);
+    const budgets = (await this.registry.list(pdbInfo, namespace, { kind: 'current' })).items.map(decodeJson);
     if (budgets.length === 0) return;
-    const pods = (await this.registry.list(podInfo, namespace, { kind: 'current' })).items.map(decode);
+    const pods = (await this.registry.list(podInfo, namespace, { kind: 'current' })).items.map(decodeJson);
     for (const pdb of budgets) await this.syncBudget(pdbInfo, pdb, pods);
   }
 

@@ -14,9 +14,10 @@
 // and, before anything is deleted on their absence, from storage. A client of the registry only.
 import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
-import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
+import { type JsonObject, decodeJson } from '../json.js';
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
@@ -125,7 +126,7 @@ export class GarbageCollector {
       if (uid) this.removeNode(uid);
       // The owner side: whoever named the deleted object now has a dangling reference.
       if (this.dependents.size > 0) {
-        const goneUid = uid ?? stringOf(metadataOf(decode(e.value))['uid']);
+        const goneUid = uid ?? stringOf(metadataOf(decodeJson(e.value))['uid']);
         for (const dep of this.dependents.get(goneUid ?? '') ?? []) this.enqueue(dep);
       }
       return;
@@ -137,7 +138,7 @@ export class GarbageCollector {
   private observe(info: ResourceInfo, key: string | undefined, value: Buffer, live: boolean): void {
     const known = key !== undefined && this.uidByKey.has(key);
     if (!known && !value.includes('ownerReferences') && !value.includes(FOREGROUND) && !value.includes('"orphan"')) return;
-    const meta = metadataOf(decode(value));
+    const meta = metadataOf(decodeJson(value));
     const uid = stringOf(meta['uid']);
     const name = stringOf(meta['name']);
     if (!uid || !name) return;
@@ -302,7 +303,7 @@ export class GarbageCollector {
     const namespace = info.namespaced ? node.namespace : undefined;
     const cacher = await this.registry.cacher(info);
     const cached = cacher.get(this.registry.keyOf(info, namespace, ref.name));
-    let owner: JsonObject | undefined = cached ? decode(cached) : undefined;
+    let owner: JsonObject | undefined = cached ? decodeJson(cached) : undefined;
     if (!owner || metadataOf(owner)['uid'] !== ref.uid) {
       // The cache may lag a write just made: absence is confirmed from storage before it counts.
       owner = await this.registry.getObject(info, namespace, ref.name);

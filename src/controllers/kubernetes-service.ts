@@ -5,9 +5,10 @@
 import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
 import { familyOfIp } from '../registry/allocators/ip-range.js';
-import { jsonEqual, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { SYSTEM_WRITER, type Registry } from '../registry/store.js';
 import type { Watcher } from '../storage/types.js';
+import { type JsonObject, jsonEqual } from '../json.js';
 
 export interface KubernetesServiceOptions {
   /** The Service's address: the first of the primary service range. */

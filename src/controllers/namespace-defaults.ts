@@ -2,8 +2,9 @@
 // (service account controller) and the `kube-root-ca.crt` ConfigMap holding the cluster CA (root CA
 // publisher). Clients of the registry; they act at start and whenever a namespace appears.
 import { StatusError } from '../errors.js';
-import { metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
+import { type JsonObject } from '../json.js';
 
 
 const ROOT_CA_DESCRIPTION =

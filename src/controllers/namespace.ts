@@ -4,8 +4,9 @@
 // through namespaces/{name}/finalize and the namespace goes. A client of the registry only.
 import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
-import { metadataOf, now, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
+import { type JsonObject, now } from '../json.js';
 
 const RETRY_MS = 500;
 

@@ -2,8 +2,9 @@
 // (the node agent stops it meanwhile); when the period is over, it is deleted with grace 0, as the
 // node agent does once its containers are gone. Without node agents, this stands in for them.
 import { StatusError } from '../errors.js';
-import { metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import type { Registry } from '../registry/store.js';
+import { type JsonObject } from '../json.js';
 
 export class PodTermination {
   private watcher: { stop(): void } | undefined;

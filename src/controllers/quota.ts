@@ -5,15 +5,15 @@
 // gives usage back. A client of the registry only; the watches it needs are opened on demand,
 // so a server without quotas pays nothing.
 import type { ResourceInfo } from '../api/catalog.js';
-import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
 import { evaluatorsFor, type Evaluator } from '../quota/evaluators.js';
 import { listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from '../quota/resource-list.js';
 import { measureUsage } from '../quota/usage.js';
 import { NamespaceIndex } from '../registry/namespace-index.js';
-import { decode, jsonEqual, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
+import { type JsonObject, decodeJson, isObject, jsonEqual } from '../json.js';
 
 /** Changes that come together (a namespace's objects deleted one by one) are measured once. */
 const BATCH_MS = 10;
@@ -120,7 +120,7 @@ export class ResourceQuotaController {
     if (e.type === 'delete') return this.schedule(namespace);
     if (e.type === 'update' && e.prevValue) {
       const now = Date.now();
-      if (!listsEqual(evaluator.usage(decode(e.prevValue), now), evaluator.usage(decode(e.value), now))) this.schedule(namespace);
+      if (!listsEqual(evaluator.usage(decodeJson(e.prevValue), now), evaluator.usage(decodeJson(e.value), now))) this.schedule(namespace);
       return;
     }
     // A create admission could not charge: a quota the controller has not measured yet.
@@ -179,7 +179,7 @@ export class ResourceQuotaController {
       const info = this.storageInfoOf(evaluator);
       if (!info) continue;
       const cacher = await this.registry.cacher(info);
-      objects.set(evaluator, cacher.list({ prefix: `${cacher.prefix}${namespace}/` }).items.map(decode));
+      objects.set(evaluator, cacher.list({ prefix: `${cacher.prefix}${namespace}/` }).items.map(decodeJson));
     }
     const measured = measureUsage(quota, hard, (e) => objects.get(e), Date.now());
     // What is not measured keeps its last recorded value; only what the quota limits is kept.

@@ -4,8 +4,9 @@
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
 import { aggregatedRules, type Role } from '../auth/rbac.js';
 import { bootstrapPolicy } from '../auth/rbac-bootstrap.js';
-import { jsonEqual, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { SYSTEM_WRITER, type Registry } from '../registry/store.js';
+import { type JsonObject, jsonEqual } from '../json.js';
 
 const GROUP = 'rbac.authorization.k8s.io';
 

@@ -1,11 +1,11 @@
 // The pvc-protection and pv-protection controllers: the finalizers StorageObjectInUseProtection puts
 // on claims and volumes are removed once a terminating claim is used by no running pod, and once a
 // terminating volume is bound to no claim — so deleting them completes as in the reference.
-import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
-import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { ResourceInfo } from '../api/catalog.js';
+import { type JsonObject, decodeJson, isObject } from '../json.js';
 
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 const PV_PROTECTION = 'kubernetes.io/pv-protection';
@@ -67,7 +67,7 @@ export class StorageProtectionController {
 
   private async syncNamespace(namespace: string): Promise<void> {
     const list = await this.registry.list(this.info('persistentvolumeclaims'), namespace, { kind: 'current' });
-    for (const bytes of list.items) await this.syncClaim(decode(bytes));
+    for (const bytes of list.items) await this.syncClaim(decodeJson(bytes));
   }
 
   private async syncClaim(claim: JsonObject): Promise<void> {
@@ -76,7 +76,7 @@ export class StorageProtectionController {
     const namespace = String(meta['namespace']);
     const name = String(meta['name']);
     const pods = await this.registry.list(this.info('pods'), namespace, { kind: 'current' });
-    const inUse = pods.items.map(decode).some((pod) => !isFinished(pod) && claimsOf(pod).includes(name));
+    const inUse = pods.items.map(decodeJson).some((pod) => !isFinished(pod) && claimsOf(pod).includes(name));
     if (!inUse) await this.release(this.info('persistentvolumeclaims'), namespace, name, PVC_PROTECTION);
   }
 

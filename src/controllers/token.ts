@@ -1,11 +1,11 @@
 // The service-account token controller (legacy tokens): a Secret of type
 // kubernetes.io/service-account-token naming a service account gets a long-lived token, the cluster
 // CA and the namespace in its data; a token secret whose service account is gone is deleted.
-import { isObject } from '../encoding/decode.js';
 import { StatusError } from '../errors.js';
-import { decode, metadataOf, type JsonObject } from '../registry/objects.js';
+import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { TokenIssuer } from '../auth/tokens.js';
+import { type JsonObject, decodeJson, isObject } from '../json.js';
 
 const TOKEN_TYPE = 'kubernetes.io/service-account-token';
 const SA_NAME = 'kubernetes.io/service-account.name';
@@ -77,7 +77,7 @@ export class TokenController {
     const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
     const list = await this.registry.list(secrets, String(meta['namespace']), { kind: 'current' });
     for (const bytes of list.items) {
-      const secret = decode(bytes);
+      const secret = decodeJson(bytes);
       const annotations = metadataOf(secret)['annotations'];
       if (secret['type'] === TOKEN_TYPE && isObject(annotations) && annotations[SA_NAME] === meta['name']) await this.syncSecret(secret);
     }

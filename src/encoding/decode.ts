@@ -1,8 +1,7 @@
 // Request bodies → plain objects. JSON (the default) and YAML (read as YAML 1.1, as the reference does).
 import { parse as parseYaml, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions } from 'yaml';
 import { badRequest, StatusError } from '../errors.js';
-
-export type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../json.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -17,10 +16,6 @@ const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   uniqueKeys: false,
   customTags: (tags) => tags.map((t) => (typeof t === 'object' && t.tag === TIMESTAMP ? { ...(t as ScalarTag), resolve: (source: string) => source } : t)),
 };
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The reference quotes at most 30 characters of a body it cannot parse. */
 function excerpt(text: string): string {

@@ -9,14 +9,14 @@
 //     merge and JSON patches 422 on the patched document, strategic merge patches 422 on the
 //     patch; server-side apply checks types itself (500) and reports duplicated keys as YAML.
 import { badRequest, StatusError } from '../errors.js';
-import { isKnownKind, schemaFor } from '../fieldmanager/index.js';
-import type { GroupVersionKind } from '../fieldmanager/schema.js';
-import type { JsonObject } from './decode.js';
+import { isKnownKind, schemaFor } from '../api/schema.js';
+import type { GroupVersionKind } from '../api/schema.js';
 import { goValue } from './go-format.js';
 import { ANY, goTypeOf, sliceOf, STRING, structType, type GoType } from './go-types.js';
 import { strictDecode } from './strict-json.js';
 import { unstructuredDecode } from './unstructured-decode.js';
 import { yamlDuplicateKeys } from './yaml-duplicates.js';
+import { type JsonObject } from '../json.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 

@@ -1,11 +1,11 @@
 // The Go types the reference decodes request bodies into, as far as its decoding errors show
 // them: which JSON values each accepts, the name `reflect` gives it ("int32", "[]v1.Container",
 // "v1.PodSpec"), and for structs their declared fields. Derived from the OpenAPI schema of
-// src/fieldmanager/schema.ts.
+// src/api/schema.ts.
 //
 // Limits: named string types (v1.PullPolicy, v1.Protocol, …) are not in the OpenAPI, so they
 // are named "string".
-import type { SchemaNode } from '../fieldmanager/schema.js';
+import type { SchemaNode } from '../api/schema.js';
 
 export type GoKind =
   | 'struct' | 'map' | 'slice'

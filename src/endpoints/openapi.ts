@@ -1,7 +1,6 @@
 // /openapi/v2 and /openapi/v3 from the vendored 1.25 documents, limited to the served group-versions.
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { dataDir, readData, readDataJson } from '../api/data.js';
+import { openApiV3Bytes, openApiV3Paths, swaggerDocument } from '../api/openapi-documents.js';
 import type { GroupVersionFilter } from '../api/catalog.js';
 
 export interface OpenApiDocumentBytes {
@@ -15,11 +14,6 @@ function withEtag(body: Buffer): OpenApiDocumentBytes {
   return { body, etag: `"${createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase()}"` };
 }
 
-/** `apis__apps__v1_openapi.json` → `apis/apps/v1`. */
-function v3PathOf(file: string): string {
-  return file.replace(/_openapi\.json$/, '').split('__').join('/');
-}
-
 function v3Served(path: string, enabled: GroupVersionFilter): boolean {
   const m = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
   return !m || enabled(m[1]!, m[2]!);
@@ -31,20 +25,18 @@ export class OpenApi {
   private readonly v3 = new Map<string, { file: string; doc?: OpenApiDocumentBytes; hash?: string }>();
 
   constructor(private readonly enabled: GroupVersionFilter) {
-    for (const file of readdirSync(dataDir + 'k8s-1.25/openapi/v3')) {
-      const path = v3PathOf(file);
-      if (v3Served(path, enabled)) this.v3.set(path, { file });
-    }
+    for (const [path, file] of openApiV3Paths()) if (v3Served(path, enabled)) this.v3.set(path, { file });
   }
 
   v2Document(): OpenApiDocumentBytes {
     if (!this.v2) {
-      const doc = readDataJson<{ paths: Record<string, unknown> }>('k8s-1.25/openapi/swagger.json');
-      for (const path of Object.keys(doc.paths)) {
+      const doc = swaggerDocument();
+      const paths: Record<string, unknown> = {};
+      for (const [path, item] of Object.entries(doc.paths)) {
         const m = GROUP_PATH.exec(path);
-        if (m && !this.enabled(m[1]!, m[2]!)) delete doc.paths[path];
+        if (!m || this.enabled(m[1]!, m[2]!)) paths[path] = item;
       }
-      this.v2 = withEtag(Buffer.from(JSON.stringify(doc)));
+      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, paths })));
     }
     return this.v2;
   }
@@ -52,7 +44,7 @@ export class OpenApi {
   private v3Entry(path: string): OpenApiDocumentBytes | undefined {
     const entry = this.v3.get(path);
     if (!entry) return undefined;
-    entry.doc ??= withEtag(readData(`k8s-1.25/openapi/v3/${entry.file}`));
+    entry.doc ??= withEtag(openApiV3Bytes(entry.file));
     return entry.doc;
   }
 

@@ -4,10 +4,10 @@
 import { connect } from 'node:net';
 import type { ResourceInfo } from '../api/catalog.js';
 import { selectsLabels } from '../api/label-selector-object.js';
-import { isObject, type JsonObject } from '../encoding/decode.js';
 import { badRequest, conflict, fieldNotSupported, fieldRequired, internalError, invalid, notFound, StatusError } from '../errors.js';
-import { metadataOf, now, stringField } from '../registry/objects.js';
+import { metadataOf, stringField } from '../registry/objects.js';
 import { SYSTEM_WRITER, type DeleteOptions, type Registry, type WriteContext } from '../registry/store.js';
+import { type JsonObject, isObject, now } from '../json.js';
 
 type Answer = { status: number; body: Buffer };
 

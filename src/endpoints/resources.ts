@@ -6,7 +6,7 @@ import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectField
 import { decodeProtobufObject } from '../encoding/protobuf.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
 import type { Body } from '../encoding/lists.js';
-import { decodeObject, decodePatch, isObject, type JsonObject } from '../encoding/decode.js';
+import { decodeObject, decodePatch } from '../encoding/decode.js';
 import { applyDuplicates, checkObjectBody, fieldValidationOf, PatchFieldCheck, type FieldValidation } from '../encoding/fieldvalidation.js';
 import {
   badRequest, conflict, unsupportedMediaType, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, notFound, methodNotAllowed, resourceNotFound, StatusError,
@@ -16,7 +16,8 @@ import { applyMergePatch } from '../fieldmanager/mergepatch.js';
 import { applyStrategicMergePatch, recordUpdate } from '../fieldmanager/index.js';
 import { alwaysAllow } from '../auth/guard.js';
 import { reviewStatus, type ReviewContext } from '../auth/reviews.js';
-import type { Authorizer, UserInfo } from '../auth/types.js';
+import type { Authorizer } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import { metadataOf } from '../registry/objects.js';
 import { listPlan, parseResourceVersion } from '../registry/readoptions.js';
 import type { DeleteOptions, Registry, WriteContext } from '../registry/store.js';
@@ -26,6 +27,7 @@ import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from '
 import { serveWatch } from './watch.js';
 import { deprecationWarning } from '../api/deprecations.js';
 import { bindPod, evictPod, nodeProxy, podLog, podProxy, podStream, serviceProxy } from './pod-subresources.js';
+import { type JsonObject, isObject, now as nowTime } from '../json.js';
 
 const REVIEWS = new Set([
   'authorization.k8s.io/selfsubjectaccessreviews', 'authorization.k8s.io/subjectaccessreviews',
@@ -432,7 +434,7 @@ export class ResourceHandler {
       bound = { kind, apiVersion: 'v1', name: String(boundRef['name']), uid };
     }
     const issued = await this.security.issueToken({ namespace: ns, name, uid: String(metadataOf(sa)['uid']) }, audiences, expirationSeconds, bound);
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = nowTime();
     const out: JsonObject = {
       kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
       metadata: { name, namespace: ns, creationTimestamp: now },
@@ -455,7 +457,7 @@ export class ResourceHandler {
     const meta: JsonObject = ns !== undefined ? { namespace: ns } : {};
     meta['creationTimestamp'] = null;
     const obj: JsonObject = { kind: info.kind, apiVersion: info.apiVersion, metadata: meta, spec: body['spec'] };
-    recordUpdate({ group: info.group, version: info.version, kind: info.kind }, undefined, obj, writer.manager, { now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    recordUpdate({ group: info.group, version: info.version, kind: info.kind }, undefined, obj, writer.manager, { now: nowTime() });
     obj['status'] = status;
     return { status: 201, body: Buffer.from(JSON.stringify(obj)) };
   }

@@ -6,7 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceInfo } from '../api/catalog.js';
 
 import { collectionPrefix } from '../registry/keys.js';
-import { decode, type JsonObject } from '../registry/objects.js';
 import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';
 import type { Registry } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
@@ -14,6 +13,7 @@ import { encodeProtobufWatchEvent } from '../encoding/protobuf-encode.js';
 import type { Negotiated } from './negotiation.js';
 import { renderEventObject } from './representations.js';
 import { StorageError, type Watcher } from '../storage/types.js';
+import { type JsonObject, decodeJson } from '../json.js';
 
 /** A watcher whose unsent output passes this is closed (the client re-lists), never buffered on. */
 export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
@@ -44,7 +44,7 @@ export async function serveWatch(
   // Events go out in stored bytes (framed once, shared by watchers) unless a version or a transformation asks otherwise.
   const plain = sameVersion && !n.transform;
   const render = (value: Buffer) => renderEventObject(info, sameVersion ? value : registry.servedBytes(info, value), n, query);
-  const matches = (value: Buffer | undefined): boolean => value !== undefined && (!filter || filter(decode(value)));
+  const matches = (value: Buffer | undefined): boolean => value !== undefined && (!filter || filter(decodeJson(value)));
 
   let from: number;
   const initial: Buffer[] = [];
@@ -123,7 +123,7 @@ export async function serveWatch(
 }
 
 function withResourceVersion(bytes: Buffer, revision: number): Buffer {
-  const obj = decode(bytes);
+  const obj = decodeJson(bytes);
   const meta = (obj['metadata'] ?? {}) as JsonObject;
   meta['resourceVersion'] = String(revision);
   obj['metadata'] = meta;
@@ -138,7 +138,7 @@ function protobufFrame(type: string, object: Buffer): Buffer {
   if (!byType) protobufFrames.set(object, (byType = new Map()));
   let bytes = byType.get(type);
   if (!bytes) {
-    bytes = encodeProtobufWatchEvent(type, decode(object));
+    bytes = encodeProtobufWatchEvent(type, decodeJson(object));
     byType.set(type, bytes);
   }
   return bytes;

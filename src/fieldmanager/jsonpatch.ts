@@ -23,7 +23,8 @@
 // plain JSON data; the input document and patch are never modified.
 
 import { StatusError } from '../errors.js';
-import { deepCopyJson, FORBIDDEN_KEYS, isJsonObject, JsonObject, MAX_JSON_DEPTH, setOwn } from './mergepatch.js';
+import { deepCopyJson, FORBIDDEN_KEYS, MAX_JSON_DEPTH, setOwn } from './mergepatch.js';
+import { isObject, jsonEqual, type JsonObject } from '../json.js';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -105,7 +106,7 @@ function child(op: Op, node: unknown, token: string): { found: boolean; value: u
     const idx = arrayIndex(op, node, token, 0);
     return { found: true, value: node[idx] };
   }
-  if (isJsonObject(node)) return Object.hasOwn(node, token) ? { found: true, value: node[token] } : { found: false, value: undefined };
+  if (isObject(node)) return Object.hasOwn(node, token) ? { found: true, value: node[token] } : { found: false, value: undefined };
   throw op.fail(`cannot address ${JSON.stringify(token)} inside a ${goJsonType(node)} value`);
 }
 
@@ -117,7 +118,7 @@ function parentOf(op: Op, root: unknown, tokens: string[], field: 'path' | 'from
     if (!next.found) throw op.fail(`${field} ${JSON.stringify(op.raw[field])} does not exist`);
     node = next.value;
   }
-  if (!Array.isArray(node) && !isJsonObject(node)) throw op.fail(`the parent of ${field} ${JSON.stringify(op.raw[field])} is not an object or array`);
+  if (!Array.isArray(node) && !isObject(node)) throw op.fail(`the parent of ${field} ${JSON.stringify(op.raw[field])} is not an object or array`);
   return node;
 }
 
@@ -129,16 +130,6 @@ function get(op: Op, root: unknown, tokens: string[]): { found: boolean; value: 
     node = next.value;
   }
   return { found: true, value: node };
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 // Each operation takes the current root and returns the new root (the root changes only for
@@ -235,7 +226,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   if (patch === null) patch = [];
   if (!Array.isArray(patch)) throw new StatusError(400, 'BadRequest', `json: cannot unmarshal ${goJsonType(patch)} into Go value of type jsonpatch.Patch`);
   for (const el of patch) {
-    if (el !== null && !isJsonObject(el)) throw new StatusError(400, 'BadRequest', `json: cannot unmarshal ${goJsonType(el)} into Go value of type jsonpatch.Operation`);
+    if (el !== null && !isObject(el)) throw new StatusError(400, 'BadRequest', `json: cannot unmarshal ${goJsonType(el)} into Go value of type jsonpatch.Operation`);
   }
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);

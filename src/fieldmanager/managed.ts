@@ -1,11 +1,12 @@
 // managedFields: decoding, encoding, and the ownership rules of updates and applies.
 
 import { StatusError } from '../errors.js';
-import { type GroupVersionKind, type SchemaNode, schemaFor } from './schema.js';
+import { type GroupVersionKind, type SchemaNode, schemaFor } from '../api/schema.js';
 import { PathSet, fieldPE, pathString } from './pathset.js';
-import { compare, deepEqual, fieldSetOf, isObj, merge, prune, tooDeep, zeroValue } from './typed.js';
+import { compare, deepEqual, fieldSetOf, merge, prune, tooDeep, zeroValue } from './typed.js';
 import { typedPatchError } from './typecheck.js';
 import { MAX_JSON_DEPTH } from './mergepatch.js';
+import { isObject, now } from '../json.js';
 
 export interface ManagedFieldsEntry {
   manager: string;
@@ -17,7 +18,7 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-export type { GroupVersionKind } from './schema.js';
+export type { GroupVersionKind } from '../api/schema.js';
 
 export interface UpdateOptions {
   subresource?: string;
@@ -61,10 +62,6 @@ function apiVersionOf(gvk: GroupVersionKind): string {
   return gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
 }
 
-function nowRfc3339(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 // ---------------------------------------------------------------------------------------
 // Decoding and encoding
 
@@ -74,7 +71,7 @@ function decode(list: unknown): Managers {
   if (list === undefined || list === null) return out;
   if (!Array.isArray(list)) throw new Error('managedFields must be a list');
   for (const e of list) {
-    if (!isObj(e)) throw new Error('managedFields entry must be an object');
+    if (!isObject(e)) throw new Error('managedFields entry must be an object');
     const manager = e.manager ?? '';
     const operation = e.operation ?? '';
     const apiVersion = e.apiVersion ?? '';
@@ -129,7 +126,7 @@ function encode(managers: Managers): ManagedFieldsEntry[] {
 function setManagedFields(obj: Record<string, unknown>, managers: Managers): void {
   const entries = encode(managers);
   let meta = obj.metadata;
-  if (!isObj(meta)) {
+  if (!isObject(meta)) {
     if (entries.length === 0) return;
     meta = {};
     obj.metadata = meta;
@@ -188,18 +185,18 @@ function clean(set: PathSet, ignored: PathSet): PathSet {
 }
 
 function withoutManagedFields(obj: Record<string, unknown>): Record<string, unknown> {
-  if (!isObj(obj.metadata) || !Object.hasOwn(obj.metadata, 'managedFields')) return obj;
+  if (!isObject(obj.metadata) || !Object.hasOwn(obj.metadata, 'managedFields')) return obj;
   const meta = { ...obj.metadata };
   delete meta.managedFields;
   return { ...obj, metadata: meta };
 }
 
 function isResetList(v: unknown): boolean {
-  return Array.isArray(v) && v.length === 1 && isObj(v[0]) && Object.keys(v[0]).length === 0;
+  return Array.isArray(v) && v.length === 1 && isObject(v[0]) && Object.keys(v[0]).length === 0;
 }
 
 function liveManagers(live: Record<string, unknown> | undefined): Managers {
-  if (!live || !isObj(live.metadata)) return new Map();
+  if (!live || !isObject(live.metadata)) return new Map();
   try {
     return decode(live.metadata.managedFields);
   } catch {
@@ -221,7 +218,7 @@ export function recordUpdate(
   const schema = schemaFor(gvk);
   const ignored = ignoredFor(schema, options);
   let managers = liveManagers(live);
-  const requested = isObj(next.metadata) ? next.metadata.managedFields : undefined;
+  const requested = isObject(next.metadata) ? next.metadata.managedFields : undefined;
   if (!options.subresource && requested !== undefined && requested !== null) {
     if (isResetList(requested)) managers = new Map();
     else if (Array.isArray(requested) && requested.length > 0) {
@@ -248,7 +245,7 @@ export function recordUpdate(
       if (prev.time !== undefined) self.time = prev.time;
     }
     // The reference builds a scale write's entries from the Scale object's, which carry no time.
-    if (options.subresource !== 'scale') self.time = options.now ?? nowRfc3339();
+    if (options.subresource !== 'scale') self.time = options.now ?? now();
     managers.delete(id);
     managers.set(id, self);
   }
@@ -317,28 +314,28 @@ function validateApplied(gvk: GroupVersionKind, schema: SchemaNode, applied: Rec
     throw new StatusError(400, 'BadRequest', `Incorrect kind specified in apply patch. Specified patch kind: ${typeof applied.kind === 'string' ? applied.kind : ''}, expected: ${gvk.kind}`);
   }
   const meta = applied.metadata;
-  if (meta !== undefined && meta !== null && !isObj(meta)) throw new StatusError(400, 'BadRequest', 'metadata must be an object');
-  if (isObj(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
+  if (meta !== undefined && meta !== null && !isObject(meta)) throw new StatusError(400, 'BadRequest', 'metadata must be an object');
+  if (isObject(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
     throw new StatusError(400, 'BadRequest', 'metadata.managedFields must be nil');
   }
   const bad = typedPatchError(applied, schema);
   if (bad) {
-    const ns = isObj(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
-    const name = isObj(meta) && typeof meta.name === 'string' ? meta.name : '';
+    const ns = isObject(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
+    const name = isObject(meta) && typeof meta.name === 'string' ? meta.name : '';
     throw new StatusError(500, undefined, `failed to create typed patch object (${ns}/${name}; ${gvkString(gvk)}): ${bad}`);
   }
 }
 
 function lastAppliedOf(obj: Record<string, unknown> | undefined): string | undefined {
-  const ann = obj && isObj(obj.metadata) ? obj.metadata.annotations : undefined;
-  const v = isObj(ann) ? ann[LAST_APPLIED] : undefined;
+  const ann = obj && isObject(obj.metadata) ? obj.metadata.annotations : undefined;
+  const v = isObject(ann) ? ann[LAST_APPLIED] : undefined;
   return typeof v === 'string' ? v : undefined;
 }
 
 /** JSON with object keys sorted, as Go writes a map. */
 function sortedJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
-  if (isObj(v)) {
+  if (isObject(v)) {
     return `{${Object.keys(v)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${sortedJson(v[k])}`)
@@ -349,7 +346,7 @@ function sortedJson(v: unknown): string {
 
 function buildLastApplied(applied: Record<string, unknown>): string {
   const copy = structuredClone(applied);
-  if (isObj(copy.metadata) && isObj(copy.metadata.annotations)) {
+  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) {
     delete copy.metadata.annotations[LAST_APPLIED];
     if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
   }
@@ -364,7 +361,7 @@ export function apply(
   manager: string,
   options: ApplyOptions,
 ): Record<string, unknown> {
-  if (!isObj(applied)) throw new StatusError(400, 'BadRequest', 'the applied configuration must be an object');
+  if (!isObject(applied)) throw new StatusError(400, 'BadRequest', 'the applied configuration must be an object');
   if (tooDeep(applied, MAX_JSON_DEPTH)) throw new StatusError(400, 'BadRequest', `apply: nesting depth exceeds the limit of ${MAX_JSON_DEPTH}`);
   const schema = schemaFor(gvk);
   validateApplied(gvk, schema, applied);
@@ -416,7 +413,7 @@ export function apply(
       let allowed: PathSet | undefined;
       try {
         const parsed = JSON.parse(last) as unknown;
-        if (isObj(parsed)) allowed = fieldSetOf(parsed, schema);
+        if (isObject(parsed)) allowed = fieldSetOf(parsed, schema);
       } catch {
         allowed = undefined;
       }
@@ -429,7 +426,7 @@ export function apply(
   if (conflicts.length > 0) throw conflictError(conflicts);
 
   const changedObject = !live || !deepEqual(base, merged);
-  if (changedObject) self.time = options.now ?? nowRfc3339();
+  if (changedObject) self.time = options.now ?? now();
   managers.delete(selfId);
   managers.set(selfId, self);
   for (const [id, m] of managers) if (m.set.empty()) managers.delete(id);

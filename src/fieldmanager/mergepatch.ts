@@ -8,6 +8,7 @@
 // The result shares no objects with either input, and neither input is modified.
 
 import { StatusError } from '../errors.js';
+import { isObject, type JsonObject } from '../json.js';
 
 /** Deepest nesting accepted in patches and the documents they apply to. */
 export const MAX_JSON_DEPTH = 1000;
@@ -15,11 +16,6 @@ export const MAX_JSON_DEPTH = 1000;
 /** Keys that could reach Object.prototype if written with ordinary assignment. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Sets an own data property, even for the key `__proto__` (which `obj[k] = v` would not). */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
@@ -67,9 +63,9 @@ function refuseKey(key: string, at: string): void {
 
 // `depth` counts the object levels above `patch`; copies get the remaining budget.
 function merge(target: unknown, patch: unknown, depth: number, at: string): unknown {
-  if (!isJsonObject(patch)) return deepCopyJson(patch, tooDeep, MAX_JSON_DEPTH - depth, refuseKey, at);
+  if (!isObject(patch)) return deepCopyJson(patch, tooDeep, MAX_JSON_DEPTH - depth, refuseKey, at);
   if (depth >= MAX_JSON_DEPTH) throw tooDeep();
-  const base = isJsonObject(target) ? target : {};
+  const base = isObject(target) ? target : {};
   const out: JsonObject = {};
   const apply = (k: string): void => {
     const path = `${at}/${k}`;

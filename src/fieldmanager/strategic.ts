@@ -11,8 +11,9 @@
 // Neither input is modified; the result shares nothing with them.
 
 import { StatusError } from '../errors.js';
-import { FORBIDDEN_KEYS, MAX_JSON_DEPTH, deepCopyJson, isJsonObject, setOwn, type JsonObject } from './mergepatch.js';
-import { type GroupVersionKind, type SchemaNode, UNSTRUCTURED, UNTYPED, schemaFor } from './schema.js';
+import { FORBIDDEN_KEYS, MAX_JSON_DEPTH, deepCopyJson, setOwn } from './mergepatch.js';
+import { isObject, type JsonObject } from '../json.js';
+import { type GroupVersionKind, type SchemaNode, UNSTRUCTURED, UNTYPED, schemaFor } from '../api/schema.js';
 
 const PATCH = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -40,7 +41,7 @@ function copy(v: unknown, depth: number): unknown {
 /** Go's %v of a value, roughly, for error messages. */
 function goValue(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
-  if (isJsonObject(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goValue(v[k])}`).join(' ')}]`;
+  if (isObject(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goValue(v[k])}`).join(' ')}]`;
   if (v === null || v === undefined) return '<nil>';
   return String(v);
 }
@@ -56,9 +57,9 @@ function child(node: SchemaNode, key: string): SchemaNode {
 
 /** Strategic merge patch of `original` by `patch`, using the schema of gvk. */
 export function applyStrategicMergePatch(gvk: GroupVersionKind, original: Record<string, unknown>, patch: unknown): Record<string, unknown> {
-  if (!isJsonObject(patch)) throw badRequest('invalid JSON document');
+  if (!isObject(patch)) throw badRequest('invalid JSON document');
   const schema = schemaFor(gvk);
-  const base = isJsonObject(original) ? (copy(original, 0) as JsonObject) : {};
+  const base = isObject(original) ? (copy(original, 0) as JsonObject) : {};
   const out = mergeMap(base, patch, schema, 0);
   return out ?? {};
 }
@@ -136,9 +137,9 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode, dep
 function mergeValue(cur: unknown, patch: unknown, node: SchemaNode, depth: number): unknown {
   if (depth >= MAX_JSON_DEPTH) throw tooDeep();
   const strategy = strategyOf(node);
-  if (isJsonObject(patch)) {
+  if (isObject(patch)) {
     if (strategy.includes('replace')) return stripDirectives(patch, depth);
-    if (isJsonObject(cur)) return mergeMap(cur, patch, node, depth);
+    if (isObject(cur)) return mergeMap(cur, patch, node, depth);
     return mergeMap({}, patch, node, depth);
   }
   if (Array.isArray(patch)) {
@@ -153,7 +154,7 @@ function replaceList(patch: unknown[], depth: number): unknown[] {
   // without their directives.
   const out: unknown[] = [];
   for (const item of patch) {
-    if (isJsonObject(item) && item[PATCH] !== undefined && Object.keys(item).length === 1) continue;
+    if (isObject(item) && item[PATCH] !== undefined && Object.keys(item).length === 1) continue;
     if (Array.isArray(item)) throw unprocessable('lists of lists are not supported');
     out.push(stripDirectives(item, depth + 1));
   }
@@ -163,11 +164,11 @@ function replaceList(patch: unknown[], depth: number): unknown[] {
 function mergeList(cur: unknown[], patch: unknown[], node: SchemaNode, depth: number): unknown[] {
   const mergeKey = node.mergeKey;
   const itemNode = node.kind === 'list' ? node.items() : UNSTRUCTURED;
-  const objects = patch.some((x) => isJsonObject(x)) || cur.some((x) => isJsonObject(x));
+  const objects = patch.some((x) => isObject(x)) || cur.some((x) => isObject(x));
   if (patch.some((x) => Array.isArray(x))) throw unprocessable('lists of lists are not supported');
 
   // `{"$patch": "replace"}` anywhere in the list: the list becomes the other items.
-  const replaceIdx = patch.findIndex((x) => isJsonObject(x) && x[PATCH] === 'replace');
+  const replaceIdx = patch.findIndex((x) => isObject(x) && x[PATCH] === 'replace');
   if (replaceIdx >= 0) {
     return patch.filter((_, i) => i !== replaceIdx).map((x) => stripDirectives(x, depth + 1));
   }
@@ -191,9 +192,9 @@ function mergeList(cur: unknown[], patch: unknown[], node: SchemaNode, depth: nu
     return replaceList(patch, depth);
   }
   const out: unknown[] = cur.slice();
-  const indexOf = (key: unknown): number => out.findIndex((x) => isJsonObject(x) && deepEq(x[mergeKey], key));
+  const indexOf = (key: unknown): number => out.findIndex((x) => isObject(x) && deepEq(x[mergeKey], key));
   for (const item of patch) {
-    if (!isJsonObject(item)) throw badRequest('invalid JSON document');
+    if (!isObject(item)) throw badRequest('invalid JSON document');
     for (const k of Object.keys(item)) refuseKey(k);
     const directive = item[PATCH];
     if (!Object.hasOwn(item, mergeKey) || item[mergeKey] === null) {
@@ -204,7 +205,7 @@ function mergeList(cur: unknown[], patch: unknown[], node: SchemaNode, depth: nu
     if (directive === 'delete') {
       if (at >= 0) {
         // Every item with the key goes.
-        for (let i = out.length - 1; i >= 0; i--) if (isJsonObject(out[i]) && deepEq((out[i] as JsonObject)[mergeKey], key)) out.splice(i, 1);
+        for (let i = out.length - 1; i >= 0; i--) if (isObject(out[i]) && deepEq((out[i] as JsonObject)[mergeKey], key)) out.splice(i, 1);
       }
       continue;
     }
@@ -227,10 +228,10 @@ function deepEq(a: unknown, b: unknown): boolean {
 /** Orders the items named in `order` as it says; the other items keep their places. */
 function reorder(list: unknown[], order: unknown[], node: SchemaNode): unknown[] {
   const mergeKey = node.mergeKey;
-  const keyOf = (x: unknown): string => (mergeKey !== undefined && isJsonObject(x) ? JSON.stringify(x[mergeKey]) : JSON.stringify(x));
+  const keyOf = (x: unknown): string => (mergeKey !== undefined && isObject(x) ? JSON.stringify(x[mergeKey]) : JSON.stringify(x));
   const rank = new Map<string, number>();
   order.forEach((o, i) => {
-    if (mergeKey !== undefined && !isJsonObject(o)) throw badRequest('invalid patch format of setElementOrder list');
+    if (mergeKey !== undefined && !isObject(o)) throw badRequest('invalid patch format of setElementOrder list');
     const k = keyOf(o);
     if (!rank.has(k)) rank.set(k, i);
   });
@@ -254,9 +255,9 @@ function reorder(list: unknown[], order: unknown[], node: SchemaNode): unknown[]
 function stripDirectives(v: unknown, depth: number): unknown {
   if (depth >= MAX_JSON_DEPTH) throw tooDeep();
   if (Array.isArray(v)) {
-    return v.filter((x) => !(isJsonObject(x) && x[PATCH] === 'delete')).map((x) => stripDirectives(x, depth + 1));
+    return v.filter((x) => !(isObject(x) && x[PATCH] === 'delete')).map((x) => stripDirectives(x, depth + 1));
   }
-  if (!isJsonObject(v)) return v;
+  if (!isObject(v)) return v;
   const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) {
     refuseKey(k);

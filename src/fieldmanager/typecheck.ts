@@ -5,8 +5,9 @@
 // object"), whatever fieldValidation says.
 import { goSyntax, goValue } from '../encoding/go-format.js';
 import { fieldPE, indexPE, pathString } from './pathset.js';
-import type { SchemaNode } from './schema.js';
-import { isObj, itemPE } from './typed.js';
+import type { SchemaNode } from '../api/schema.js';
+import { itemPE } from './typed.js';
+import { isObject } from '../json.js';
 
 /** Go's %T of a decoded JSON value. */
 function goTypeName(v: unknown): string {
@@ -40,7 +41,7 @@ function walk(v: unknown, node: SchemaNode, path: string[], out: string[]): void
   const at = () => pathString(path);
   switch (node.kind) {
     case 'struct': case 'map': {
-      if (!isObj(v)) {
+      if (!isObject(v)) {
         out.push(`${at()}: expected map, got &{${goValue(v)}}`);
         return;
       }

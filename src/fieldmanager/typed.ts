@@ -4,43 +4,27 @@
 // comes from a Go field without omitempty (a zero Time is `creationTimestamp: null`). In an
 // applied configuration a null field is left out (it applies nothing).
 
-import { type SchemaNode, UNTYPED } from './schema.js';
+import { type SchemaNode, UNTYPED } from '../api/schema.js';
 import { setOwn } from './mergepatch.js';
 import { PathSet, fieldPE, indexPE, keyPE, valuePE } from './pathset.js';
+import { isObject, jsonEqual } from '../json.js';
 
 export type Json = unknown;
 type Obj = Record<string, unknown>;
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function present(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
 
+/** Equality where a null field is the same as an absent one. */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Obj;
-  const bo = b as Obj;
-  const ak = Object.keys(ao).filter((k) => present(ao[k]));
-  const bk = Object.keys(bo).filter((k) => present(bo[k]));
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!Object.hasOwn(bo, k) || !deepEqual(ao[k], bo[k])) return false;
-  return true;
+  return jsonEqual(a, b, true);
 }
 
 /** How a value is walked under a node: by its fields, by its items, or as one leaf. */
 function shape(node: SchemaNode, v: unknown): 'object' | 'list' | 'leaf' {
-  if (node.kind === 'unstructured') return isObj(v) ? 'object' : 'leaf';
-  if ((node.kind === 'struct' || node.kind === 'map') && !node.atomic && isObj(v)) return 'object';
+  if (node.kind === 'unstructured') return isObject(v) ? 'object' : 'leaf';
+  if ((node.kind === 'struct' || node.kind === 'map') && !node.atomic && isObject(v)) return 'object';
   if (node.kind === 'list' && !node.atomic && Array.isArray(v)) return 'list';
   return 'leaf';
 }
@@ -52,7 +36,7 @@ function childNode(node: SchemaNode, key: string): SchemaNode {
 /** The path element of a list item (associative lists), or undefined when it has none. */
 export function itemPE(list: SchemaNode, item: unknown, index: number): string {
   if (list.listType === 'set') return valuePE(item);
-  if (list.listType === 'map' && isObj(item)) {
+  if (list.listType === 'map' && isObject(item)) {
     const fields: Record<string, unknown> = {};
     const itemNode = list.items();
     for (const k of list.keys ?? []) {
@@ -204,7 +188,7 @@ function compareInto(l: unknown, r: unknown, node: SchemaNode, path: string[], r
 export function merge(live: unknown, config: unknown, node: SchemaNode): unknown {
   if (!present(config)) return undefined;
   const cs = shape(node, config);
-  if (cs === 'object' && isObj(live) && shape(node, live) === 'object') {
+  if (cs === 'object' && isObject(live) && shape(node, live) === 'object') {
     const out: Obj = { ...live };
     for (const [k, c] of Object.entries(config as Obj)) {
       const m = merge(Object.hasOwn(live, k) ? live[k] : undefined, c, childNode(node, k));
@@ -313,7 +297,7 @@ export function zeroValue(node: SchemaNode, depth = 0): unknown {
       continue;
     }
     // A non-pointer Time or MicroTime is written as null when zero.
-    if (isObj(d) && (child.defName?.endsWith('.Time') || child.defName?.endsWith('.MicroTime'))) {
+    if (isObject(d) && (child.defName?.endsWith('.Time') || child.defName?.endsWith('.MicroTime'))) {
       out[f] = null;
       continue;
     }

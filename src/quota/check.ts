@@ -3,13 +3,12 @@
 // seen) are charged the object's usage (on updates, only what grew); any quota that would go past
 // a hard limit refuses the write. Pure: reading and updating the quotas is the caller's job.
 import type { Operation } from '../admission/types.js';
-import { isObject } from '../encoding/decode.js';
-import type { JsonObject } from '../registry/objects.js';
 import { inScopes, scopesOf, type Evaluator } from './evaluators.js';
 import {
   addLists, exceededNames, listsEqual, mask, negativeNames, prettyPrint, removeZeros, resourceListOf, subtractNonNegative,
   type ResourceList,
 } from './resource-list.js';
+import { type JsonObject, isObject } from '../json.js';
 
 /** Why a write is refused (the message after `… is forbidden: `). */
 export class QuotaRefusal extends Error {}

@@ -2,11 +2,10 @@
 // own; every other resource is an object count ("count/<resource>.<group>", plus the legacy names
 // "configmaps", "secrets", "resourcequotas" and "replicationcontrollers").
 import { Quantity } from '../api/quantity.js';
-import { isObject } from '../encoding/decode.js';
-import type { JsonObject } from '../registry/objects.js';
 import { podEvaluator } from './pods.js';
 import { resourceListOf, type ResourceList } from './resource-list.js';
 import type { Evaluator, ScopeRequirement } from './types.js';
+import { type JsonObject, isObject } from '../json.js';
 
 export type { Evaluator, ScopeRequirement };
 

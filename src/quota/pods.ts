@@ -2,10 +2,9 @@
 // requests and limits; the pod quota scopes; and the old rule that a quota on cpu or memory
 // makes every container state them.
 import { Quantity } from '../api/quantity.js';
-import { isObject } from '../encoding/decode.js';
-import type { JsonObject } from '../registry/objects.js';
 import { addLists, maxLists, resourceListOf, type ResourceList } from './resource-list.js';
 import type { Evaluator, ScopeRequirement } from './types.js';
+import { type JsonObject, isObject } from '../json.js';
 
 const COUNT_PODS = 'count/pods';
 const REQUESTS_PREFIX = 'requests.';

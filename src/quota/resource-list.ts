@@ -1,7 +1,7 @@
 // ResourceLists (resource name → quantity) and the quota arithmetic over them, with the
 // reference's rules for which keys survive each operation.
 import { Quantity } from '../api/quantity.js';
-import { isObject } from '../encoding/decode.js';
+import { isObject } from '../json.js';
 
 export type ResourceList = Map<string, Quantity>;
 

@@ -1,7 +1,7 @@
 // The shape of a quota evaluator: how one kind of object is measured against ResourceQuotas.
 import type { Operation } from '../admission/types.js';
-import type { JsonObject } from '../registry/objects.js';
 import type { ResourceList } from './resource-list.js';
+import { type JsonObject } from '../json.js';
 
 /** One scope of a quota: spec.scopes entries (operator Exists) and spec.scopeSelector.matchExpressions. */
 export interface ScopeRequirement {

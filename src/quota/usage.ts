@@ -1,8 +1,8 @@
 // A quota's usage measured from the objects of its namespace (what the quota controller records).
 import { Quantity } from '../api/quantity.js';
-import type { JsonObject } from '../registry/objects.js';
 import { evaluatorsFor, inScopes, scopesOf, type Evaluator } from './evaluators.js';
 import { addLists, type ResourceList } from './resource-list.js';
+import { type JsonObject } from '../json.js';
 
 /**
  * The usage of every resource in `hard` some evaluator measures (0 when nothing is charged).

@@ -4,8 +4,8 @@
 // when a namespace has none.
 import type { ResourceInfo } from '../api/catalog.js';
 import type { CacheEvent } from '../storage/cacher.js';
-import { decode, type JsonObject } from './objects.js';
 import type { Registry } from './store.js';
+import { type JsonObject, decodeJson } from '../json.js';
 
 /** A change seen by the index: `object` absent when deleted, `previous` absent when added. */
 export type IndexListener = (namespace: string, name: string, object: JsonObject | undefined, previous: JsonObject | undefined) => void;
@@ -27,7 +27,7 @@ export class NamespaceIndex {
     // List and watch with nothing in between: the watch carries on from the list's revision.
     const listed = cacher.list({ prefix: cacher.prefix });
     for (const value of listed.items) {
-      const obj = decode(value);
+      const obj = decodeJson(value);
       const meta = obj['metadata'] as JsonObject | undefined;
       index.put(String(meta?.['namespace'] ?? ''), String(meta?.['name'] ?? ''), obj);
     }
@@ -73,7 +73,7 @@ export class NamespaceIndex {
       this.listener?.(namespace, name, undefined, previous);
       return;
     }
-    const obj = decode(e.value);
+    const obj = decodeJson(e.value);
     this.put(namespace, name, obj);
     this.listener?.(namespace, name, obj, previous);
   }

@@ -1,7 +1,5 @@
 // Small helpers on API objects as plain JSON: metadata access, canonical key order, encoding.
-import { isObject, type JsonObject } from '../encoding/decode.js';
-
-export type { JsonObject };
+import { isObject, type JsonObject } from '../json.js';
 
 export function metadataOf(obj: JsonObject): JsonObject {
   if (!isObject(obj['metadata'])) obj['metadata'] = {};
@@ -35,15 +33,6 @@ export function canonical(obj: JsonObject, kind: string, apiVersion: string): Js
   return out;
 }
 
-/** RFC 3339 at second precision, as metav1.Time. */
-export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-export function encode(obj: JsonObject): Buffer {
-  return Buffer.from(JSON.stringify(obj));
-}
-
 /**
  * Bytes that will be kept (stored values): in an allocation of their own, so that a long-lived
  * object does not pin an 8 KiB slab of Node's shared pool along with it.
@@ -53,26 +42,6 @@ export function encodeKept(obj: JsonObject): Buffer {
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   bytes.write(text);
   return bytes;
-}
-
-export function decode(bytes: Buffer): JsonObject {
-  return JSON.parse(bytes.toString('utf8')) as JsonObject;
-}
-
-/** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** Everything but metadata and status: what a generation bump watches. */

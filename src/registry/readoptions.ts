@@ -1,7 +1,7 @@
 // ListOptions / GetOptions as the reference validates them: resourceVersion, resourceVersionMatch,
 // limit and continue, turned into a plan for the watch cache (see SPEC "Resource version semantics").
 import { badRequest, fieldForbidden, fieldNotSupported, invalid, StatusError, type FieldError } from '../errors.js';
-import { isObject } from '../encoding/decode.js';
+import { isObject } from '../json.js';
 
 export type ReadPlan =
   /** The current state, at least as new as `notOlderThan` (wait for it when the store is behind). */

@@ -1,9 +1,9 @@
 // The scale subresource (autoscaling/v1 Scale) of deployments, replicasets, statefulsets and
 // replicationcontrollers: a view of spec.replicas, status.replicas and the selector.
 import { formatLabelSelector, formatLabels } from '../api/printers/format.js';
-import { isObject } from '../encoding/decode.js';
 import { badRequest, fieldInvalid, invalid } from '../errors.js';
-import { metadataOf, type JsonObject } from './objects.js';
+import { metadataOf } from './objects.js';
+import { type JsonObject, isObject } from '../json.js';
 
 function selectorOf(obj: JsonObject, resource: string): string {
   const spec = isObject(obj['spec']) ? obj['spec'] : {};

@@ -5,7 +5,6 @@ import { randomUUID, randomInt } from 'node:crypto';
 import type { Catalog, ResourceInfo } from '../api/catalog.js';
 import { convert } from '../api/conversion.js';
 import { validateObjectMeta } from '../api/names.js';
-import { isObject } from '../encoding/decode.js';
 import {
   alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
 } from '../errors.js';
@@ -15,7 +14,7 @@ import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, type ReadPlan,
 } from './readoptions.js';
-import { canonical, decode, encode, encodeKept, jsonEqual, metadataOf, now, specOf, stringField, type JsonObject } from './objects.js';
+import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import { strategyFor, type Claim } from './strategies.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
@@ -23,7 +22,8 @@ import { applyDefaults } from '../api/defaults/index.js';
 import { validateCreate, validateUpdate } from '../api/validation/index.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionAttributes, Operation } from '../admission/types.js';
-import type { UserInfo } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
+import { type JsonObject, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3339 } from '../json.js';
 
 function gvkOf(info: ResourceInfo): GroupVersionKind {
   return { group: info.group, version: info.version, kind: info.kind };
@@ -139,8 +139,8 @@ export class Registry {
   async follow(info: ResourceInfo, listener: (obj: JsonObject, deleted: boolean) => void, existing = true): Promise<{ stop(): void }> {
     const cacher = await this.cacher(this.storageInfo(info));
     const listed = cacher.list({ prefix: cacher.prefix });
-    if (existing) for (const value of listed.items) listener(decode(value), false);
-    return cacher.watch(listed.revision, (e) => listener(decode(e.value), e.type === 'delete'));
+    if (existing) for (const value of listed.items) listener(decodeJson(value), false);
+    return cacher.watch(listed.revision, (e) => listener(decodeJson(e.value), e.type === 'delete'));
   }
 
   /** Starts the watch cache of every served resource (at server start, so no revision is missed). */
@@ -166,7 +166,7 @@ export class Registry {
 
   async getObject(info: ResourceInfo, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
     const stored = await this.storage.get(objectKey(info, namespace, name));
-    return stored ? this.toVersion(info, decode(stored.value)) : undefined;
+    return stored ? this.toVersion(info, decodeJson(stored.value)) : undefined;
   }
 
   /** Stored bytes as an endpoint of another version serves them. */
@@ -177,7 +177,7 @@ export class Registry {
   /** Bytes of a stored object as the requested version serves them (the stored bytes when it is the storage version). */
   private served(info: ResourceInfo, value: Buffer): Buffer {
     if (this.storageInfo(info).version === info.version) return value;
-    return encode(this.toVersion(info, decode(value)));
+    return encodeJson(this.toVersion(info, decodeJson(value)));
   }
 
   private toVersion(info: ResourceInfo, obj: JsonObject): JsonObject {
@@ -194,7 +194,7 @@ export class Registry {
       if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan);
       result = cacher.list({
         prefix, limit: plan.limit, startKey: plan.afterKey !== undefined ? prefix + plan.afterKey : undefined,
-        filter: filter && ((v) => filter(decode(v))), countRemaining: !filter,
+        filter: filter && ((v) => filter(decodeJson(v))), countRemaining: !filter,
       });
     } else {
       if (plan.revision > this.storage.currentRevision()) await this.waitForRevision(plan.revision);
@@ -202,7 +202,7 @@ export class Registry {
         result = cacher.list({
           prefix, revision: plan.revision, limit: plan.limit,
           startKey: plan.afterKey !== undefined ? prefix + plan.afterKey : undefined,
-          filter: filter && ((v) => filter(decode(v))), countRemaining: !filter,
+          filter: filter && ((v) => filter(decodeJson(v))), countRemaining: !filter,
         });
       } catch (err) {
         if (err instanceof StorageError && err.code === 'Compacted') {
@@ -259,7 +259,7 @@ export class Registry {
     if (namespace === undefined || (this.admission && !this.admission.has('NamespaceLifecycle'))) return;
     const ns = await this.storage.get(`/registry/namespaces/${namespace}`);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-    const meta = metadataOf(decode(ns.value));
+    const meta = metadataOf(decodeJson(ns.value));
     if (meta['deletionTimestamp']) {
       const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
       throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
@@ -330,7 +330,7 @@ export class Registry {
         if (ctx.dryRun) {
           // Nothing is stored, so no revision exists: the answer carries none.
           if (await this.storage.get(objectKey(info, namespace, name))) throw alreadyExists(qr(info), name);
-          return { status: 201, body: this.served(info, encode(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
+          return { status: 201, body: this.served(info, encodeJson(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
         }
         try {
           const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
@@ -367,7 +367,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(key);
       if (!current) throw notFound(qr(info), name);
-      const currentObj = this.toVersion(info, decode(current.value));
+      const currentObj = this.toVersion(info, decodeJson(current.value));
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
@@ -385,7 +385,7 @@ export class Registry {
             ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
             : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
           for (const claim of claims) claim.commit();
-          if (finished) await strategyFor(info).afterDelete?.(this, decode(result.value));
+          if (finished) await strategyFor(info).afterDelete?.(this, decodeJson(result.value));
           return { status: 200, body: this.served(info, result.value) };
         } catch (err) {
           if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
@@ -526,7 +526,7 @@ export class Registry {
   async getScale(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
     const obj = await this.getObject(info, namespace, name);
     if (!obj) throw notFound(qr(info), name);
-    return encode(toScale(obj, info.resource));
+    return encodeJson(toScale(obj, info.resource));
   }
 
   /** PUT or PATCH of the scale subresource: `change` turns the current Scale into the desired one. */
@@ -538,7 +538,7 @@ export class Registry {
       metadataOf(next)['resourceVersion'] = currentVersion;
       return { obj: next, pinnedVersion: pinned !== currentVersion ? pinned : undefined };
     }, 'scale', ctx);
-    return { status: result.status, body: encode(toScale(decode(result.body), info.resource)) };
+    return { status: result.status, body: encodeJson(toScale(decodeJson(result.body), info.resource)) };
   }
 
   async delete(info: ResourceInfo, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<WriteResult> {
@@ -547,7 +547,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(key);
       if (!current) throw notFound(qr(info), name);
-      const obj = decode(current.value);
+      const obj = decodeJson(current.value);
       const meta = metadataOf(obj);
       checkPreconditions(info, name, meta, options);
       // propagationPolicy: Foreground and Orphan hold the object with the garbage collector's
@@ -566,7 +566,7 @@ export class Registry {
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
       if (this.admission) {
         const ctx: WriteContext = { manager: '', user: options.user, warnings: options.warnings, dryRun: options.dryRun, options: deleteOptionsObject(options) };
-        const attributes = this.attributes('DELETE', info, namespace, name, ctx, undefined, decode(current.value));
+        const attributes = this.attributes('DELETE', info, namespace, name, ctx, undefined, decodeJson(current.value));
         await this.admission.mutate(attributes);
         await this.admission.validate(attributes);
       }
@@ -579,9 +579,9 @@ export class Registry {
         }
         strategy.prepareForDelete?.(obj);
         if (info.returnsDeletedObject || held) {
-          return { status: 200, body: this.served(info, encode(canonical(obj, storeInfo.kind, storeInfo.apiVersion))) };
+          return { status: 200, body: this.served(info, encodeJson(canonical(obj, storeInfo.kind, storeInfo.apiVersion))) };
         }
-        return { status: 200, body: encode(successStatus(info, name, String(meta['uid'] ?? ''))) };
+        return { status: 200, body: encodeJson(successStatus(info, name, String(meta['uid'] ?? ''))) };
       }
       try {
         if (held) {
@@ -593,7 +593,7 @@ export class Registry {
           strategy.prepareForDelete?.(obj);
           const updated = canonical(obj, storeInfo.kind, storeInfo.apiVersion);
           // A repeated delete that changes nothing writes nothing.
-          if (jsonEqual(updated, canonical(decode(current.value), storeInfo.kind, storeInfo.apiVersion))) {
+          if (jsonEqual(updated, canonical(decodeJson(current.value), storeInfo.kind, storeInfo.apiVersion))) {
             return { status: options.orphanDependents === false ? 202 : 200, body: this.served(info, current.value) };
           }
           const result = await this.storage.update(key, current.modRevision, (rev) => encodeAt(updated, storeInfo, rev));
@@ -607,9 +607,9 @@ export class Registry {
           }
           return encodeAt(obj, storeInfo, rev);
         });
-        await strategy.afterDelete?.(this, decode(result.value));
+        await strategy.afterDelete?.(this, decodeJson(result.value));
         if (info.returnsDeletedObject) return { status: 200, body: this.served(info, result.value) };
-        return { status: 200, body: encode(successStatus(info, name, String(meta['uid'] ?? ''))) };
+        return { status: 200, body: encodeJson(successStatus(info, name, String(meta['uid'] ?? ''))) };
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_CONFLICT_RETRIES) continue;
         throw err;
@@ -622,7 +622,7 @@ export class Registry {
     const page = await this.storage.list(collectionPrefix(info, namespace));
     const deleted: Buffer[] = [];
     for (const item of page.items) {
-      const obj = decode(item.value);
+      const obj = decodeJson(item.value);
       if (filter && !filter(obj)) continue;
       const meta = metadataOf(obj);
       try {
@@ -728,7 +728,7 @@ function terminatingFinalizers(meta: JsonObject, curMeta: JsonObject): FieldErro
 
 /** An RFC 3339 time (seconds) moved by `seconds`. */
 function shiftTime(time: string, seconds: number): string {
-  return new Date(Date.parse(time) + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339(Date.parse(time) + seconds * 1000);
 }
 
 /**

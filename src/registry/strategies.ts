@@ -1,10 +1,11 @@
 // Per-resource hooks on top of the generic registry, only where a resource differs.
 import type { ResourceInfo } from '../api/catalog.js';
 import { StatusError } from '../errors.js';
-import { metadataOf, type JsonObject } from './objects.js';
+import { metadataOf } from './objects.js';
 import type { Registry } from './store.js';
-import type { UserInfo } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import { serviceStrategy } from './allocators/service-strategy.js';
+import { type JsonObject } from '../json.js';
 
 /** What a write took from a shared pool (service IPs, node ports): kept once stored, given back otherwise. */
 export interface Claim {

@@ -7,11 +7,13 @@ import { alwaysAllow, Guard, withMasters } from '../auth/guard.js';
 import { RbacAuthorizer, uncoveredRules, type PolicyRule, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
 import { StatusError } from '../errors.js';
 import { TokenIssuer } from '../auth/tokens.js';
-import type { Authorizer, RequestCredentials, UserInfo } from '../auth/types.js';
+import type { Authorizer, RequestCredentials } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import { LOOPBACK_ADMIN, type SecurityContext } from '../endpoints/resources.js';
 import type { Registry } from '../registry/store.js';
 import type { Cacher } from '../storage/cacher.js';
 import type { ServingMaterial } from './certs.js';
+import { decodeJson } from '../json.js';
 
 export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
 
@@ -30,13 +32,9 @@ export interface Security {
   credentials(req: IncomingMessage): RequestCredentials;
 }
 
-function decode(b: Buffer): Record<string, unknown> {
-  return JSON.parse(b.toString('utf8')) as Record<string, unknown>;
-}
-
 /** RBAC objects straight from the watch caches; the version moves whenever any of them changes. */
 function rbacSource(caches: { clusterRoles: Cacher; roles: Cacher; clusterRoleBindings: Cacher; roleBindings: Cacher }): RbacSource {
-  const all = <T>(c: Cacher) => c.list({ prefix: c.prefix }).items.map((b) => decode(b) as unknown as T);
+  const all = <T>(c: Cacher) => c.list({ prefix: c.prefix }).items.map((b) => decodeJson(b) as unknown as T);
   return {
     version: () => caches.clusterRoles.lastChangeRevision() + caches.roles.lastChangeRevision() * 3 + caches.clusterRoleBindings.lastChangeRevision() * 7 + caches.roleBindings.lastChangeRevision() * 13,
     clusterRoles: () => all<Role>(caches.clusterRoles),
@@ -101,7 +99,7 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
   const saCache = await registry.cacher(serviceAccounts);
   const exists = (ref: { namespace: string; name: string; uid: string }): boolean => {
     const sa = saCache.get(registry.keyOf(serviceAccounts, ref.namespace, ref.name));
-    return sa !== undefined && (decode(sa)['metadata'] as { uid?: string }).uid === ref.uid;
+    return sa !== undefined && (decodeJson(sa)['metadata'] as { uid?: string }).uid === ref.uid;
   };
   const authenticate = authenticator({
     tokens: options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : undefined,

@@ -6,9 +6,9 @@ import { certificateSigning } from '../../src/admission/plugins/certificate-sign
 import { certificateSubjectRestriction } from '../../src/admission/plugins/certificate-subject-restriction.js';
 import { csrOrganizations } from '../../src/admission/plugins/csr-subject.js';
 import type { Attributes, Authorizer } from '../../src/auth/types.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { fixture } from '../helpers.js';
 import { admit, attributes, refused, testServices } from './support.js';
+import { type JsonObject } from '../../src/json.js';
 
 const GVR = 'certificates.k8s.io/v1/certificatesigningrequests';
 const JANE = { name: 'jane', groups: ['system:authenticated'] };

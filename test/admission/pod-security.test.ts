@@ -6,8 +6,8 @@ import { podSecurity } from '../../src/admission/plugins/pod-security/index.js';
 import { evaluatePod, forbiddenDetail } from '../../src/admission/plugins/pod-security/evaluator.js';
 import { policyFromLabels, type LevelVersion } from '../../src/admission/plugins/pod-security/policy.js';
 import type { AdmissionServices } from '../../src/admission/types.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { admit, attributes, pod, put, refused, testServices } from './support.js';
+import { type JsonObject } from '../../src/json.js';
 
 const RESTRICTED_DETAIL = 'allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), '
   + 'unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), '

@@ -7,9 +7,9 @@ import { priority } from '../../src/admission/plugins/priority.js';
 import { runtimeClass } from '../../src/admission/plugins/runtime-class.js';
 import { taintNodesByCondition } from '../../src/admission/plugins/taint-nodes-by-condition.js';
 import { mergeTolerations } from '../../src/admission/plugins/tolerations.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { fixture } from '../helpers.js';
 import { admit, attributes, pod, put, refused, testServices } from './support.js';
+import { type JsonObject } from '../../src/json.js';
 
 const specOf = (o: JsonObject) => o['spec'] as JsonObject;
 

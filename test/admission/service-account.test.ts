@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceAccount } from '../../src/admission/plugins/service-account.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { fixture } from '../helpers.js';
 import { admit, attributes, pod, put, refused, testServices } from './support.js';
+import { type JsonObject } from '../../src/json.js';
 
 const MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 

@@ -5,8 +5,8 @@ import { alwaysAdmit } from '../../src/admission/plugins/always-admit.js';
 import { alwaysDeny } from '../../src/admission/plugins/always-deny.js';
 import { alwaysPullImages } from '../../src/admission/plugins/always-pull-images.js';
 import { denyServiceExternalIPs } from '../../src/admission/plugins/deny-service-external-ips.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { admit, attributes, pod, refused, testServices } from './support.js';
+import { type JsonObject } from '../../src/json.js';
 
 describe('AlwaysAdmit and AlwaysDeny', () => {
   it('admit everything, and refuse every write (deletes too)', async () => {

@@ -6,9 +6,9 @@ import { defaultIngressClass } from '../../src/admission/plugins/default-ingress
 import { defaultStorageClass } from '../../src/admission/plugins/default-storage-class.js';
 import { persistentVolumeClaimResize } from '../../src/admission/plugins/persistent-volume-claim-resize.js';
 import { storageObjectInUseProtection } from '../../src/admission/plugins/storage-object-in-use-protection.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { fixture } from '../helpers.js';
 import { admit, attributes, put, refused, testServices } from './support.js';
+import { type JsonObject } from '../../src/json.js';
 
 const claim = (spec: JsonObject = {}, metadata: JsonObject = {}): JsonObject => ({
   apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', ...metadata },

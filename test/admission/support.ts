@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { Catalog, defaultEnabled } from '../../src/api/catalog.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices, Operation } from '../../src/admission/types.js';
-import type { Authorizer, UserInfo } from '../../src/auth/types.js';
+import type { Authorizer } from '../../src/auth/types.js';
+import type { UserInfo } from '../../src/api/user.js';
 import { StatusError } from '../../src/errors.js';
-import type { JsonObject } from '../../src/registry/objects.js';
 import { Registry } from '../../src/registry/store.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
+import { type JsonObject } from '../../src/json.js';
 
 let catalog: Catalog | undefined;
 

@@ -27,7 +27,7 @@ import {
   type BoundObjectRef,
   type ServiceAccountRef,
 } from '../../src/auth/tokens.js';
-import type { UserInfo } from '../../src/auth/types.js';
+import type { UserInfo } from '../../src/api/user.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'capstan-auth-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));

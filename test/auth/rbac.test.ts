@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { aggregatedRules, RbacAuthorizer, uncoveredRules, type PolicyRule, type RbacSource, type Role, type RoleBinding, type Subject } from '../../src/auth/rbac.js';
 import { bootstrapPolicy } from '../../src/auth/rbac-bootstrap.js';
-import type { Attributes, UserInfo } from '../../src/auth/types.js';
+import type { Attributes } from '../../src/auth/types.js';
+import type { UserInfo } from '../../src/api/user.js';
 
 // ---------------------------------------------------------------------------------------------
 // An in-memory RbacSource

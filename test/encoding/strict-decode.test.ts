@@ -9,7 +9,7 @@ import { goTypeOf } from '../../src/encoding/go-types.js';
 import { strictDecode } from '../../src/encoding/strict-json.js';
 import { unstructuredDecode } from '../../src/encoding/unstructured-decode.js';
 import { yamlDuplicateKeys } from '../../src/encoding/yaml-duplicates.js';
-import { schemaFor } from '../../src/fieldmanager/schema.js';
+import { schemaFor } from '../../src/api/schema.js';
 import { typedPatchError } from '../../src/fieldmanager/typecheck.js';
 
 const gvk = (group: string, version: string, kind: string) => ({ group, version, kind });

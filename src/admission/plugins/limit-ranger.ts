@@ -2,13 +2,13 @@
 // default requests and limits (noted in the pod's "kubernetes.io/limit-ranger" annotation), and
 // refuse pods and claims outside their min, max and limit/request ratio with 403.
 import { Quantity } from '../../api/quantity.js';
-import { isObject } from '../../encoding/decode.js';
 import { resourceListOf, type ResourceList } from '../../quota/resource-list.js';
 import { NamespaceIndex } from '../../registry/namespace-index.js';
-import { metadataOf, type JsonObject } from '../../registry/objects.js';
+import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
 import { forbidden } from './support.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 const ANNOTATION = 'kubernetes.io/limit-ranger';
 /** The largest value whose thousandths still fit an int64 (the reference compares in thousandths below it). */

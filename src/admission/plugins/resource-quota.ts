@@ -9,10 +9,11 @@ import { evaluatorFor, type Evaluator } from '../../quota/evaluators.js';
 import { checkRequest, nameOf, QuotaRefusal, type Charge } from '../../quota/check.js';
 import { resourceListJson } from '../../quota/resource-list.js';
 import { NamespaceIndex } from '../../registry/namespace-index.js';
-import { metadataOf, type JsonObject } from '../../registry/objects.js';
+import { metadataOf } from '../../registry/objects.js';
 import { SYSTEM_WRITER, type Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
 import { forbidden } from './support.js';
+import { type JsonObject } from '../../json.js';
 
 /** The server's own status writes, as the reference's loopback client records them. */
 const MAX_RETRIES = 8;

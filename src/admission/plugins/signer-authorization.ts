@@ -1,6 +1,7 @@
 // Whether a user may act for a CSR signer: the verb on `signers` of certificates.k8s.io, named by
 // the signer, or by its domain with a wildcard ("example.com/*").
-import type { Authorizer, UserInfo } from '../../auth/types.js';
+import type { Authorizer } from '../../auth/types.js';
+import type { UserInfo } from '../../api/user.js';
 
 export function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): boolean {
   const domain = signerName.split('/')[0]!;

@@ -1,10 +1,10 @@
 // What the built-in plugins share: which resource a write addresses, the reference's admission
 // Forbidden error, reading other objects, and small accessors for plain JSON objects.
-import { isObject } from '../../encoding/decode.js';
 import { StatusError } from '../../errors.js';
-import { decode, metadataOf, type JsonObject } from '../../registry/objects.js';
+import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes } from '../types.js';
+import { type JsonObject, decodeJson, isObject } from '../../json.js';
 
 export type { JsonObject };
 
@@ -82,7 +82,7 @@ export async function listObjects(registry: Registry, group: string, resource: s
   const info = registry.catalog.versionsOf(group, resource)[0];
   if (!info) return [];
   const list = await registry.list(info, info.namespaced ? namespace : undefined, { kind: 'current' });
-  return list.items.map(decode);
+  return list.items.map(decodeJson);
 }
 
 /**

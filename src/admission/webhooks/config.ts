@@ -1,8 +1,8 @@
 // Webhook configurations (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration and
 // ValidatingWebhookConfiguration) read into the records the dispatchers use, with the v1 defaults
 // filled in where a stored object lacks them.
-import { isObject, type JsonObject } from '../../encoding/decode.js';
 import { labelMatcher, type LabelMatcher } from './selector.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 export interface Rule {
   operations: string[];

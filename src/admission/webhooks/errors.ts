@@ -1,7 +1,7 @@
 // The failures of a webhook call and how the reference answers them: a call that failed (subject
 // to failurePolicy), a denial (the webhook's own Status), and a dry run the webhook cannot take.
-import { isObject, type JsonObject } from '../../encoding/decode.js';
 import { badRequest, internalError, StatusError, type StatusDetails } from '../../errors.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 /** The webhook could not be called or answered nonsense: failurePolicy decides what follows. */
 export class WebhookCallError extends Error {

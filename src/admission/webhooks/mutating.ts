@@ -4,10 +4,9 @@
 // reinvocationPolicy IfNeeded are called once more, in a second round.
 import type { ResourceInfo } from '../../api/catalog.js';
 import { applyDefaults } from '../../api/defaults/index.js';
-import { isObject } from '../../encoding/decode.js';
 import { internalError, StatusError } from '../../errors.js';
 import { applyJsonPatch } from '../../fieldmanager/jsonpatch.js';
-import { canonical, jsonEqual } from '../../registry/objects.js';
+import { canonical } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 import { addAnnotation, failedOpenMutationKey, mutationKey, mutationValue, patchKey, patchValue } from './annotations.js';
@@ -20,6 +19,7 @@ import type { Invocation } from './rules.js';
 import { Selection } from './selection.js';
 import { webhookSource } from './source.js';
 import { objectsIn, requestObjects, writeBack, type ReviewObjects } from './versioned.js';
+import { isObject, jsonEqual } from '../../json.js';
 
 /** The reason a patch could not be applied, as the 500 the reference answers carries it. */
 function patchFailure(err: unknown): StatusError {

@@ -1,10 +1,10 @@
 // The AdmissionReview a webhook receives (admission.k8s.io/v1 or v1beta1, the first of its
 // admissionReviewVersions that is known), and the checks its answer must pass.
-import { isObject, type JsonObject } from '../../encoding/decode.js';
-import type { UserInfo } from '../../auth/types.js';
+import type { UserInfo } from '../../api/user.js';
 import type { AdmissionAttributes } from '../types.js';
 import { kindOf, type Invocation } from './rules.js';
 import type { ReviewObjects } from './versioned.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 export type ReviewVersion = 'v1' | 'v1beta1';
 

@@ -2,9 +2,8 @@
 // with matchPolicy Equivalent, another), then its namespaceSelector matches the namespace's labels
 // (a namespace's own labels when the request is about it), then its objectSelector matches the
 // labels of the object or of the old object.
-import { isObject, type JsonObject } from '../../encoding/decode.js';
 import { internalError, notFound } from '../../errors.js';
-import { decode, metadataOf } from '../../registry/objects.js';
+import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes } from '../types.js';
 import type { Webhook } from './config.js';
@@ -12,6 +11,7 @@ import { admissionNamespace } from './review.js';
 import { matchRules, type Invocation, type RuleTarget } from './rules.js';
 import type { Labels, LabelMatcher } from './selector.js';
 import type { ReviewObjects } from './versioned.js';
+import { type JsonObject, decodeJson, isObject } from '../../json.js';
 
 function labelsOf(obj: JsonObject | undefined): Labels {
   if (!obj) return undefined;
@@ -67,7 +67,7 @@ export class Selection {
     if (!info) return undefined;
     const cached = (await this.registry.cacher(info)).get(this.registry.keyOf(info, undefined, name));
     // The cache may lag a namespace just created: storage decides before it counts as missing.
-    const ns = cached ? decode(cached) : await this.registry.getObject(info, undefined, name);
+    const ns = cached ? decodeJson(cached) : await this.registry.getObject(info, undefined, name);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, name);
     return labelsOf(ns);
   }

@@ -1,7 +1,7 @@
 // Webhook namespaceSelector and objectSelector: an absent selector is the empty one (every label
 // set); one that does not convert fails each call that needs it, as the reference's.
-import { isObject } from '../../encoding/decode.js';
 import { convertLabelSelector, SELECTS_EVERYTHING, type SelectorMatcher } from '../../api/label-selector-object.js';
+import { isObject } from '../../json.js';
 
 export type Labels = Record<string, string> | undefined;
 export type LabelMatcher = SelectorMatcher;

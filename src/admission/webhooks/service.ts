@@ -2,11 +2,10 @@
 // its Endpoints (or, failing those, its EndpointSlices), a ready address serving that port's name.
 // There is no cluster network, so the service's own IP is never dialled.
 import type { ResourceInfo } from '../../api/catalog.js';
-import { isObject, type JsonObject } from '../../encoding/decode.js';
 import { collectionPrefix } from '../../registry/keys.js';
-import { decode } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { ServiceReference } from './config.js';
+import { type JsonObject, decodeJson, isObject } from '../../json.js';
 
 export interface Address {
   host: string;
@@ -31,7 +30,7 @@ async function getObject(registry: Registry, group: string, version: string, res
   const info = registry.catalog.lookup(group, version, resource);
   if (!info) return undefined;
   const cached = (await registry.cacher(info)).get(registry.keyOf(info, namespace, name));
-  if (cached) return decode(cached);
+  if (cached) return decodeJson(cached);
   // The cache may lag a write just made.
   return registry.getObject(info, namespace, name);
 }
@@ -72,7 +71,7 @@ async function slicesOf(registry: Registry, ref: ServiceReference): Promise<Json
   const info = sliceInfo(registry);
   if (!info) return [];
   const cacher = await registry.cacher(registry.storageInfo(info));
-  return cacher.list({ prefix: collectionPrefix(info, ref.namespace) }).items.map(decode).filter((s) => {
+  return cacher.list({ prefix: collectionPrefix(info, ref.namespace) }).items.map(decodeJson).filter((s) => {
     const labels = isObject(s['metadata']) && isObject(s['metadata']['labels']) ? s['metadata']['labels'] : {};
     return labels[SERVICE_NAME_LABEL] === ref.name;
   });

@@ -1,10 +1,11 @@
 // The webhooks in force, read from the watch cache of the configurations: rebuilt only when a
 // configuration changed (one number compared per request), so writes pay nothing when none exist.
 import type { ResourceInfo } from '../../api/catalog.js';
-import { decode, metadataOf } from '../../registry/objects.js';
+import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { Cacher } from '../../storage/cacher.js';
 import { webhooksOf, type Webhook } from './config.js';
+import { decodeJson } from '../../json.js';
 
 export type WebhookKind = 'mutating' | 'validating';
 
@@ -50,7 +51,7 @@ export class WebhookSource {
   }
 
   private load(cacher: Cacher): Webhook[] {
-    const configurations = cacher.list({ prefix: cacher.prefix }).items.map(decode);
+    const configurations = cacher.list({ prefix: cacher.prefix }).items.map(decodeJson);
     configurations.sort((a, b) => {
       const x = String(metadataOf(a)['name'] ?? '');
       const y = String(metadataOf(b)['name'] ?? '');

@@ -5,11 +5,11 @@
 // version.
 import type { ResourceInfo } from '../../api/catalog.js';
 import { convert } from '../../api/conversion.js';
-import { isObject, type JsonObject } from '../../encoding/decode.js';
 import { canonical, metadataOf } from '../../registry/objects.js';
 import { applyScale, toScale } from '../../registry/scale.js';
 import type { AdmissionAttributes } from '../types.js';
 import { kindOf } from './rules.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 export interface ReviewObjects {
   /** The new object (absent for DELETE). */

@@ -1,8 +1,9 @@
 // Defaults of autoscaling HorizontalPodAutoscalers. v1 defaults only minReplicas (its CPU
 // target is a conversion matter); v2 and v2beta2 add the 80% CPU metric and, when a behavior
 // is given, complete its scaling rules.
-import { ensureObject, isObj, setIfNil, type Obj } from './fields.js';
+import { ensureObject, setIfNil, type Obj } from './fields.js';
 import type { DefaulterTable } from './types.js';
+import { isObject } from '../../json.js';
 
 const DEFAULT_CPU_UTILIZATION = 80;
 
@@ -24,9 +25,9 @@ const SCALE_DOWN_RULES = {
 
 /** The given rules' fields, the defaults for the others (a wrongly typed rule is kept as is). */
 function scalingRules(given: unknown, defaults: Obj): unknown {
-  if (given !== undefined && given !== null && !isObj(given)) return given;
+  if (given !== undefined && given !== null && !isObject(given)) return given;
   const rules = structuredClone(defaults);
-  if (isObj(given)) {
+  if (isObject(given)) {
     for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies']) {
       if (given[key] !== undefined && given[key] !== null) rules[key] = given[key];
     }
@@ -56,7 +57,7 @@ function defaultV2Spec(spec: Obj): void {
     spec['metrics'] = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } }];
   }
   const behavior = spec['behavior'];
-  if (isObj(behavior)) {
+  if (isObject(behavior)) {
     behavior['scaleUp'] = scalingRules(behavior['scaleUp'], SCALE_UP_RULES);
     behavior['scaleDown'] = scalingRules(behavior['scaleDown'], SCALE_DOWN_RULES);
   }

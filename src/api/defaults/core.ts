@@ -1,8 +1,9 @@
 // Defaults of the core group (v1).
-import { ensureObject, entriesOf, isObj, noEntries, objectAt, objectsAt, setIfEmpty, setIfNil, type Obj } from './fields.js';
+import { ensureObject, entriesOf, noEntries, objectAt, objectsAt, setIfEmpty, setIfNil, type Obj } from './fields.js';
 import { defaultPod, defaultPodTemplateAt } from './pod.js';
 import type { DefaulterTable } from './types.js';
 import { defaultClaim, defaultSharedSources } from './volumes.js';
+import { isObject } from '../../json.js';
 
 /** Seconds of ClientIP session affinity when none are given (3 hours). */
 const CLIENT_IP_AFFINITY_SECONDS = 10800;
@@ -12,8 +13,8 @@ function defaultServiceSpec(spec: Obj): void {
   if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig'];
   if (spec['sessionAffinity'] === 'ClientIP') {
     const config = spec['sessionAffinityConfig'];
-    const clientIP = isObj(config) ? config['clientIP'] : undefined;
-    const missing = config === undefined || config === null || (isObj(config) && (!isObj(clientIP) || clientIP['timeoutSeconds'] === undefined || clientIP['timeoutSeconds'] === null));
+    const clientIP = isObject(config) ? config['clientIP'] : undefined;
+    const missing = config === undefined || config === null || (isObject(config) && (!isObject(clientIP) || clientIP['timeoutSeconds'] === undefined || clientIP['timeoutSeconds'] === null));
     if (missing) spec['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: CLIENT_IP_AFFINITY_SECONDS } };
   }
   setIfEmpty(spec, 'type', 'ClusterIP');
@@ -76,8 +77,8 @@ function defaultLimitRangeItem(item: Obj): void {
   if (item['type'] !== 'Container') return;
   const fill = (key: string, ...sources: string[]): void => {
     const current = item[key];
-    if (current !== undefined && current !== null && !isObj(current)) return;
-    const target: Obj = isObj(current) ? current : {};
+    if (current !== undefined && current !== null && !isObject(current)) return;
+    const target: Obj = isObject(current) ? current : {};
     for (const source of sources) {
       const from = objectAt(item, source);
       if (from) for (const [name, quantity] of Object.entries(from)) if (!(name in target)) target[name] = quantity;

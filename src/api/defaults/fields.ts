@@ -4,12 +4,9 @@
 // The setters follow the reference's checks, which depend on the Go type of the field:
 // a pointer is defaulted when nil (absent or null), a string when "" (Go decodes null to ""),
 // a number when 0, a list or map when it has no items.
+import { isObject } from '../../json.js';
 
 export type Obj = Record<string, unknown>;
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function nil(v: unknown): boolean {
   return v === undefined || v === null;
@@ -23,7 +20,7 @@ function fresh<T>(value: T): T {
 /** The object at `obj[key]`; undefined when absent or not an object. */
 export function objectAt(obj: Obj, key: string): Obj | undefined {
   const v = obj[key];
-  return isObj(v) ? v : undefined;
+  return isObject(v) ? v : undefined;
 }
 
 /**
@@ -38,7 +35,7 @@ export function ensureObject(obj: Obj, key: string): Obj | undefined {
 /** The objects in the list at `obj[key]` (other items and other types skipped). */
 export function objectsAt(obj: Obj, key: string): Obj[] {
   const v = obj[key];
-  return Array.isArray(v) ? v.filter(isObj) : [];
+  return Array.isArray(v) ? v.filter(isObject) : [];
 }
 
 /** The object at a path of keys, without creating anything. */
@@ -74,12 +71,12 @@ export function setIfNoItems(obj: Obj, key: string, value: unknown[]): void {
 
 /** Whether a map field has no entries (absent, null, empty); a wrongly typed one counts as set. */
 export function noEntries(v: unknown): boolean {
-  return nil(v) || (isObj(v) && Object.keys(v).length === 0);
+  return nil(v) || (isObject(v) && Object.keys(v).length === 0);
 }
 
 /** A copy of a map with entries, or undefined (Go's `len(m) == 0`). */
 export function entriesOf(v: unknown): Obj | undefined {
-  return isObj(v) && Object.keys(v).length > 0 ? structuredClone(v) : undefined;
+  return isObject(v) && Object.keys(v).length > 0 ? structuredClone(v) : undefined;
 }
 
 /** Go's ObjectMeta zero value: every field is omitempty, but a zero Time is written as null. */

@@ -2,7 +2,6 @@
 // object is decoded (before ownership is recorded and before admission), and the fields Go's
 // encoder writes even when zero (struct values, fields without omitempty, zero times as null),
 // which a decoded object shows as well. Rules are per group, version and kind.
-import type { JsonObject } from '../../registry/objects.js';
 import { ADMISSIONREGISTRATION } from './admissionregistration.js';
 import { APIEXTENSIONS } from './apiextensions.js';
 import { APIREGISTRATION } from './apiregistration.js';
@@ -21,6 +20,7 @@ import { SCHEDULING } from './scheduling.js';
 import { STORAGE } from './storage.js';
 import type { DefaulterTable } from './types.js';
 import { normalizeQuantities } from './quantities.js';
+import { type JsonObject } from '../../json.js';
 
 export interface DefaultingTarget {
   group: string;

@@ -3,9 +3,9 @@
 // (maps of quantities: requests, limits, capacity, hard, …) are first rounded up to thousandths,
 // as core/v1's SetDefaults_ResourceList does ("100u" → "1m").
 import { Quantity } from '../quantity.js';
-import { schemaFor, type GroupVersionKind } from '../../fieldmanager/index.js';
-import type { SchemaNode } from '../../fieldmanager/schema.js';
-import type { JsonObject } from '../../registry/objects.js';
+import { schemaFor, type GroupVersionKind } from '../schema.js';
+import type { SchemaNode } from '../schema.js';
+import { type JsonObject } from '../../json.js';
 
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 

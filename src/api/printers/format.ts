@@ -1,5 +1,6 @@
 // Small formatting helpers shared by the printers: field access on untyped objects, human
 // durations, timestamps, label maps and label selectors, as kubectl and the reference show them.
+import { rfc3339 as rfc3339Time } from '../../json.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -107,7 +108,7 @@ export function since(ts: unknown, now: number): string {
 export function rfc3339(ts: unknown): string {
   const t = parseTime(ts);
   if (t === undefined) return '0001-01-01T00:00:00Z';
-  return new Date(Math.floor(t / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return rfc3339Time(t);
 }
 
 /** `k1=v1,k2=v2` with sorted keys; `<none>` for an empty map. */

@@ -3,8 +3,9 @@
 import { type FieldError, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
 import { goStringSlice } from './go-syntax.js';
-import { child, index, invalidRendered, isObj, isValidPortNum, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
+import { child, index, invalidRendered, isValidPortNum, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
 import { validateLabelSelector } from './label-selector.js';
+import { isObject } from '../../json.js';
 
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
@@ -128,7 +129,7 @@ function validateWebhook(hook: Obj, mutating: boolean, field: string): FieldErro
   }
   const cc = obj(hook['clientConfig']);
   const ccPath = child(field, 'clientConfig');
-  if (present(cc['url']) === isObj(cc['service'])) errs.push(fieldRequired(ccPath, 'exactly one of url or service is required'));
+  if (present(cc['url']) === isObject(cc['service'])) errs.push(fieldRequired(ccPath, 'exactly one of url or service is required'));
   else if (present(cc['url'])) errs.push(...validateURL(str(cc['url']), child(ccPath, 'url')));
   else errs.push(...validateService(obj(cc['service']), child(ccPath, 'service')));
   return errs;

@@ -4,8 +4,9 @@ import { regexError, validateLabels } from '../names.js';
 import { validatePVCSpec } from './core-storage.js';
 import { validatePodTemplateSpec } from './core-pod.js';
 import { goLabelSelector, goStringMap, intOrString } from './go-syntax.js';
-import { child, enumField, immutable, index, invalidRendered, isObj, nonNegative, num, obj, objs, type Obj, present, semanticEqual, str } from './helpers.js';
+import { child, enumField, immutable, index, invalidRendered, nonNegative, num, obj, objs, type Obj, present, semanticEqual, str } from './helpers.js';
 import { asSelector, selectorHasNoRequirements, validateLabelSelector } from './label-selector.js';
+import { isObject } from '../../json.js';
 
 const PERCENT_FMT = '[0-9]+%';
 
@@ -33,7 +34,7 @@ function intOrPercentValue(value: unknown): number {
 function validateSelectorAndTemplate(spec: Obj, kind: string, field: string): { errors: FieldError[]; matches: boolean } {
   const errors: FieldError[] = [];
   const selector = spec['selector'];
-  if (!isObj(selector)) errors.push(fieldRequired(child(field, 'selector')));
+  if (!isObject(selector)) errors.push(fieldRequired(child(field, 'selector')));
   else {
     errors.push(...validateLabelSelector(selector, child(field, 'selector')));
     if (selectorHasNoRequirements(selector)) errors.push(invalidRendered(child(field, 'selector'), goLabelSelector(selector), `empty selector is invalid for ${kind}`));
@@ -66,7 +67,7 @@ function validateDeploymentStrategy(strategy: Obj, field: string): FieldError[] 
   if (type === '') return []; // defaulted to RollingUpdate (with its defaults)
   if (type === 'Recreate') return present(strategy['rollingUpdate']) ? [fieldForbidden(child(field, 'rollingUpdate'), "may not be specified when strategy `type` is 'Recreate'")] : [];
   if (type !== 'RollingUpdate') return [fieldNotSupported(field, strategy, ['Recreate', 'RollingUpdate'])];
-  if (!isObj(strategy['rollingUpdate'])) return [];
+  if (!isObject(strategy['rollingUpdate'])) return [];
   const ru = strategy['rollingUpdate'];
   const path = child(field, 'rollingUpdate');
   // Absent values are defaulted to 25%.
@@ -119,7 +120,7 @@ export function validateStatefulSet(ss: Obj): FieldError[] {
   const strategyType = str(strategy['type']);
   if (strategyType === 'OnDelete' && present(strategy['rollingUpdate'])) {
     errs.push(fieldInvalid('spec.updateStrategy.rollingUpdate', strategy['rollingUpdate'], "only allowed for updateStrategy 'RollingUpdate'"));
-  } else if (strategyType === 'RollingUpdate' && isObj(strategy['rollingUpdate'])) {
+  } else if (strategyType === 'RollingUpdate' && isObject(strategy['rollingUpdate'])) {
     const ru = strategy['rollingUpdate'];
     errs.push(...nonNegative(ru['partition'], 'spec.updateStrategy.rollingUpdate.partition'));
     if (present(ru['maxUnavailable'])) errs.push(...validateIntOrPercent(ru['maxUnavailable'], 'spec.updateStrategy.rollingUpdate.maxUnavailable'));
@@ -161,7 +162,7 @@ function validateDaemonSetStrategy(strategy: Obj, field: string): FieldError[] {
   const type = str(strategy['type']);
   if (type === '' || type === 'OnDelete') return [];
   if (type !== 'RollingUpdate') return [fieldNotSupported(field, strategy, ['RollingUpdate', 'OnDelete'])];
-  if (!isObj(strategy['rollingUpdate'])) return [];
+  if (!isObject(strategy['rollingUpdate'])) return [];
   const ru = strategy['rollingUpdate'];
   const path = child(field, 'rollingUpdate');
   // Defaults: maxUnavailable 1, maxSurge 0.
@@ -184,7 +185,7 @@ export function validateDaemonSet(ds: Obj): FieldError[] {
   if (converted && !converted.matches(obj(obj(template['metadata'])['labels']))) {
     errs.push(invalidRendered('spec.template.metadata.labels', goStringMap(obj(template['metadata'])['labels']), '`selector` does not match template `labels`'));
   }
-  if (isObj(spec['selector']) && selectorHasNoRequirements(spec['selector'])) errs.push(invalidRendered('spec.selector', goLabelSelector(spec['selector']), 'empty selector is invalid for daemonset'));
+  if (isObject(spec['selector']) && selectorHasNoRequirements(spec['selector'])) errs.push(invalidRendered('spec.selector', goLabelSelector(spec['selector']), 'empty selector is invalid for daemonset'));
   errs.push(...validateReplicaSetTemplate(spec, 'spec.template', 'DaemonSet'));
   errs.push(...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds'), ...nonNegative(spec['templateGeneration'], 'spec.templateGeneration'));
   errs.push(...validateDaemonSetStrategy(obj(spec['updateStrategy']), 'spec.updateStrategy'));

@@ -1,7 +1,8 @@
 // autoscaling HorizontalPodAutoscalers (v1 and v2): replica bounds, the scale target, metrics.
 import { type FieldError, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isValidPathSegmentName } from '../names.js';
-import { child, index, invalidAll, isObj, num, obj, objs, type Obj, str } from './helpers.js';
+import { child, index, invalidAll, num, obj, objs, type Obj, str } from './helpers.js';
+import { isObject } from '../../json.js';
 
 const METRIC_TYPES = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
 const SOURCE_FIELD: Record<string, string> = { ContainerResource: 'containerResource', External: 'external', Object: 'object', Pods: 'pods', Resource: 'resource' };
@@ -27,9 +28,9 @@ function validateMetrics(metrics: unknown, field: string): FieldError[] {
       return;
     }
     const source = SOURCE_FIELD[type]!;
-    if (!isObj(m[source])) errs.push(fieldRequired(child(path, source), 'must populate information for the given metric source'));
+    if (!isObject(m[source])) errs.push(fieldRequired(child(path, source), 'must populate information for the given metric source'));
     for (const other of Object.values(SOURCE_FIELD)) {
-      if (other !== source && isObj(m[other])) errs.push(fieldInvalid(child(path, other), m[other], 'must populate the given metric source only'));
+      if (other !== source && isObject(m[other])) errs.push(fieldInvalid(child(path, other), m[other], 'must populate the given metric source only'));
     }
   });
   return errs;

@@ -3,8 +3,9 @@ import { type FieldError, fieldInvalid, fieldNotSupported, fieldRequired } from 
 import { validatePodTemplateSpec } from './core-pod.js';
 import { cronError } from './cron.js';
 import { goLabelSelector, goStringMap } from './go-syntax.js';
-import { child, enumField, immutable, invalidRendered, isObj, nonNegative, num, obj, type Obj, present, str } from './helpers.js';
+import { child, enumField, immutable, invalidRendered, nonNegative, num, obj, type Obj, present, str } from './helpers.js';
 import { asSelector, validateLabelSelector } from './label-selector.js';
+import { isObject } from '../../json.js';
 
 const MAX_PARALLELISM_INDEXED = 100000;
 
@@ -39,9 +40,9 @@ function validateJobSpecFields(spec: Obj, field: string): FieldError[] {
  */
 function validateJobSpec(spec: Obj, field: string): FieldError[] {
   const errs = validateJobSpecFields(spec, field);
-  const generated = spec['manualSelector'] !== true && !isObj(spec['selector']);
+  const generated = spec['manualSelector'] !== true && !isObject(spec['selector']);
   if (generated) return errs;
-  if (!isObj(spec['selector'])) errs.push(fieldRequired(child(field, 'selector')));
+  if (!isObject(spec['selector'])) errs.push(fieldRequired(child(field, 'selector')));
   else errs.push(...validateLabelSelector(spec['selector'], child(field, 'selector')));
   const selector = asSelector(spec['selector']);
   const labels = obj(obj(obj(spec['template'])['metadata'])['labels']);
@@ -62,7 +63,7 @@ export function validateJobUpdate(job: Obj, old: Obj): FieldError[] {
   return [
     ...validateJobSpec(spec, 'spec'),
     ...immutable(spec['completions'], oldSpec['completions'], 'spec.completions'),
-    ...(isObj(spec['selector']) || isObj(oldSpec['selector']) ? immutable(spec['selector'], oldSpec['selector'], 'spec.selector', 'labelSelector') : []),
+    ...(isObject(spec['selector']) || isObject(oldSpec['selector']) ? immutable(spec['selector'], oldSpec['selector'], 'spec.selector', 'labelSelector') : []),
     ...immutable(spec['template'], oldSpec['template'], 'spec.template'),
     ...immutable(spec['completionMode'], oldSpec['completionMode'], 'spec.completionMode'),
   ];
@@ -83,7 +84,7 @@ function validateCronJobSpec(spec: Obj, field: string): FieldError[] {
   const jobSpec = obj(jobTemplate['spec']);
   const jobPath = child(field, 'jobTemplate', 'spec');
   errs.push(...validateJobSpecFields(jobSpec, jobPath));
-  if (isObj(jobSpec['selector'])) errs.push(invalidRendered(child(jobPath, 'selector'), goLabelSelector(jobSpec['selector']), '`selector` will be auto-generated'));
+  if (isObject(jobSpec['selector'])) errs.push(invalidRendered(child(jobPath, 'selector'), goLabelSelector(jobSpec['selector']), '`selector` will be auto-generated'));
   if (jobSpec['manualSelector'] === true) errs.push(fieldNotSupported(child(jobPath, 'manualSelector'), true, ['nil', 'false']));
   errs.push(...nonNegative(spec['successfulJobsHistoryLimit'], child(field, 'successfulJobsHistoryLimit')));
   errs.push(...nonNegative(spec['failedJobsHistoryLimit'], child(field, 'failedJobsHistoryLimit')));

@@ -2,7 +2,8 @@
 // Secret type requires.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from '../../errors.js';
 import { isConfigMapKey } from './core-env.js';
-import { entries, immutable, invalidAll, isObj, key, obj, type Obj, str } from './helpers.js';
+import { entries, immutable, invalidAll, key, obj, type Obj, str } from './helpers.js';
+import { isObject } from '../../json.js';
 
 export const MAX_SECRET_SIZE = 1024 * 1024;
 const IMMUTABLE_SET = 'field is immutable when `immutable` is set';
@@ -29,7 +30,7 @@ export function validateConfigMap(cm: Obj): FieldError[] {
 
 /** Maps compared as reflect.DeepEqual does: an absent map differs from an empty one. */
 function sameMap(a: unknown, b: unknown): boolean {
-  if (!isObj(a) || !isObj(b)) return isObj(a) === isObj(b);
+  if (!isObject(a) || !isObject(b)) return isObject(a) === isObject(b);
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => k in b && a[k] === b[k]);
 }
@@ -79,7 +80,7 @@ function jsonObjectErrors(value: unknown, field: string): FieldError[] {
   else {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (!isObj(parsed) && parsed !== null) {
+      if (!isObject(parsed) && parsed !== null) {
         const type = Array.isArray(parsed) ? 'array' : typeof parsed === 'boolean' ? 'bool' : typeof parsed;
         why = `json: cannot unmarshal ${type} into Go value of type map[string]interface {}`;
       }

@@ -4,10 +4,8 @@ import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNot
 import { regexError } from '../names.js';
 import { validateEnv, validateEnvFrom } from './core-env.js';
 import { validateResourceRequirements } from './core-resources.js';
-import {
-  child, dnsLabel, enumField, index, invalidAll, isObj, isValidPortName, isValidPortNum, nonNegative, num, obj, objs, type Obj,
-  portNumOrName, present, str, strings,
-} from './helpers.js';
+import { child, dnsLabel, enumField, index, invalidAll, isValidPortName, isValidPortNum, nonNegative, num, obj, objs, type Obj, portNumOrName, present, str, strings } from './helpers.js';
+import { isObject } from '../../json.js';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const TERMINATION_MESSAGE = "must be 'File' or 'FallbackToLogsOnError'";
@@ -60,7 +58,7 @@ function validateHandler(handler: Obj, field: string): FieldError[] {
     ['grpc', (h, p) => invalidAll(child(p, 'port'), num(h['port']) ?? 0, isValidPortNum(num(h['port']) ?? 0))],
   ];
   for (const [name, check] of kinds) {
-    if (!isObj(handler[name])) continue;
+    if (!isObject(handler[name])) continue;
     if (handlers > 0) errs.push(fieldForbidden(child(field, name), 'may not specify more than 1 handler type'));
     else {
       handlers++;
@@ -85,7 +83,7 @@ function validateHTTPGet(http: Obj, field: string): FieldError[] {
 }
 
 function validateProbe(probe: unknown, field: string): FieldError[] {
-  if (!isObj(probe)) return [];
+  if (!isObject(probe)) return [];
   const errs = validateHandler(probe, field);
   for (const k of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) errs.push(...nonNegative(probe[k], child(field, k)));
   const grace = num(probe['terminationGracePeriodSeconds']);
@@ -95,7 +93,7 @@ function validateProbe(probe: unknown, field: string): FieldError[] {
 
 function validateLifecycle(lifecycle: Obj, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const hook of ['postStart', 'preStop']) if (isObj(lifecycle[hook])) errs.push(...validateHandler(lifecycle[hook], child(field, hook)));
+  for (const hook of ['postStart', 'preStop']) if (isObject(lifecycle[hook])) errs.push(...validateHandler(lifecycle[hook], child(field, hook)));
   return errs;
 }
 
@@ -155,7 +153,7 @@ export const idErrors = (value: unknown, field: string): FieldError[] => {
 };
 
 export function validateSeccompProfile(profile: unknown, field: string): FieldError[] {
-  if (!isObj(profile)) return [];
+  if (!isObject(profile)) return [];
   const type = str(profile['type']);
   const errs = enumField(type, child(field, 'type'), ['Localhost', 'RuntimeDefault', 'Unconfined']);
   if (type === 'Localhost' && str(profile['localhostProfile']) === '') errs.push(fieldRequired(child(field, 'localhostProfile'), 'must be set when seccomp type is Localhost'));
@@ -164,7 +162,7 @@ export function validateSeccompProfile(profile: unknown, field: string): FieldEr
 }
 
 function validateSecurityContext(sc: unknown, field: string): FieldError[] {
-  if (!isObj(sc)) return [];
+  if (!isObject(sc)) return [];
   const errs = [...idErrors(sc['runAsUser'], child(field, 'runAsUser')), ...idErrors(sc['runAsGroup'], child(field, 'runAsGroup'))];
   if (present(sc['procMount'])) errs.push(...enumField(sc['procMount'], child(field, 'procMount'), ['Default', 'Unmasked']));
   errs.push(...validateSeccompProfile(sc['seccompProfile'], child(field, 'seccompProfile')));
@@ -193,7 +191,7 @@ export function validateContainerList(list: unknown, volumes: Set<string>, field
     if (names.has(name)) errs.push(fieldDuplicate(namePath, name));
     else names.add(name);
     if (str(c['image']) === '') errs.push(fieldRequired(child(path, 'image')));
-    if (isObj(c['lifecycle'])) errs.push(...validateLifecycle(c['lifecycle'], child(path, 'lifecycle')));
+    if (isObject(c['lifecycle'])) errs.push(...validateLifecycle(c['lifecycle'], child(path, 'lifecycle')));
     errs.push(...validateProbe(c['livenessProbe'], child(path, 'livenessProbe')));
     const readiness = obj(c['readinessProbe']);
     if (present(readiness['terminationGracePeriodSeconds'])) {

@@ -2,7 +2,8 @@
 // selectors, config map and secret keys), envFrom sources; config keys.
 import { type FieldError, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isQualifiedName, regexError } from '../names.js';
-import { child, index, invalidAll, isObj, objs, type Obj, present, str, subdomainName } from './helpers.js';
+import { child, index, invalidAll, objs, type Obj, present, str, subdomainName } from './helpers.js';
+import { isObject } from '../../json.js';
 
 const ENV_VAR_FMT = '[-._a-zA-Z][-._a-zA-Z0-9]*';
 const ENV_VAR_RE = new RegExp(`^${ENV_VAR_FMT}$`);
@@ -85,23 +86,23 @@ export function validateEnv(env: unknown, field: string): FieldError[] {
     const name = str(ev['name']);
     if (name === '') errs.push(fieldRequired(child(path, 'name')));
     else errs.push(...invalidAll(child(path, 'name'), name, isEnvVarName(name)));
-    if (!isObj(ev['valueFrom'])) return;
+    if (!isObject(ev['valueFrom'])) return;
     const from = ev['valueFrom'];
     const fromPath = child(path, 'valueFrom');
     let sources = 0;
-    if (isObj(from['fieldRef'])) {
+    if (isObject(from['fieldRef'])) {
       sources++;
       errs.push(...validateObjectFieldSelector(from['fieldRef'], ENV_FIELD_PATHS, child(fromPath, 'fieldRef')));
     }
-    if (isObj(from['resourceFieldRef'])) {
+    if (isObject(from['resourceFieldRef'])) {
       sources++;
       errs.push(...validateResourceFieldSelector(from['resourceFieldRef'], child(fromPath, 'resourceFieldRef'), false));
     }
-    if (isObj(from['configMapKeyRef'])) {
+    if (isObject(from['configMapKeyRef'])) {
       sources++;
       errs.push(...validateKeySelector(from['configMapKeyRef'], child(fromPath, 'configMapKeyRef')));
     }
-    if (isObj(from['secretKeyRef'])) {
+    if (isObject(from['secretKeyRef'])) {
       sources++;
       errs.push(...validateKeySelector(from['secretKeyRef'], child(fromPath, 'secretKeyRef')));
     }
@@ -120,7 +121,7 @@ export function validateEnvFrom(envFrom: unknown, field: string): FieldError[] {
     if (prefix !== '') errs.push(...invalidAll(child(path, 'prefix'), prefix, isEnvVarName(prefix)));
     let sources = 0;
     for (const source of ['configMapRef', 'secretRef']) {
-      if (!isObj(ev[source])) continue;
+      if (!isObject(ev[source])) continue;
       sources++;
       const name = str(ev[source]['name']);
       if (name === '') errs.push(fieldRequired(child(path, source, 'name')));

@@ -6,10 +6,8 @@ import { Quantity } from '../quantity.js';
 import { validatePodTemplateSpec } from './core-pod.js';
 import { quantities, validateContainerResourceName, validateQuantityValue, validateQuotaResourceName, validateResourceName } from './core-resources.js';
 import { goQuantity, goStringMap, goStringSlice } from './go-syntax.js';
-import {
-  child, dnsLabel, dnsSubdomain, enumField, index, invalidAll, invalidRendered, IP_MESSAGE, isObj, isValidCIDR, isValidIP, isValidPortNum, key, nonNegative,
-  num, obj, objs, type Obj, present, qualifiedName, str, strings,
-} from './helpers.js';
+import { child, dnsLabel, dnsSubdomain, enumField, index, invalidAll, invalidRendered, IP_MESSAGE, isValidCIDR, isValidIP, isValidPortNum, key, nonNegative, num, obj, objs, type Obj, present, qualifiedName, str, strings } from './helpers.js';
+import { isObject } from '../../json.js';
 
 const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
@@ -226,12 +224,12 @@ export function validateReplicationController(rc: Obj): FieldError[] {
   const template = obj(spec['template']);
   const labels = obj(obj(template['metadata'])['labels']);
   // An absent selector is defaulted to the template's labels.
-  const selector = isObj(spec['selector']) ? spec['selector'] : labels;
+  const selector = isObject(spec['selector']) ? spec['selector'] : labels;
   const errs = [...nonNegative(spec['minReadySeconds'], 'spec.minReadySeconds')];
   if (Object.keys(selector).length === 0) errs.push(fieldRequired('spec.selector'));
   errs.push(...validateLabels(spec['selector'], 'spec.selector'));
   errs.push(...nonNegative(spec['replicas'], 'spec.replicas'));
-  if (!isObj(spec['template'])) return [...errs, fieldRequired('spec.template')];
+  if (!isObject(spec['template'])) return [...errs, fieldRequired('spec.template')];
   if (Object.keys(selector).length > 0 && !Object.entries(selector).every(([k, v]) => labels[k] === v)) {
     errs.push(invalidRendered('spec.template.metadata.labels', goStringMap(obj(template['metadata'])['labels']), '`selector` does not match template `labels`'));
   }

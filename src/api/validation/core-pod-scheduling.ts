@@ -1,8 +1,9 @@
 // Where a pod may run: tolerations, node and pod affinity, topology spread constraints.
 import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isValidLabelValue } from '../names.js';
-import { child, dnsLabel, enumField, index, isObj, num, obj, objs, type Obj, present, qualifiedName, semanticEqual, str, strings } from './helpers.js';
+import { child, dnsLabel, enumField, index, num, obj, objs, type Obj, present, qualifiedName, semanticEqual, str, strings } from './helpers.js';
 import { validateLabelSelector } from './label-selector.js';
+import { isObject } from '../../json.js';
 
 export function validateTolerations(list: unknown, field: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -81,13 +82,13 @@ function weight(value: unknown, field: string): FieldError[] {
 }
 
 export function validateAffinity(affinity: unknown, field: string): FieldError[] {
-  if (!isObj(affinity)) return [];
+  if (!isObject(affinity)) return [];
   const errs: FieldError[] = [];
   const node = affinity['nodeAffinity'];
-  if (isObj(node)) {
+  if (isObject(node)) {
     const nodePath = child(field, 'nodeAffinity');
     const required = node['requiredDuringSchedulingIgnoredDuringExecution'];
-    if (isObj(required)) {
+    if (isObject(required)) {
       const termsPath = child(nodePath, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
       const terms = objs(required['nodeSelectorTerms']);
       if (terms.length === 0) errs.push(fieldRequired(termsPath, 'must have at least one node selector term'));
@@ -99,7 +100,7 @@ export function validateAffinity(affinity: unknown, field: string): FieldError[]
     });
   }
   for (const kind of ['podAffinity', 'podAntiAffinity']) {
-    if (!isObj(affinity[kind])) continue;
+    if (!isObject(affinity[kind])) continue;
     const podPath = child(field, kind);
     objs(affinity[kind]['requiredDuringSchedulingIgnoredDuringExecution']).forEach((t, i) => {
       errs.push(...validatePodAffinityTerm(t, index(child(podPath, 'requiredDuringSchedulingIgnoredDuringExecution'), i)));

@@ -5,21 +5,19 @@ import { isQualifiedName, validateLabels } from '../names.js';
 import { idErrors, validateContainerList, validateImageWhitespace, validateInitContainers, validateSeccompProfile } from './core-containers.js';
 import { quantities, validateContainerResourceName, validateQuantityValue } from './core-resources.js';
 import { validateVolumes } from './core-volumes.js';
-import {
-  arr, child, dnsLabel, dnsSubdomain, enumField, entries, index, inclusiveRange, invalidAll, ipErrors, isObj, isValidIP, key, num, obj, objs, type Obj, present,
-  qualifiedName, str, strings,
-} from './helpers.js';
+import { arr, child, dnsLabel, dnsSubdomain, enumField, entries, index, inclusiveRange, invalidAll, ipErrors, isValidIP, key, num, obj, objs, type Obj, present, qualifiedName, str, strings } from './helpers.js';
 import { validateAffinity, validateTolerations, validateTopologySpread } from './core-pod-scheduling.js';
+import { isObject } from '../../json.js';
 
 const MAX_INT32 = 2147483647;
 
 function validateDNSConfig(spec: Obj, field: string): FieldError[] {
   const config = spec['dnsConfig'];
   if (spec['dnsPolicy'] === 'None') {
-    if (!isObj(config)) return [fieldRequired(field, 'must provide `dnsConfig` when `dnsPolicy` is None')];
+    if (!isObject(config)) return [fieldRequired(field, 'must provide `dnsConfig` when `dnsPolicy` is None')];
     if (strings(config['nameservers']).length === 0) return [fieldRequired(child(field, 'nameservers'), 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
   }
-  if (!isObj(config)) return [];
+  if (!isObject(config)) return [];
   const errs: FieldError[] = [];
   const nameservers = strings(config['nameservers']);
   if (nameservers.length > 3) errs.push(fieldInvalid(child(field, 'nameservers'), nameservers, 'must not have more than 3 nameservers'));
@@ -48,7 +46,7 @@ function validatePodSecurityContext(spec: Obj, field: string): FieldError[] {
     }));
   }
   const sc = spec['securityContext'];
-  if (!isObj(sc)) return errs;
+  if (!isObject(sc)) return errs;
   const scPath = child(field, 'securityContext');
   errs.push(...idErrors(sc['fsGroup'], child(scPath, 'fsGroup')), ...idErrors(sc['runAsUser'], child(scPath, 'runAsUser')), ...idErrors(sc['runAsGroup'], child(scPath, 'runAsGroup')));
   arr(sc['supplementalGroups']).forEach((g, i) => errs.push(...idErrors(g, index(child(scPath, 'supplementalGroups'), i))));
@@ -122,7 +120,7 @@ export function validatePodSpec(spec: Obj, field: string): FieldError[] {
   if (present(spec['runtimeClassName'])) errs.push(...dnsSubdomain(str(spec['runtimeClassName']), child(field, 'runtimeClassName')));
   if (present(spec['preemptionPolicy'])) errs.push(...enumField(spec['preemptionPolicy'], child(field, 'preemptionPolicy'), ['PreemptLowerPriority', 'Never']));
   errs.push(...validateOverhead(spec['overhead'], child(field, 'overhead')));
-  if (isObj(spec['os'])) errs.push(...enumField(spec['os']['name'], child(field, 'os', 'name'), ['linux', 'windows']));
+  if (isObject(spec['os'])) errs.push(...enumField(spec['os']['name'], child(field, 'os', 'name'), ['linux', 'windows']));
   return errs;
 }
 

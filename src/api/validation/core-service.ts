@@ -2,11 +2,9 @@
 // an update may not change.
 import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isQualifiedName, validateLabels } from '../names.js';
-import {
-  child, dnsLabel, dnsSubdomain, enumField, index, invalidAll, invalidRendered, IP_MESSAGE, isObj, isValidCIDR, isValidIP, isValidPortNum, num,
-  obj, objs, type Obj, portNumOrName, present, str, strings,
-} from './helpers.js';
+import { child, dnsLabel, dnsSubdomain, enumField, index, invalidAll, invalidRendered, IP_MESSAGE, isValidCIDR, isValidIP, isValidPortNum, num, obj, objs, type Obj, portNumOrName, present, str, strings } from './helpers.js';
 import { goStringSlice, intOrString } from './go-syntax.js';
+import { isObject } from '../../json.js';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -95,7 +93,7 @@ export function validateService(service: Obj): FieldError[] {
   }
   const names = new Set<string>();
   ports.forEach((p, i) => errs.push(...validatePort(p, ports.length > 1, names, index('spec.ports', i))));
-  if (isObj(spec['selector'])) errs.push(...validateLabels(spec['selector'], 'spec.selector'));
+  if (isObject(spec['selector'])) errs.push(...validateLabels(spec['selector'], 'spec.selector'));
   errs.push(...enumField(spec['sessionAffinity'], 'spec.sessionAffinity', ['ClientIP', 'None'], { defaulted: true }));
   if (spec['sessionAffinity'] === 'ClientIP') {
     const timeout = num(obj(obj(spec['sessionAffinityConfig'])['clientIP'])['timeoutSeconds']);

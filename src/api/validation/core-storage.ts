@@ -3,9 +3,10 @@
 import { type FieldError, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { Quantity } from '../quantity.js';
 import { validateLabelSelector } from './label-selector.js';
-import { child, dnsSubdomain, enumField, immutable, isObj, key, obj, type Obj, present, str, strings } from './helpers.js';
+import { child, dnsSubdomain, enumField, immutable, key, obj, type Obj, present, str, strings } from './helpers.js';
 import { goCmpDiff, semanticallyEqual } from './go-cmp.js';
 import { type GoType, structType } from './go-types.js';
+import { isObject } from '../../json.js';
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce'];
 const VOLUME_MODES = ['Block', 'Filesystem'];
@@ -20,7 +21,7 @@ function validateAccessModes(modes: unknown, field: string, required: string): F
 /** ValidatePersistentVolumeClaimSpec (also volume claim templates). */
 export function validatePVCSpec(spec: Obj, field: string): FieldError[] {
   const errs = validateAccessModes(spec['accessModes'], child(field, 'accessModes'), 'at least 1 access mode is required');
-  if (isObj(spec['selector'])) errs.push(...validateLabelSelector(spec['selector'], child(field, 'selector')));
+  if (isObject(spec['selector'])) errs.push(...validateLabelSelector(spec['selector'], child(field, 'selector')));
   const storagePath = key(child(field, 'resources'), 'storage');
   const requests = obj(obj(spec['resources'])['requests']);
   if (!('storage' in requests)) errs.push(fieldRequired(storagePath));
@@ -32,7 +33,7 @@ export function validatePVCSpec(spec: Obj, field: string): FieldError[] {
   if (typeof storageClass === 'string' && storageClass !== '') errs.push(...dnsSubdomain(storageClass, child(field, 'storageClassName')));
   if (present(spec['volumeMode']) && !VOLUME_MODES.includes(str(spec['volumeMode']))) errs.push(fieldNotSupported(child(field, 'volumeMode'), spec['volumeMode'], VOLUME_MODES));
   for (const source of ['dataSource', 'dataSourceRef']) {
-    if (!isObj(spec[source])) continue;
+    if (!isObject(spec[source])) continue;
     const ref = spec[source];
     const path = child(field, source);
     if (str(ref['name']) === '') errs.push(fieldRequired(child(path, 'name')));
@@ -69,7 +70,7 @@ export function validatePVCUpdate(pvc: Obj, old: Obj): FieldError[] {
   const bound = str(obj(pvc['status'])['phase']) === 'Bound';
   const newRequests = obj(obj(spec['resources'])['requests']);
   const oldRequests = obj(obj(oldSpec['resources'])['requests']);
-  if (bound && isObj(obj(spec['resources'])['requests'])) newRequests['storage'] = oldRequests['storage'];
+  if (bound && isObject(obj(spec['resources'])['requests'])) newRequests['storage'] = oldRequests['storage'];
   if (!semanticallyEqual(PVC_SPEC_TYPE, oldSpec, spec)) {
     errs.push(fieldForbidden('spec', `spec is immutable after creation except resources.requests for bound claims\n${goCmpDiff(PVC_SPEC_TYPE, oldSpec, spec)}`));
   }
@@ -101,7 +102,7 @@ export function validatePV(pv: Obj): FieldError[] {
   if (present(spec['persistentVolumeReclaimPolicy'])) errs.push(...enumField(spec['persistentVolumeReclaimPolicy'], 'spec.persistentVolumeReclaimPolicy', ['Delete', 'Recycle', 'Retain']));
   let sources = 0;
   for (const source of PV_SOURCES) {
-    if (!isObj(spec[source])) continue;
+    if (!isObject(spec[source])) continue;
     if (sources > 0) {
       errs.push(fieldForbidden(child('spec', source), 'may not specify more than 1 volume type'));
       continue;
@@ -128,7 +129,7 @@ function validatePVSource(kind: string, source: Obj, field: string, spec: Obj): 
     }
     case 'local': {
       const errs = str(source['path']) === '' ? [fieldRequired(child(field, 'path'))] : [];
-      if (!isObj(spec['nodeAffinity'])) errs.push(fieldRequired('spec.nodeAffinity', 'Local volume requires node affinity'));
+      if (!isObject(spec['nodeAffinity'])) errs.push(fieldRequired('spec.nodeAffinity', 'Local volume requires node affinity'));
       return errs;
     }
     case 'csi': {

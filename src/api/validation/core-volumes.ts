@@ -3,7 +3,8 @@ import { type FieldError, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNot
 import { Quantity } from '../quantity.js';
 import { validateLocalDescendingPath, validateLocalNonReservedPath } from './core-containers.js';
 import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './core-env.js';
-import { child, dnsLabel, index, isObj, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
+import { child, dnsLabel, index, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
+import { isObject } from '../../json.js';
 
 const FILE_MODE = 'must be a number between 0 and 0777 (octal), both inclusive';
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
@@ -29,10 +30,10 @@ function downwardAPIFile(file: Obj, field: string): FieldError[] {
   const errs: FieldError[] = [];
   if (str(file['path']) === '') errs.push(fieldRequired(child(field, 'path')));
   errs.push(...validateLocalNonReservedPath(str(file['path']), child(field, 'path')));
-  if (isObj(file['fieldRef'])) {
+  if (isObject(file['fieldRef'])) {
     errs.push(...validateObjectFieldSelector(file['fieldRef'], VOLUME_FIELD_PATHS, child(field, 'fieldRef')));
-    if (isObj(file['resourceFieldRef'])) errs.push(fieldInvalid(field, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
-  } else if (isObj(file['resourceFieldRef'])) {
+    if (isObject(file['resourceFieldRef'])) errs.push(fieldInvalid(field, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
+  } else if (isObject(file['resourceFieldRef'])) {
     errs.push(...validateResourceFieldSelector(file['resourceFieldRef'], child(field, 'resourceFieldRef'), true));
   } else {
     errs.push(fieldRequired(field, 'one of fieldRef and resourceFieldRef is required'));
@@ -53,7 +54,7 @@ function projected(source: Obj, field: string): FieldError[] {
     const srcPath = index(child(field, 'sources'), i);
     let kinds = 0;
     for (const kind of ['secret', 'configMap']) {
-      if (!isObj(projection[kind])) continue;
+      if (!isObject(projection[kind])) continue;
       kinds++;
       const ref = projection[kind];
       if (str(ref['name']) === '') errs.push(fieldRequired(child(srcPath, kind, 'name')));
@@ -62,14 +63,14 @@ function projected(source: Obj, field: string): FieldError[] {
         claim(str(item['path']), str(ref['name']));
       });
     }
-    if (isObj(projection['downwardAPI'])) {
+    if (isObject(projection['downwardAPI'])) {
       kinds++;
       for (const file of objs(projection['downwardAPI']['items'])) {
         errs.push(...downwardAPIFile(file, child(srcPath, 'downwardAPI')));
         claim(str(file['path']), str(file['path']));
       }
     }
-    if (isObj(projection['serviceAccountToken'])) {
+    if (isObject(projection['serviceAccountToken'])) {
       kinds++;
       const token = projection['serviceAccountToken'];
       const tokenPath = child(srcPath, 'serviceAccountToken');
@@ -122,10 +123,10 @@ const SOURCES: Record<string, (source: Obj, field: string, volumeName: string) =
   csi: (s, f) => {
     const errs = str(s['driver']) === '' ? [fieldRequired(child(f, 'driver'))] : [];
     const secret = obj(s['nodePublishSecretRef']);
-    if (isObj(s['nodePublishSecretRef']) && str(secret['name']) === '') errs.push(fieldRequired(child(f, 'nodePublishSecretRef', 'name')));
+    if (isObject(s['nodePublishSecretRef']) && str(secret['name']) === '') errs.push(fieldRequired(child(f, 'nodePublishSecretRef', 'name')));
     return errs;
   },
-  ephemeral: (s, f) => (isObj(s['volumeClaimTemplate']) ? [] : [fieldRequired(child(f, 'volumeClaimTemplate'))]),
+  ephemeral: (s, f) => (isObject(s['volumeClaimTemplate']) ? [] : [fieldRequired(child(f, 'volumeClaimTemplate'))]),
   iscsi: (s, f) => [
     ...(str(s['targetPortal']) === '' ? [fieldRequired(child(f, 'targetPortal'))] : []),
     ...(str(s['iqn']) === '' ? [fieldRequired(child(f, 'iqn'))] : []),
@@ -164,7 +165,7 @@ function validateSource(volume: Obj, field: string): FieldError[] {
   const errs: FieldError[] = [];
   let sources = 0;
   for (const kind of SOURCE_ORDER) {
-    if (!isObj(volume[kind])) continue;
+    if (!isObject(volume[kind])) continue;
     if (sources > 0) {
       errs.push(fieldForbidden(child(field, FORBIDDEN_PATH[kind] ?? kind), 'may not specify more than 1 volume type'));
       continue;

@@ -1,13 +1,14 @@
 // flowcontrol.apiserver.k8s.io FlowSchemas and PriorityLevelConfigurations (the basic rules).
 import { type FieldError, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
-import { child, inclusiveRange, index, isObj, num, obj, objs, type Obj, present, str } from './helpers.js';
+import { child, inclusiveRange, index, num, obj, objs, type Obj, present, str } from './helpers.js';
+import { isObject } from '../../json.js';
 
 export function validateFlowSchema(fs: Obj): FieldError[] {
   const spec = obj(fs['spec']);
   const errs: FieldError[] = [];
   const precedence = num(spec['matchingPrecedence']);
   if (precedence !== undefined && (precedence <= 0 || precedence > 10000)) errs.push(fieldInvalid('spec.matchingPrecedence', precedence, inclusiveRange(1, 10000)));
-  if (isObj(spec['distinguisherMethod'])) {
+  if (isObject(spec['distinguisherMethod'])) {
     const type = str(spec['distinguisherMethod']['type']);
     if (type !== 'ByNamespace' && type !== 'ByUser') errs.push(fieldNotSupported('spec.distinguisherMethod.type', type, ['ByNamespace', 'ByUser']));
   }
@@ -31,7 +32,7 @@ export function validatePriorityLevelConfiguration(plc: Obj): FieldError[] {
       if (present(spec['limited'])) errs.push(fieldInvalid('spec.limited', 'field must be empty', 'must be nil if the type is not Limited'));
       break;
     case 'Limited':
-      if (!isObj(spec['limited'])) errs.push(fieldRequired('spec.limited', 'must not be empty when type is Limited'));
+      if (!isObject(spec['limited'])) errs.push(fieldRequired('spec.limited', 'must not be empty when type is Limited'));
       break;
     default:
       errs.push(fieldNotSupported('spec.type', type, ['Exempt', 'Limited']));

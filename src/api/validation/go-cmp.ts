@@ -8,6 +8,7 @@ import { type GoType, INT_OR_STRING_NAME, isZero, resolve, toGo, typeName } from
 import { goQuote, isGoPrintable } from '../../errors.js';
 import { Quantity } from '../quantity.js';
 import { quantityInternals } from './go-syntax.js';
+import { isObject } from '../../json.js';
 
 const MISSING = Symbol('missing');
 type Json = unknown;
@@ -27,7 +28,6 @@ interface Node {
   value?: Node;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNil = (v: Json): boolean => v === undefined || v === null;
 
 function leaf(type: GoType, x: Json, y: Json, equal: boolean): Node {
@@ -53,7 +53,7 @@ function intOrStringFields(v: Json): Record<string, unknown> {
 
 function structJson(t: GoType & { kind: 'struct' }, v: Json): Record<string, unknown> {
   if (t.name === INT_OR_STRING_NAME) return intOrStringFields(v);
-  return isObj(v) ? v : {};
+  return isObject(v) ? v : {};
 }
 
 function quantitiesEqual(a: Json, b: Json): boolean {
@@ -93,7 +93,7 @@ function compare(type: GoType, x: Json | typeof MISSING, y: Json | typeof MISSIN
       return { ...parent(t, x, y, records.map((r) => r.node)), records };
     }
     case 'map': {
-      if (!isObj(x) || !isObj(y)) return leaf(t, x, y, !isObj(x) && !isObj(y));
+      if (!isObject(x) || !isObject(y)) return leaf(t, x, y, !isObject(x) && !isObject(y));
       const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
       const records = keys.map((k) => ({ key: mapKey(k, t.stringerKeys), node: compare(t.elem, k in x ? x[k] : MISSING, k in y ? y[k] : MISSING) }));
       return { ...parent(t, x, y, records.map((r) => r.node)), records };
@@ -157,8 +157,8 @@ export function semanticallyEqual(type: GoType, x: Json, y: Json): boolean {
       return a.length === b.length && a.every((v, i) => semanticallyEqual(t.elem, v, b[i]));
     }
     case 'map': {
-      const a = isObj(x) ? x : {};
-      const b = isObj(y) ? y : {};
+      const a = isObject(x) ? x : {};
+      const b = isObject(y) ? y : {};
       const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
       return [...keys].every((k) => k in a && k in b && semanticallyEqual(t.elem, a[k], b[k]));
     }
@@ -328,7 +328,7 @@ function formatValue(type: GoType, json: Json | typeof MISSING, o: Opts): Text |
       return formatType(t, new Wrap('{', new List(recs), '}'), o);
     }
     case 'map': {
-      if (!isObj(json)) return NIL;
+      if (!isObject(json)) return NIL;
       const max = o.limit ? ((1 << verbosity(o)) >> 1) << 2 : Object.keys(json).length;
       const inner: Opts = { ...o, level: o.limit ? o.level - 1 : o.level, typeMode: 'elide' };
       const recs: Rec[] = [];

@@ -2,11 +2,11 @@
 // selectors, string lists and maps, IntOrString, byte slices). Values are given as JSON.
 import { formatValue } from '../../errors.js';
 import type { Quantity } from '../quantity.js';
+import { isObject } from '../../json.js';
 
 type Renderer = (v: unknown) => string;
 
 const quote = (s: string): string => JSON.stringify(s);
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function stringSlice(v: unknown, type = '[]string'): string {
   if (!Array.isArray(v)) return `${type}(nil)`;
@@ -15,18 +15,18 @@ function stringSlice(v: unknown, type = '[]string'): string {
 
 /** fmt prints map entries sorted by key. */
 function stringMap(v: unknown, type = 'map[string]string'): string {
-  if (!isObj(v)) return `${type}(nil)`;
+  if (!isObject(v)) return `${type}(nil)`;
   const keys = Object.keys(v).sort();
   return `${type}{${keys.map((k) => `${quote(k)}:${quote(String(v[k]))}`).join(', ')}}`;
 }
 
 function labelSelectorRequirement(r: unknown): string {
-  const o = isObj(r) ? r : {};
+  const o = isObject(r) ? r : {};
   return `v1.LabelSelectorRequirement{Key:${quote(String(o['key'] ?? ''))}, Operator:${quote(String(o['operator'] ?? ''))}, Values:${stringSlice(o['values'])}}`;
 }
 
 function labelSelector(v: unknown): string {
-  const o = isObj(v) ? v : {};
+  const o = isObject(v) ? v : {};
   const exprs = Array.isArray(o['matchExpressions'])
     ? `[]v1.LabelSelectorRequirement{${(o['matchExpressions'] as unknown[]).map(labelSelectorRequirement).join(', ')}}`
     : '[]v1.LabelSelectorRequirement(nil)';

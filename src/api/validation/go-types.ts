@@ -1,6 +1,7 @@
 // A model of the reference's internal Go types (pkg/apis/core, 1.25) for the values its diffs
 // print: field names and order, pointer-ness, type names. JSON values convert to Go values with
 // Go's zero values for absent fields. Types not modelled here are inferred from the JSON.
+import { isObject } from '../../json.js';
 
 export type GoType =
   | { kind: 'string' | 'int' | 'bool'; name: string }
@@ -221,17 +222,15 @@ export function typeName(t: GoType): string {
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A struct type for JSON objects of types not modelled: fields by JSON name, in name order. */
 function inferStruct(values: unknown[]): GoType {
-  const keys = [...new Set(values.filter(isObj).flatMap((v) => Object.keys(v)))].sort();
+  const keys = [...new Set(values.filter(isObject).flatMap((v) => Object.keys(v)))].sort();
   return {
     kind: 'struct',
     name: '?',
     fields: keys.map((k) => {
-      const sample = values.filter(isObj).map((v) => v[k]).find((v) => v !== undefined && v !== null);
-      return { name: k.charAt(0).toUpperCase() + k.slice(1), json: k, type: inferType(sample, values.filter(isObj).map((v) => v[k])), embedded: false };
+      const sample = values.filter(isObject).map((v) => v[k]).find((v) => v !== undefined && v !== null);
+      return { name: k.charAt(0).toUpperCase() + k.slice(1), json: k, type: inferType(sample, values.filter(isObject).map((v) => v[k])), embedded: false };
     }),
   };
 }
@@ -241,7 +240,7 @@ function inferType(sample: unknown, all: unknown[]): GoType {
   if (typeof sample === 'number') return { kind: 'int', name: 'int' };
   if (typeof sample === 'boolean') return { kind: 'bool', name: 'bool' };
   if (Array.isArray(sample)) return { kind: 'slice', elem: inferType(sample.find((v) => v !== null), all.flatMap((v) => (Array.isArray(v) ? v : []))) };
-  if (isObj(sample)) return { kind: 'ptr', elem: inferStruct(all) };
+  if (isObject(sample)) return { kind: 'ptr', elem: inferStruct(all) };
   return { kind: 'string', name: 'string' };
 }
 
@@ -268,10 +267,10 @@ export function toGo(t: GoType, json: unknown): GoValue {
     case 'slice':
       return Array.isArray(json) ? { kind: 'slice', items: json.map((v) => toGo(t.elem, v)) } : { kind: 'nil' };
     case 'map':
-      return isObj(json) ? { kind: 'map', entries: Object.keys(json).sort().map((k) => [k, toGo(t.elem, json[k])]) } : { kind: 'nil' };
+      return isObject(json) ? { kind: 'map', entries: Object.keys(json).sort().map((k) => [k, toGo(t.elem, json[k])]) } : { kind: 'nil' };
     case 'struct': {
       if (t.name === INT_OR_STRING_NAME) return intOrString(json);
-      const o = isObj(json) ? json : {};
+      const o = isObject(json) ? json : {};
       return { kind: 'struct', fields: t.fields.map((f) => toGo(f.type, f.embedded ? o : o[f.json])) };
     }
   }

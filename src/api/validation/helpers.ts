@@ -4,12 +4,12 @@ import { isIP } from 'node:net';
 import { type FieldError, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, validateObjectName } from '../names.js';
 import { goValue } from './go-syntax.js';
+import { isObject } from '../../json.js';
 
 export type Obj = Record<string, unknown>;
 
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** The value as an object; absent or malformed values read as empty (type errors are the decoder's). */
-export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+export const obj = (v: unknown): Obj => (isObject(v) ? v : {});
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const objs = (v: unknown): Obj[] => arr(v).map(obj);
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -98,10 +98,10 @@ export function enumField(value: unknown, field: string, supported: string[], op
  * (Go's nil and empty slices and maps), other values compare structurally.
  */
 export function semanticEqual(a: unknown, b: unknown): boolean {
-  const blank = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+  const blank = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
   if (blank(a) && blank(b)) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => semanticEqual(x, b[i]));
-  if (isObj(a) && isObj(b)) {
+  if (isObject(a) && isObject(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
     return true;

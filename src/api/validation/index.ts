@@ -2,7 +2,6 @@
 // field errors, with its field paths and messages. Each group's rules live in their own module;
 // this one picks them by group and kind.
 import { fieldForbidden, type FieldError, fieldInvalid } from '../../errors.js';
-import type { JsonObject } from '../../registry/objects.js';
 import { validateWebhookConfiguration } from './admissionregistration.js';
 import {
   validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validateDeployment, validateDeploymentUpdate,
@@ -32,6 +31,7 @@ import { quantityDecodingError } from './quantity-decoding.js';
 import { validateBinding, validateBindingUpdate, validateRole } from './rbac.js';
 import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling.js';
 import { validateCSIDriver, validateCSIDriverUpdate, validateStorageClass, validateStorageClassUpdate, validateVolumeAttachment, validateVolumeAttachmentUpdate } from './storage.js';
+import { type JsonObject } from '../../json.js';
 
 export interface ValidationTarget {
   group: string;

@@ -3,11 +3,12 @@
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from '../../errors.js';
 import { isQualifiedName, validateLabels } from '../names.js';
 import { convertLabelSelector, type SelectorMatcher } from '../label-selector-object.js';
-import { child, index, invalidAll, isObj, objs, str, strings } from './helpers.js';
+import { child, index, invalidAll, objs, str, strings } from './helpers.js';
+import { isObject } from '../../json.js';
 
 /** ValidateLabelSelector (values of expressions are not checked in 1.25). */
 export function validateLabelSelector(selector: unknown, field: string): FieldError[] {
-  if (!isObj(selector)) return [];
+  if (!isObject(selector)) return [];
   const errs = validateLabels(selector['matchLabels'], child(field, 'matchLabels'));
   objs(selector['matchExpressions']).forEach((expr, i) => {
     const path = index(child(field, 'matchExpressions'), i);
@@ -44,6 +45,6 @@ export function asSelector(selector: unknown): Selector | undefined {
 
 /** Whether a selector has neither matchLabels nor matchExpressions. */
 export function selectorHasNoRequirements(selector: Record<string, unknown>): boolean {
-  return Object.keys(isObj(selector['matchLabels']) ? selector['matchLabels'] : {}).length === 0
+  return Object.keys(isObject(selector['matchLabels']) ? selector['matchLabels'] : {}).length === 0
     && (Array.isArray(selector['matchExpressions']) ? selector['matchExpressions'].length : 0) === 0;
 }

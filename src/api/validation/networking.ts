@@ -1,11 +1,9 @@
 // networking.k8s.io/v1: Ingress, IngressClass and NetworkPolicy.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong } from '../../errors.js';
 import { isDNS1123Subdomain, isValidPathSegmentName, regexError } from '../names.js';
-import {
-  child, dns1035Label, dnsSubdomain, immutable, index, invalidAll, invalidRendered, isObj, isValidCIDR, isValidIP, isValidPortName, isValidPortNum,
-  num, obj, objs, type Obj, present, str, strings,
-} from './helpers.js';
+import { child, dns1035Label, dnsSubdomain, immutable, index, invalidAll, invalidRendered, isValidCIDR, isValidIP, isValidPortName, isValidPortNum, num, obj, objs, type Obj, present, str, strings } from './helpers.js';
 import { validateLabelSelector } from './label-selector.js';
+import { isObject } from '../../json.js';
 
 const WILDCARD_FMT = '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
 
@@ -34,8 +32,8 @@ function validateTypedReference(ref: Obj, field: string): FieldError[] {
 }
 
 function validateBackend(backend: Obj, field: string): FieldError[] {
-  const hasResource = isObj(backend['resource']);
-  const hasService = isObj(backend['service']);
+  const hasResource = isObject(backend['resource']);
+  const hasService = isObject(backend['service']);
   if (hasResource && hasService) return [fieldInvalid(field, '', 'cannot set both resource and service backends')];
   if (hasResource) return validateTypedReference(obj(backend['resource']), child(field, 'resource'));
   if (!hasService) return [fieldInvalid(field, '', 'resource or service backend is required')];
@@ -82,11 +80,11 @@ export function validateIngress(ingress: Obj): FieldError[] {
   const spec = obj(ingress['spec']);
   const errs: FieldError[] = [];
   const rules = objs(spec['rules']);
-  if (rules.length === 0 && !isObj(spec['defaultBackend'])) {
+  if (rules.length === 0 && !isObject(spec['defaultBackend'])) {
     const rendered = Array.isArray(spec['rules']) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)';
     errs.push(invalidRendered('spec', rendered, 'either `defaultBackend` or `rules` must be specified'));
   }
-  if (isObj(spec['defaultBackend'])) errs.push(...validateBackend(spec['defaultBackend'], 'spec.defaultBackend'));
+  if (isObject(spec['defaultBackend'])) errs.push(...validateBackend(spec['defaultBackend'], 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
     const path = index('spec.rules', i);
     const host = str(rule['host']);
@@ -94,7 +92,7 @@ export function validateIngress(ingress: Obj): FieldError[] {
       if (isValidIP(host)) errs.push(fieldInvalid(child(path, 'host'), host, 'must be a DNS name, not an IP address'));
       errs.push(...hostErrors(host, child(path, 'host')));
     }
-    if (isObj(rule['http'])) {
+    if (isObject(rule['http'])) {
       const paths = objs(rule['http']['paths']);
       if (paths.length === 0) errs.push(fieldRequired(child(path, 'http', 'paths')));
       paths.forEach((p, j) => errs.push(...validatePath(p, index(child(path, 'http', 'paths'), j))));
@@ -126,7 +124,7 @@ export function validateIngressClass(ic: Obj): FieldError[] {
   const controller = str(spec['controller']);
   const errs = controller.length > 250 ? [fieldTooLong('spec.controller', 250)] : [];
   errs.push(...domainPrefixedPath(controller, 'spec.controller'));
-  if (isObj(spec['parameters'])) {
+  if (isObject(spec['parameters'])) {
     const params = spec['parameters'];
     if (str(params['kind']) === '') errs.push(fieldRequired('spec.parameters.kind', 'kind is required'));
     if (str(params['name']) === '') errs.push(fieldRequired('spec.parameters.name', 'name is required'));
@@ -166,11 +164,11 @@ function validatePeer(peer: Obj, field: string): FieldError[] {
   const errs: FieldError[] = [];
   let peers = 0;
   for (const k of ['podSelector', 'namespaceSelector']) {
-    if (!isObj(peer[k])) continue;
+    if (!isObject(peer[k])) continue;
     peers++;
     errs.push(...validateLabelSelector(peer[k], child(field, k)));
   }
-  if (isObj(peer['ipBlock'])) {
+  if (isObject(peer['ipBlock'])) {
     peers++;
     const block = peer['ipBlock'];
     const cidr = str(block['cidr']);
@@ -183,7 +181,7 @@ function validatePeer(peer: Obj, field: string): FieldError[] {
     }
   }
   if (peers === 0) errs.push(fieldRequired(field, 'must specify a peer'));
-  else if (peers > 1 && isObj(peer['ipBlock'])) errs.push(fieldForbidden(field, 'may not specify both ipBlock and another peer'));
+  else if (peers > 1 && isObject(peer['ipBlock'])) errs.push(fieldForbidden(field, 'may not specify both ipBlock and another peer'));
   return errs;
 }
 

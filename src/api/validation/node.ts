@@ -1,8 +1,9 @@
 // node.k8s.io/v1 RuntimeClasses: a DNS-label handler, fixed once created.
 import type { FieldError } from '../../errors.js';
 import { validateLabels } from '../names.js';
-import { dnsLabel, immutable, isObj, obj, type Obj, str } from './helpers.js';
+import { dnsLabel, immutable, obj, type Obj, str } from './helpers.js';
 import { quantities, validateContainerResourceName, validateQuantityValue } from './core-resources.js';
+import { isObject } from '../../json.js';
 
 export function validateRuntimeClass(rc: Obj): FieldError[] {
   const errs = dnsLabel(str(rc['handler']), 'handler');
@@ -10,7 +11,7 @@ export function validateRuntimeClass(rc: Obj): FieldError[] {
     const path = `overhead.podFixed[${name}]`;
     errs.push(...validateContainerResourceName(name, path), ...validateQuantityValue(name, q, path));
   }
-  if (isObj(rc['scheduling'])) errs.push(...validateLabels(rc['scheduling']['nodeSelector'], 'scheduling.nodeSelector'));
+  if (isObject(rc['scheduling'])) errs.push(...validateLabels(rc['scheduling']['nodeSelector'], 'scheduling.nodeSelector'));
   return errs;
 }
 

@@ -1,9 +1,10 @@
 // rbac.authorization.k8s.io/v1: rules, role references and subjects.
 import { type FieldError, fieldInvalid, fieldNotSupported, fieldRequired } from '../../errors.js';
 import { isValidPathSegmentName } from '../names.js';
-import { child, index, invalidAll, invalidRendered, isObj, obj, objs, type Obj, present, str, strings, subdomainName } from './helpers.js';
+import { child, index, invalidAll, invalidRendered, obj, objs, type Obj, present, str, strings, subdomainName } from './helpers.js';
 import { goStringSlice } from './go-syntax.js';
 import { asSelector, validateLabelSelector } from './label-selector.js';
+import { isObject } from '../../json.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -26,7 +27,7 @@ function validatePolicyRule(rule: Obj, namespaced: boolean, field: string): Fiel
 export function validateRole(role: Obj, namespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
   objs(role['rules']).forEach((r, i) => errs.push(...validatePolicyRule(r, namespaced, index('rules', i))));
-  if (!namespaced && isObj(role['aggregationRule'])) {
+  if (!namespaced && isObject(role['aggregationRule'])) {
     const selectors = objs(role['aggregationRule']['clusterRoleSelectors']);
     if (selectors.length === 0) errs.push(fieldRequired('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
     selectors.forEach((s, i) => {

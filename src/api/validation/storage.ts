@@ -1,7 +1,8 @@
 // storage.k8s.io/v1: StorageClass, CSIDriver, VolumeAttachment.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong } from '../../errors.js';
 import { isDNS1123Subdomain } from '../names.js';
-import { dnsSubdomain, enumField, entries, immutable, invalidAll, isObj, obj, type Obj, present, qualifiedName, semanticEqual, str } from './helpers.js';
+import { dnsSubdomain, enumField, entries, immutable, invalidAll, obj, type Obj, present, qualifiedName, semanticEqual, str } from './helpers.js';
+import { isObject } from '../../json.js';
 
 const MAX_PARAMETERS = 512;
 const MAX_PARAMETERS_SIZE = 256 * 1024;
@@ -30,7 +31,7 @@ export function validateStorageClass(sc: Obj): FieldError[] {
 /** Parameters, provisioner, reclaim policy and binding mode are fixed. */
 export function validateStorageClassUpdate(sc: Obj, old: Obj): FieldError[] {
   const errs: FieldError[] = [];
-  const sameMap = (a: unknown, b: unknown) => (isObj(a) && isObj(b) ? semanticEqual(a, b) && Object.keys(a).length === Object.keys(b).length : isObj(a) === isObj(b));
+  const sameMap = (a: unknown, b: unknown) => (isObject(a) && isObject(b) ? semanticEqual(a, b) && Object.keys(a).length === Object.keys(b).length : isObject(a) === isObject(b));
   if (!sameMap(sc['parameters'], old['parameters'])) errs.push(fieldForbidden('parameters', 'updates to parameters are forbidden.'));
   if (str(sc['provisioner']) !== str(old['provisioner'])) errs.push(fieldForbidden('provisioner', 'updates to provisioner are forbidden.'));
   if ((str(sc['reclaimPolicy']) || 'Delete') !== (str(old['reclaimPolicy']) || 'Delete')) errs.push(fieldForbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
@@ -69,7 +70,7 @@ export function validateVolumeAttachment(va: Obj): FieldError[] {
   const errs: FieldError[] = [];
   if (str(spec['attacher']) === '') errs.push(fieldRequired('spec.attacher'));
   const source = obj(spec['source']);
-  const inline = isObj(source['inlineVolumeSpec']);
+  const inline = isObject(source['inlineVolumeSpec']);
   const pv = present(source['persistentVolumeName']);
   if (!inline && !pv) errs.push(fieldRequired('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'));
   else if (inline && pv) errs.push(fieldForbidden('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'));

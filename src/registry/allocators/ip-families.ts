@@ -2,13 +2,13 @@
 // ranges before any address is allocated (the reference's allocator does this, not its defaulting,
 // because it depends on the server's flags).
 import { fieldNotSupported, fieldRequired, invalid, type FieldError } from '../../errors.js';
-import type { JsonObject } from '../objects.js';
 import { duplicateValue, goStringSlice, invalidRendered } from './go-values.js';
 import { familyOfIp, type IpFamily } from './ip-range.js';
 import {
   CLUSTER_IP_NONE, clusterIpOf, clusterIpsOf, familiesOf, hasSelector, isHeadless, policyOf, readSpec, sameClusterIps,
   sameFamilies, serviceName, serviceSpec, typeOf, type ServiceSpecFields,
 } from './service-fields.js';
+import { type JsonObject } from '../../json.js';
 
 const SINGLE = 'SingleStack';
 const PREFER_DUAL = 'PreferDualStack';

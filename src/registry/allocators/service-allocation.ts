@@ -2,7 +2,6 @@
 // from --service-node-port-range. Their state is what the stored Services hold (read back at
 // start), and changes only in one synchronous step per write, so concurrent writes never get the
 // same address or port.
-import type { JsonObject } from '../objects.js';
 import { AllocationClaim } from './claim.js';
 import { parseServiceClusterIpRanges } from './cluster-ip.js';
 import { initIpFamilyFields } from './ip-families.js';
@@ -11,6 +10,7 @@ import { normalizeClusterIps, patchAllocatedValues, readSpec, serviceSpec } from
 import { ServiceIpPools } from './service-ips.js';
 import { ServiceNodePorts } from './service-node-ports.js';
 import { orderServiceSpec } from './spec-order.js';
+import { type JsonObject } from '../../json.js';
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
 export const DEFAULT_SERVICE_NODE_PORT_RANGE = '30000-32767';

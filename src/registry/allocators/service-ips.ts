@@ -2,7 +2,6 @@
 // ExternalName, the secondary one added or dropped when it moves between single- and dual-stack,
 // all released when it is deleted or becomes an ExternalName.
 import { internalError, invalid } from '../../errors.js';
-import type { JsonObject } from '../objects.js';
 import type { AllocationClaim } from './claim.js';
 import { ClusterIpRange, IpAllocatedError, IpNotInRangeError, RangeFullError } from './cluster-ip.js';
 import { goStringSlice, invalidRendered } from './go-values.js';
@@ -11,6 +10,7 @@ import { familyOfIp, type IpFamily } from './ip-range.js';
 import {
   clusterIpOf, clusterIpsOf, familiesOf, isHeadless, readSpec, serviceName, serviceSpec, typeOf,
 } from './service-fields.js';
+import { type JsonObject } from '../../json.js';
 
 export class ServiceIpPools {
   constructor(readonly ranges: ClusterIpRange[]) {}

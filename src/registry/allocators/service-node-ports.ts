@@ -1,7 +1,6 @@
 // A Service's node ports (one per port of a NodePort or LoadBalancer Service, shared by ports of
 // the same number) and its health check node port (LoadBalancer with externalTrafficPolicy Local).
 import { internalError, invalid } from '../../errors.js';
-import type { JsonObject } from '../objects.js';
 import type { AllocationClaim } from './claim.js';
 import { RangeFullError } from './cluster-ip.js';
 import { invalidRendered } from './go-values.js';
@@ -10,6 +9,7 @@ import {
   allocatesNodePorts, healthCheckNodePortOf, needsHealthCheckNodePort, needsNodePorts, nodePortOf, nodePortsOf, portsOf,
   readSpec, serviceName, serviceSpec, typeOf,
 } from './service-fields.js';
+import { type JsonObject } from '../../json.js';
 
 /** The first port a dry run makes up, as the reference's (which looks nothing up). */
 const DRY_RUN_PORT_BASE = 32768;

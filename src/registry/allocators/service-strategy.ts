@@ -2,12 +2,13 @@
 // validation, as the reference's BeginCreate/BeginUpdate), type-dependent fields dropped on
 // update, and what a deleted Service held released (with its Endpoints, as the reference does).
 import { StatusError } from '../../errors.js';
-import { decode, metadataOf } from '../objects.js';
+import { metadataOf } from '../objects.js';
 import { resourcePrefix } from '../keys.js';
 import type { Registry } from '../store.js';
 import type { Strategy } from '../strategies.js';
 import { ServiceAllocators } from './service-allocation.js';
 import { dropTypeDependentFields } from './service-fields.js';
+import { decodeJson } from '../../json.js';
 
 const allocatorsOf = new WeakMap<Registry, ServiceAllocators>();
 
@@ -19,7 +20,7 @@ export async function attachServiceAllocators(registry: Registry, allocators: Se
   const services = registry.catalog.lookup('', 'v1', 'services');
   if (services) {
     const page = await registry.storage.list(resourcePrefix(services));
-    for (const item of page.items) allocators.restore(decode(item.value));
+    for (const item of page.items) allocators.restore(decodeJson(item.value));
   }
   allocatorsOf.set(registry, allocators);
 }

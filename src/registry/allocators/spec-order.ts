@@ -1,6 +1,6 @@
+import { isObject, type JsonObject } from '../../json.js';
 // Field order of a Service's spec and ports as the reference serializes them (its Go structs), so
 // that fields the allocators add land where clients expect them rather than at the end.
-import type { JsonObject } from '../objects.js';
 
 const SPEC_ORDER = [
   'ports', 'selector', 'clusterIP', 'clusterIPs', 'type', 'externalIPs', 'sessionAffinity', 'loadBalancerIP',
@@ -15,10 +15,6 @@ function ordered(obj: JsonObject, order: string[]): JsonObject {
   for (const k of order) if (k in obj) out[k] = obj[k];
   for (const k of Object.keys(obj)) if (!(k in out)) out[k] = obj[k];
   return out;
-}
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export function orderServiceSpec(svc: JsonObject): void {

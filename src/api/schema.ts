@@ -12,7 +12,8 @@
 // reproduce the `.` entries of a create's fieldsV1) and the defaults of list-map keys
 // (`protocol: TCP` in `k:{"containerPort":80,"protocol":"TCP"}`).
 
-import { readDataJson } from '../api/data.js';
+import { readDataJson } from './data.js';
+import { openApiV3File, swaggerDocument } from './openapi-documents.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -118,7 +119,7 @@ let gvkIndex: Map<string, string> | undefined;
 
 function definitions(): Map<string, RawSchema> {
   if (v2Definitions) return v2Definitions;
-  const doc = readDataJson<{ definitions: Record<string, RawSchema> }>('k8s-1.25/openapi/swagger.json');
+  const doc = swaggerDocument() as unknown as { definitions: Record<string, RawSchema> };
   v2Definitions = new Map();
   gvkIndex = new Map();
   for (const [name, def] of Object.entries(doc.definitions)) {
@@ -141,12 +142,8 @@ function gvkKey(g: GroupVersionKind): string {
 const v3Defaults = new Map<string, Map<string, unknown>>();
 const v3Loaded = new Set<string>();
 
-function v3FileFor(group: string, version: string): string {
-  return group === '' ? `api__${version}_openapi.json` : `apis__${group}__${version}_openapi.json`;
-}
-
 function loadV3(group: string, version: string): void {
-  const file = v3FileFor(group, version);
+  const file = openApiV3File(group, version);
   if (v3Loaded.has(file)) return;
   v3Loaded.add(file);
   let doc: { components?: { schemas?: Record<string, RawSchema> } };

@@ -1,0 +1,48 @@
+// The ground floor: plain JSON values as every layer handles them. Objects are parsed JSON
+// (no prototypes of interest, no undefined from the wire), so these helpers stay small.
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Deep equality of JSON values, key order ignored. A field set to undefined counts as absent;
+ * with `nullIsAbsent`, so does a field set to null (the field manager's view, where Go's zero
+ * value and an omitted field are the same).
+ */
+export function jsonEqual(a: unknown, b: unknown, nullIsAbsent = false): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i], nullIsAbsent)) return false;
+    return true;
+  }
+  if (!isObject(a) || !isObject(b)) return false;
+  const present = (o: JsonObject, k: string) => o[k] !== undefined && !(nullIsAbsent && o[k] === null);
+  const ka = Object.keys(a).filter((k) => present(a, k));
+  const kb = Object.keys(b).filter((k) => present(b, k));
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k], nullIsAbsent)) return false;
+  return true;
+}
+
+/** A time as metav1.Time writes it: RFC 3339 at second precision, in UTC (now by default). */
+export function rfc3339(time: Date | number = Date.now()): string {
+  const ms = typeof time === 'number' ? time : time.getTime();
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The current time as metav1.Time writes it. */
+export function now(): string {
+  return rfc3339();
+}
+
+export function decodeJson(bytes: Buffer): JsonObject {
+  return JSON.parse(bytes.toString('utf8')) as JsonObject;
+}
+
+export function encodeJson(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value));
+}
