@@ -1,9 +1,9 @@
-import { type JsonObject } from '../json.js';
 // Conversion between served versions of one resource. Objects are stored in one storage version
 // (the group's preferred version that has the resource) and converted when read or written in another.
 // Versions whose schemas are the same but for apiVersion (flowcontrol v1beta1/v1beta2, storage
 // v1beta1/v1 CSIStorageCapacity, autoscaling v2beta2/v2) convert by renaming apiVersion; resources with
 // real schema differences register a converter here.
+import { type JsonObject } from '../json.js';
 
 export type Converter = (obj: JsonObject, fromVersion: string, toVersion: string) => JsonObject;
 

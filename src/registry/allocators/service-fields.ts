@@ -1,7 +1,7 @@
-import { type JsonObject } from '../../json.js';
 // A Service's allocated fields read from and written to its JSON (spec.clusterIP(s), ipFamilies,
 // ipFamilyPolicy, ports[].nodePort, healthCheckNodePort), and the reference's rules that link
 // them across an update. Absent fields read as the Go zero values ("" and 0).
+import { type JsonObject } from '../../json.js';
 
 export interface ServicePortFields {
   name?: string;

@@ -1,6 +1,6 @@
-import { isObject, type JsonObject } from '../../json.js';
 // Field order of a Service's spec and ports as the reference serializes them (its Go structs), so
 // that fields the allocators add land where clients expect them rather than at the end.
+import { isObject, type JsonObject } from '../../json.js';
 
 const SPEC_ORDER = [
   'ports', 'selector', 'clusterIP', 'clusterIPs', 'type', 'externalIPs', 'sessionAffinity', 'loadBalancerIP',
