@@ -1,4 +1,6 @@
 // The admission chain: enabled plugins in the reference's fixed order; mutating phase, then validating.
+import type { UserInfo } from '../api/user.js';
+import type { AdmissionFor } from '../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from './types.js';
 
 /** Every plugin name the reference knows, in its fixed order (the order of --enable-admission-plugins does not matter). */
@@ -56,5 +58,22 @@ export class AdmissionChain {
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) if (p.validate) await p.validate(attributes, this.services);
+  }
+
+  /**
+   * The admission of writes by `user` (its warnings collected in `warnings`), as handed to the
+   * registry: the registry says what each write is, this builds its attributes and runs the
+   * chain's phases on the objects the registry passes.
+   */
+  for(user: UserInfo, warnings: string[] = []): AdmissionFor {
+    return (target) => {
+      const annotations: Record<string, string> = {};
+      const attributes = (object: AdmissionAttributes['object'], oldObject: AdmissionAttributes['oldObject']): AdmissionAttributes =>
+        ({ ...target, object, oldObject, user, warnings, annotations });
+      return {
+        mutate: (object, oldObject) => this.mutate(attributes(object, oldObject)),
+        validate: (object, oldObject) => this.validate(attributes(object, oldObject)),
+      };
+    };
   }
 }

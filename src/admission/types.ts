@@ -1,28 +1,18 @@
 // The shapes of the admission chain: what a plugin is told about a write, and what it may do.
-import type { ResourceInfo } from '../api/catalog.js';
 import type { Authorizer } from '../auth/types.js';
 import type { UserInfo } from '../api/user.js';
-import type { Registry } from '../registry/store.js';
+import type { Registry, WriteTarget } from '../registry/store.js';
 import { type JsonObject } from '../json.js';
 
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+export type { Operation } from '../registry/store.js';
 
 /** One write as admission sees it (the reference's admission.Attributes). */
-export interface AdmissionAttributes {
-  operation: Operation;
-  /** The endpoint's resource and version (what the request addressed). */
-  info: ResourceInfo;
-  subresource?: string;
-  namespace?: string;
-  name: string;
+export interface AdmissionAttributes extends WriteTarget {
   /** The object to be written (mutating plugins change it in place); absent for DELETE. */
   object?: JsonObject;
   /** The stored object for UPDATE and DELETE. */
   oldObject?: JsonObject;
-  /** CreateOptions, UpdateOptions, PatchOptions or DeleteOptions as a JSON object. */
-  options?: JsonObject;
   user: UserInfo;
-  dryRun: boolean;
   /** Warnings for the client (sent as `Warning: 299 - "…"` headers). */
   warnings: string[];
   /** Audit annotations plugins add ("key" → "value"). */

@@ -1,13 +1,18 @@
-// The catalog of groups, versions, resources and kinds, derived from the vendored 1.25 OpenAPI v2
-// document (paths carry x-kubernetes-action and x-kubernetes-group-version-kind). What OpenAPI
+// The built-in groups, versions, resources and kinds as data, derived from the vendored 1.25 OpenAPI
+// v2 document (paths carry x-kubernetes-action and x-kubernetes-group-version-kind). What OpenAPI
 // does not say (group priority order, short names, categories, storage version hashes) comes from
-// data/discovery-extras.json, recorded from the reference's discovery.
+// data/discovery-extras.json, recorded from the reference's discovery. The registry turns these
+// facts into resource definitions.
 import { readDataJson } from './data.js';
 import { swaggerDocument, type OpenApiOperation } from './openapi-documents.js';
-import type { NameRule } from './names.js';
-import { resourcePolicy } from './policies.js';
 
-export interface SubresourceInfo {
+export interface GroupVersions {
+  name: string;
+  /** Served versions, in the reference's priority order; the first is preferred. */
+  versions: string[];
+}
+
+export interface BuiltinSubresource {
   name: string;
   /** Group, version and kind of the subresource's body (e.g. autoscaling/v1 Scale). */
   group: string;
@@ -16,33 +21,19 @@ export interface SubresourceInfo {
   verbs: string[];
 }
 
-export interface ResourceInfo {
+/** One built-in resource as the reference serves it in one version. */
+export interface BuiltinResource {
   group: string;
   version: string;
-  /** Plural resource name as in the URL. */
   resource: string;
   kind: string;
-  listKind: string;
   namespaced: boolean;
   verbs: string[];
-  subresources: Map<string, SubresourceInfo>;
+  subresources: BuiltinSubresource[];
   singularName: string;
   shortNames?: string[];
   categories?: string[];
   storageVersionHash?: string;
-  /** `group/version` as objects carry it in apiVersion. */
-  apiVersion: string;
-  nameRule: NameRule;
-  /** Whether metadata.generation is kept (bumped on spec changes). */
-  tracksGeneration: boolean;
-  /** Whether a delete answers with the deleted object (else a Status). */
-  returnsDeletedObject: boolean;
-}
-
-export interface GroupVersions {
-  name: string;
-  /** Served versions, in the reference's priority order; the first is preferred. */
-  versions: string[];
 }
 
 type OpenApiPathItem = Record<string, OpenApiOperation | unknown>;
@@ -111,97 +102,42 @@ export type GroupVersionFilter = (group: string, version: string) => boolean;
 /** By default the reference serves every group-version but alpha ones. */
 export const defaultEnabled: GroupVersionFilter = (_group, version) => !version.includes('alpha');
 
-export class Catalog {
-  private readonly byGroupVersion = new Map<string, ResourceInfo[]>();
-  private readonly byPath = new Map<string, ResourceInfo>();
-  private readonly groupList: GroupVersions[] = [];
+function extras(): DiscoveryExtras {
+  return readDataJson<DiscoveryExtras>('discovery-extras.json');
+}
 
-  constructor(openapi: OpenApiDocument, extras: DiscoveryExtras, enabled: GroupVersionFilter = defaultEnabled) {
-    const drafts = draftsFromOpenApi(openapi);
-    for (const d of drafts.values()) {
-      if (d.sub || !d.gvk || !enabled(d.group, d.version)) continue;
-      const gv = d.group ? `${d.group}/${d.version}` : d.version;
-      const extra = extras.resources[`${gv}/${d.resource}`] ?? {};
-      const policy = resourcePolicy(d.group, d.resource);
-      const info: ResourceInfo = {
-        group: d.group,
-        version: d.version,
-        resource: d.resource,
-        kind: d.gvk.kind,
-        listKind: `${d.gvk.kind}List`,
-        namespaced: d.namespaced ?? false,
-        verbs: [...d.verbs].sort(),
-        subresources: new Map(),
-        singularName: extra.singularName ?? '',
-        shortNames: extra.shortNames,
-        categories: extra.categories,
-        storageVersionHash: extra.storageVersionHash,
-        apiVersion: gv,
-        ...policy,
-      };
-      this.byPath.set(`${d.group}/${d.version}/${d.resource}`, info);
-    }
-    for (const d of drafts.values()) {
-      if (!d.sub) continue;
-      const parent = this.byPath.get(`${d.group}/${d.version}/${d.resource}`);
-      if (!parent || !d.gvk) continue;
-      parent.subresources.set(d.sub, { name: d.sub, group: d.gvk.group, version: d.gvk.version, kind: d.gvk.kind, verbs: [...d.verbs].sort() });
-    }
-    for (const info of this.byPath.values()) {
-      const gv = `${info.group}/${info.version}`;
-      const list = this.byGroupVersion.get(gv) ?? [];
-      list.push(info);
-      this.byGroupVersion.set(gv, list);
-    }
-    for (const list of this.byGroupVersion.values()) list.sort((a, b) => (a.resource < b.resource ? -1 : 1));
-    // Group and version order: the reference's priorities first, then anything else alphabetically.
-    const known = new Map(extras.groups.map((g, i) => [g.name, { index: i, versions: g.versions }]));
-    const groups = new Map<string, Set<string>>();
-    for (const info of this.byPath.values()) {
-      const set = groups.get(info.group) ?? new Set<string>();
-      set.add(info.version);
-      groups.set(info.group, set);
-    }
-    const names = [...groups.keys()].sort((a, b) => (known.get(a)?.index ?? 1e9) - (known.get(b)?.index ?? 1e9) || (a < b ? -1 : 1));
-    for (const name of names) {
-      const served = groups.get(name)!;
-      const order = known.get(name)?.versions ?? [];
-      const versions = [...order.filter((v) => served.has(v)), ...[...served].filter((v) => !order.includes(v)).sort()];
-      this.groupList.push({ name, versions });
-    }
-  }
+/** The built-in groups in the reference's priority order, each with its versions in order. */
+export function builtinGroupPriorities(): GroupVersions[] {
+  return extras().groups;
+}
 
-  static load(enabled?: GroupVersionFilter): Catalog {
-    const openapi = swaggerDocument();
-    const extras = readDataJson<DiscoveryExtras>('discovery-extras.json');
-    return new Catalog(openapi, extras, enabled);
+/** Every built-in resource in every enabled version. */
+export function builtinResources(enabled: GroupVersionFilter = defaultEnabled): BuiltinResource[] {
+  const drafts = draftsFromOpenApi(swaggerDocument());
+  const known = extras().resources;
+  const byPath = new Map<string, BuiltinResource>();
+  for (const d of drafts.values()) {
+    if (d.sub || !d.gvk || !enabled(d.group, d.version)) continue;
+    const gv = d.group ? `${d.group}/${d.version}` : d.version;
+    const extra = known[`${gv}/${d.resource}`] ?? {};
+    byPath.set(`${d.group}/${d.version}/${d.resource}`, {
+      group: d.group,
+      version: d.version,
+      resource: d.resource,
+      kind: d.gvk.kind,
+      namespaced: d.namespaced ?? false,
+      verbs: [...d.verbs].sort(),
+      subresources: [],
+      singularName: extra.singularName ?? '',
+      shortNames: extra.shortNames,
+      categories: extra.categories,
+      storageVersionHash: extra.storageVersionHash,
+    });
   }
-
-  /** Served groups in priority order; the core group has the name "". */
-  groups(): readonly GroupVersions[] {
-    return this.groupList;
+  for (const d of drafts.values()) {
+    if (!d.sub || !d.gvk) continue;
+    const parent = byPath.get(`${d.group}/${d.version}/${d.resource}`);
+    parent?.subresources.push({ name: d.sub, group: d.gvk.group, version: d.gvk.version, kind: d.gvk.kind, verbs: [...d.verbs].sort() });
   }
-
-  group(name: string): GroupVersions | undefined {
-    return this.groupList.find((g) => g.name === name);
-  }
-
-  resources(group: string, version: string): readonly ResourceInfo[] | undefined {
-    return this.byGroupVersion.get(`${group}/${version}`);
-  }
-
-  lookup(group: string, version: string, resource: string): ResourceInfo | undefined {
-    return this.byPath.get(`${group}/${version}/${resource}`);
-  }
-
-  /** Every served version of the same group and resource (for conversion and shared storage). */
-  versionsOf(group: string, resource: string): ResourceInfo[] {
-    const g = this.group(group);
-    if (!g) return [];
-    return g.versions.map((v) => this.lookup(group, v, resource)).filter((r): r is ResourceInfo => r !== undefined);
-  }
-
-  all(): IterableIterator<ResourceInfo> {
-    return this.byPath.values();
-  }
+  return [...byPath.values()];
 }

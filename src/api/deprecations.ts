@@ -1,5 +1,4 @@
 // API versions 1.25 serves but has deprecated: every request to them gets the reference's warning.
-import type { ResourceInfo } from './catalog.js';
 
 interface Deprecation {
   deprecatedIn: string;
@@ -16,7 +15,7 @@ const DEPRECATED: Record<string, Deprecation> = {
 };
 
 /** The warning for a request to a deprecated API version's resource, if it is one. */
-export function deprecationWarning(info: Pick<ResourceInfo, 'group' | 'version' | 'resource' | 'kind'>): string | undefined {
+export function deprecationWarning(info: { group: string; version: string; resource: string; kind: string }): string | undefined {
   const d = DEPRECATED[`${info.group}/${info.version}/${info.resource}`];
   if (!d) return undefined;
   return `${info.group}/${info.version} ${info.kind} is deprecated in v${d.deprecatedIn}+, unavailable in v${d.removedIn}+; use ${d.replacement}`;

@@ -364,8 +364,29 @@ function nodeFor(p: RawSchema): SchemaNode {
   return n.withProperty(p);
 }
 
-/** The schema of a kind; UNSTRUCTURED for kinds the built-in OpenAPI does not know. */
+/** Schemas of kinds defined while the server runs (by group/version/kind). */
+const runtimeSchemas = new Map<string, SchemaNode>();
+
+const OBJECT_META = { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' };
+
+/**
+ * Makes `schema` (an OpenAPI v2 schema of the whole object, without $refs) the schema of a kind
+ * defined at run time; its metadata is the standard ObjectMeta, as for every served kind.
+ */
+export function registerSchema(gvk: GroupVersionKind, schema: Record<string, unknown>): void {
+  const raw = schema as RawSchema;
+  const properties = { ...(raw.properties ?? {}), apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: OBJECT_META };
+  runtimeSchemas.set(gvkKey(gvk), nodeFor({ ...raw, type: 'object', properties }));
+}
+
+export function unregisterSchema(gvk: GroupVersionKind): void {
+  runtimeSchemas.delete(gvkKey(gvk));
+}
+
+/** The schema of a kind; UNSTRUCTURED for kinds neither the built-in OpenAPI nor a registered schema know. */
 export function schemaFor(gvk: GroupVersionKind): SchemaNode {
+  const runtime = runtimeSchemas.get(gvkKey(gvk));
+  if (runtime) return runtime;
   definitions();
   const name = gvkIndex!.get(gvkKey(gvk));
   if (name === undefined) return UNSTRUCTURED;
@@ -375,6 +396,7 @@ export function schemaFor(gvk: GroupVersionKind): SchemaNode {
 
 /** Whether the kind is known to the built-in schema (else it is handled as unstructured). */
 export function isKnownKind(gvk: GroupVersionKind): boolean {
+  if (runtimeSchemas.has(gvkKey(gvk))) return true;
   definitions();
   return gvkIndex!.has(gvkKey(gvk));
 }

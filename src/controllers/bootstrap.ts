@@ -1,5 +1,5 @@
 // Objects every cluster has from its first start: the system namespaces and the system priority classes.
-import type { Catalog, ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import type { Registry } from '../registry/store.js';
 import { type JsonObject } from '../json.js';
@@ -12,7 +12,8 @@ const SYSTEM_PRIORITY_CLASSES = [
   { name: 'system-cluster-critical', value: 2000000000, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
 ];
 
-export async function bootstrap(catalog: Catalog, registry: Registry): Promise<void> {
+export async function bootstrap(registry: Registry): Promise<void> {
+  const catalog = registry.definitions;
   const namespaces = catalog.lookup('', 'v1', 'namespaces');
   if (namespaces) {
     for (const name of SYSTEM_NAMESPACES) {

@@ -31,7 +31,7 @@ export class CsrSigningController {
   constructor(private readonly registry: Registry, private readonly material: Pick<ServingMaterial, 'caCert' | 'caKey'>) {}
 
   async start(): Promise<void> {
-    const info = this.registry.catalog.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+    const info = this.registry.definitions.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
     if (!info) return;
     this.watcher = await this.registry.follow(info, (csr, deleted) => {
       if (!deleted) this.consider(csr);
@@ -73,7 +73,7 @@ export class CsrSigningController {
         failure = `unable to parse csr: ${err instanceof Error ? err.message : String(err)}`;
       }
     }
-    const info = this.registry.catalog.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests')!;
+    const info = this.registry.definitions.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests')!;
     try {
       await this.registry.patch(info, undefined, String(metadataOf(csr)['name']), (current) => {
         const status = isObject(current['status']) ? { ...current['status'] } : {};

@@ -3,6 +3,7 @@
 import { selectsLabels } from '../api/label-selector-object.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { type JsonObject, decodeJson, isObject, jsonEqual, now } from '../json.js';
 
@@ -29,9 +30,9 @@ export class DisruptionController {
   constructor(private readonly registry: Registry) {}
 
   async start(): Promise<void> {
-    const pdbs = this.registry.catalog.lookup('policy', 'v1', 'poddisruptionbudgets');
+    const pdbs = this.registry.definitions.lookup('policy', 'v1', 'poddisruptionbudgets');
     if (!pdbs) return;
-    const pods = this.registry.catalog.lookup('', 'v1', 'pods')!;
+    const pods = this.registry.definitions.lookup('', 'v1', 'pods')!;
     // Any change of a budget or a pod may change the budgets of that namespace.
     const mark = (obj: JsonObject) => this.mark(String(metadataOf(obj)['namespace']));
     this.watchers.push(await this.registry.follow(pdbs, mark));
@@ -60,15 +61,15 @@ export class DisruptionController {
 
   private async sync(namespace: string): Promise<void> {
     if (this.stopped) return;
-    const pdbInfo = this.registry.catalog.lookup('policy', 'v1', 'poddisruptionbudgets')!;
-    const podInfo = this.registry.catalog.lookup('', 'v1', 'pods')!;
+    const pdbInfo = this.registry.definitions.lookup('policy', 'v1', 'poddisruptionbudgets')!;
+    const podInfo = this.registry.definitions.lookup('', 'v1', 'pods')!;
     const budgets = (await this.registry.list(pdbInfo, namespace, { kind: 'current' })).items.map(decodeJson);
     if (budgets.length === 0) return;
     const pods = (await this.registry.list(podInfo, namespace, { kind: 'current' })).items.map(decodeJson);
     for (const pdb of budgets) await this.syncBudget(pdbInfo, pdb, pods);
   }
 
-  private async syncBudget(pdbInfo: NonNullable<ReturnType<Registry['catalog']['lookup']>>, pdb: JsonObject, pods: JsonObject[]): Promise<void> {
+  private async syncBudget(pdbInfo: ResourceInfo, pdb: JsonObject, pods: JsonObject[]): Promise<void> {
     const meta = metadataOf(pdb);
     const desiredStatus = (current: JsonObject): JsonObject => budgetStatus(current, pods);
     if (jsonEqual(desiredStatus(pdb), pdb['status'] ?? {})) return;

@@ -12,9 +12,10 @@
 // of their owners' uids is kept from the watch cache of every served resource. Owners are verified
 // by name and uid (in the dependent's namespace when the owner's kind is namespaced), from the cache
 // and, before anything is deleted on their absence, from storage. A client of the registry only.
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import { resourcePrefix } from '../registry/keys.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
 import { type JsonObject, decodeJson } from '../json.js';
@@ -74,7 +75,9 @@ export class GarbageCollector {
   private readonly uidByKey = new Map<string, string>();
   /** owner uid → uids of the dependents that name it. */
   private readonly dependents = new Map<string, Set<string>>();
-  private readonly watchers: Array<{ stop(): void }> = [];
+  /** The watch of each followed resource, by its storage prefix. */
+  private readonly watchers = new Map<string, { stop(): void }>();
+  private unsubscribe?: () => void;
   /** (apiVersion, kind) → resource (storage version), or null when nothing served has that kind. */
   private readonly resolved = new Map<string, ResourceInfo | null>();
 
@@ -91,27 +94,40 @@ export class GarbageCollector {
 
   /** Loads every served resource's objects, then follows their changes; works off what it found. */
   async start(): Promise<void> {
-    const seen = new Set<string>();
-    for (const info of this.registry.catalog.all()) {
-      if (!info.verbs.includes('list') || !info.verbs.includes('watch')) continue;
-      const storeInfo = this.registry.storageInfo(info);
-      const cacher = await this.registry.cacher(storeInfo);
-      if (seen.has(cacher.prefix)) continue;
-      seen.add(cacher.prefix);
-      if (this.stopped) return;
-      // List and watch with nothing in between: the watch carries on from the list's revision.
-      const listed = cacher.list({ prefix: cacher.prefix });
-      for (const value of listed.items) this.observe(storeInfo, undefined, value, false);
-      this.watchers.push(cacher.watch(listed.revision, (e) => this.onEvent(storeInfo, e)));
-    }
+    // Resources defined later (or no longer) are followed (or dropped) as they come and go.
+    this.unsubscribe = this.registry.definitions.subscribe(({ type, definition }) => {
+      this.resolved.clear();
+      const info = this.registry.definitions.storageInfo(definition);
+      if (type === 'removed') this.unfollow(definition);
+      else if (info) this.followResource(info).catch((err: unknown) => console.error('garbage collector:', err));
+    });
+    for (const info of this.registry.definitions.all()) await this.followResource(this.registry.storageInfo(info));
     this.ready = true;
     this.kick();
   }
 
+  /** Loads a resource's objects into the graph, then follows their changes (storage version). */
+  private async followResource(info: ResourceInfo): Promise<void> {
+    if (!info.verbs.includes('list') || !info.verbs.includes('watch')) return;
+    const cacher = await this.registry.cacher(info);
+    if (this.watchers.has(cacher.prefix) || this.stopped) return;
+    // List and watch with nothing in between: the watch carries on from the list's revision.
+    const listed = cacher.list({ prefix: cacher.prefix });
+    for (const value of listed.items) this.observe(info, undefined, value, false);
+    this.watchers.set(cacher.prefix, cacher.watch(listed.revision, (e) => this.onEvent(info, e)));
+  }
+
+  private unfollow(resource: { group: string; resource: string }): void {
+    const prefix = resourcePrefix(resource);
+    this.watchers.get(prefix)?.stop();
+    this.watchers.delete(prefix);
+  }
+
   stop(): void {
     this.stopped = true;
-    for (const w of this.watchers) w.stop();
-    this.watchers.length = 0;
+    this.unsubscribe?.();
+    for (const w of this.watchers.values()) w.stop();
+    this.watchers.clear();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.queue.clear();
@@ -323,7 +339,7 @@ export class GarbageCollector {
       const group = slash < 0 ? '' : apiVersion.slice(0, slash);
       const version = apiVersion.slice(slash + 1);
       let match: ResourceInfo | undefined;
-      for (const info of this.registry.catalog.all()) {
+      for (const info of this.registry.definitions.all()) {
         if (info.kind !== kind || info.group !== group) continue;
         if (!match || info.version === version) match = info;
       }

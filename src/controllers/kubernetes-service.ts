@@ -2,7 +2,7 @@
 // the cluster find the API server. Kept as the reference's bootstrap controller and master
 // endpoint reconciler keep them: made at start, made again when deleted, and put back when their
 // ports or address drift (on any change to them, and every 10 s). A client of the registry.
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { familyOfIp } from '../registry/allocators/ip-range.js';
 import { metadataOf } from '../registry/objects.js';
@@ -42,7 +42,7 @@ export class KubernetesServiceController {
   constructor(private readonly registry: Registry, private readonly options: KubernetesServiceOptions) {}
 
   private info(group: string, version: string, resource: string): ResourceInfo {
-    return this.registry.catalog.lookup(group, version, resource)!;
+    return this.registry.definitions.lookup(group, version, resource)!;
   }
 
   async start(): Promise<void> {

@@ -17,7 +17,7 @@ export class NamespaceDefaults {
   constructor(private readonly registry: Registry, private readonly caCert: string | undefined) {}
 
   async start(): Promise<void> {
-    const namespaces = this.registry.catalog.lookup('', 'v1', 'namespaces')!;
+    const namespaces = this.registry.definitions.lookup('', 'v1', 'namespaces')!;
     const cacher = await this.registry.cacher(namespaces);
     for (const bytes of cacher.list({ prefix: cacher.prefix }).items) await this.ensure(JSON.parse(bytes.toString('utf8')) as JsonObject);
     this.watcher = cacher.watch(cacher.revision(), (e) => {
@@ -45,7 +45,7 @@ export class NamespaceDefaults {
   }
 
   private async createIfMissing(resource: string, namespace: string, obj: JsonObject): Promise<void> {
-    const info = this.registry.catalog.lookup('', 'v1', resource)!;
+    const info = this.registry.definitions.lookup('', 'v1', resource)!;
     const cacher = await this.registry.cacher(info);
     if (cacher.get(this.registry.keyOf(info, namespace, String(metadataOf(obj)['name'])))) return;
     try {

@@ -2,7 +2,7 @@
 // spec.finalizers) has every namespaced object of every resource deleted; its status conditions
 // say what remains, as the reference's; when nothing remains, the "kubernetes" finalizer is removed
 // through namespaces/{name}/finalize and the namespace goes. A client of the registry only.
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
@@ -50,7 +50,7 @@ export class NamespaceController {
   }
 
   private namespaces(): ResourceInfo {
-    return this.registry.catalog.lookup('', 'v1', 'namespaces')!;
+    return this.registry.definitions.lookup('', 'v1', 'namespaces')!;
   }
 
   private schedule(delay: number): void {
@@ -122,7 +122,7 @@ export class NamespaceController {
   private async deleteContent(namespace: string): Promise<Remaining> {
     const remaining: Remaining = { resources: new Map(), finalizers: new Map() };
     const seen = new Set<string>();
-    for (const info of this.registry.catalog.all()) {
+    for (const info of this.registry.definitions.all()) {
       if (!info.namespaced || !info.verbs.includes('delete') || !info.verbs.includes('list')) continue;
       const storeInfo = this.registry.storageInfo(info);
       const id = `${storeInfo.group}/${storeInfo.resource}`;

@@ -14,7 +14,7 @@ export class PodTermination {
   constructor(private readonly registry: Registry) {}
 
   async start(): Promise<void> {
-    const pods = this.registry.catalog.lookup('', 'v1', 'pods')!;
+    const pods = this.registry.definitions.lookup('', 'v1', 'pods')!;
     this.watcher = await this.registry.follow(pods, (pod, deleted) => {
       if (deleted) this.cancel(this.keyOf(metadataOf(pod)));
       else this.observe(pod);
@@ -57,7 +57,7 @@ export class PodTermination {
 
   private async finish(namespace: string, name: string, uid: string): Promise<void> {
     if (this.stopped) return;
-    const pods = this.registry.catalog.lookup('', 'v1', 'pods')!;
+    const pods = this.registry.definitions.lookup('', 'v1', 'pods')!;
     try {
       await this.registry.delete(pods, namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {

@@ -4,7 +4,7 @@
 // and on a periodic resync. Admission raises status.used as objects are created; this is what
 // gives usage back. A client of the registry only; the watches it needs are opened on demand,
 // so a server without quotas pays nothing.
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { evaluatorsFor, type Evaluator } from '../quota/evaluators.js';
 import { listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from '../quota/resource-list.js';
@@ -71,12 +71,12 @@ export class ResourceQuotaController {
   }
 
   private quotaInfo(): ResourceInfo {
-    return this.registry.catalog.lookup('', 'v1', 'resourcequotas')!;
+    return this.registry.definitions.lookup('', 'v1', 'resourcequotas')!;
   }
 
   /** The stored resource an evaluator measures; undefined when it is not served. */
   private storageInfoOf(evaluator: Evaluator): ResourceInfo | undefined {
-    const info = this.registry.catalog.versionsOf(evaluator.group, evaluator.resource)[0];
+    const info = this.registry.definitions.versionsOf(evaluator.group, evaluator.resource)[0];
     return info && info.namespaced ? this.registry.storageInfo(info) : undefined;
   }
 

@@ -1,7 +1,7 @@
 // RBAC bootstrap and aggregation, as clients of the registry: the reference's default roles and
 // bindings are created at start (and brought back in line when they carry the autoupdate
 // annotation), and ClusterRoles with an aggregationRule keep the union of the rules they select.
-import type { Catalog, ResourceInfo } from '../api/catalog.js';
+import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import { aggregatedRules, type Role } from '../auth/rbac.js';
 import { bootstrapPolicy } from '../auth/rbac-bootstrap.js';
 import { metadataOf } from '../registry/objects.js';
@@ -10,7 +10,7 @@ import { type JsonObject, jsonEqual } from '../json.js';
 
 const GROUP = 'rbac.authorization.k8s.io';
 
-function info(catalog: Catalog, resource: string): ResourceInfo {
+function info(catalog: ResourceDefinitions, resource: string): ResourceInfo {
   return catalog.lookup(GROUP, 'v1', resource)!;
 }
 
@@ -21,7 +21,7 @@ function withTypeMeta(kind: string, obj: object): JsonObject {
 /** Creates what is missing; updates what is marked autoupdate and differs. Idempotent. */
 export async function reconcileBootstrapPolicy(registry: Registry): Promise<void> {
   const policy = bootstrapPolicy();
-  const catalog = registry.catalog;
+  const catalog = registry.definitions;
   const sets: Array<[ResourceInfo, string, object[]]> = [
     [info(catalog, 'clusterroles'), 'ClusterRole', policy.clusterRoles],
     [info(catalog, 'clusterrolebindings'), 'ClusterRoleBinding', policy.clusterRoleBindings],
@@ -54,7 +54,7 @@ export async function reconcileBootstrapPolicy(registry: Registry): Promise<void
 
 /** Recomputes every aggregated ClusterRole; returns how many changed. */
 export async function aggregateClusterRoles(registry: Registry): Promise<number> {
-  const clusterRoles = info(registry.catalog, 'clusterroles');
+  const clusterRoles = info(registry.definitions, 'clusterroles');
   const cacher = await registry.cacher(clusterRoles);
   let changed = 0;
   // Aggregated roles may select other aggregated roles (admin ⊇ edit ⊇ view): repeat until stable.
@@ -76,7 +76,7 @@ export async function aggregateClusterRoles(registry: Registry): Promise<number>
 
 /** Keeps aggregated ClusterRoles current as ClusterRoles change. */
 export async function startAggregationController(registry: Registry): Promise<{ stop(): void }> {
-  const clusterRoles = info(registry.catalog, 'clusterroles');
+  const clusterRoles = info(registry.definitions, 'clusterroles');
   const cacher = await registry.cacher(clusterRoles);
   await aggregateClusterRoles(registry);
   let pending: NodeJS.Timeout | undefined;

@@ -4,7 +4,7 @@
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { type JsonObject, decodeJson, isObject } from '../json.js';
 
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
@@ -38,7 +38,7 @@ export class StorageProtectionController {
   constructor(private readonly registry: Registry) {}
 
   private info(resource: string): ResourceInfo {
-    return this.registry.catalog.lookup('', 'v1', resource)!;
+    return this.registry.definitions.lookup('', 'v1', resource)!;
   }
 
   async start(): Promise<void> {

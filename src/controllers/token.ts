@@ -18,8 +18,8 @@ export class TokenController {
   constructor(private readonly registry: Registry, private readonly issuer: TokenIssuer, private readonly caCert: string) {}
 
   async start(): Promise<void> {
-    const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
-    const serviceAccounts = this.registry.catalog.lookup('', 'v1', 'serviceaccounts')!;
+    const secrets = this.registry.definitions.lookup('', 'v1', 'secrets')!;
+    const serviceAccounts = this.registry.definitions.lookup('', 'v1', 'serviceaccounts')!;
     this.watchers.push(await this.registry.follow(secrets, (secret, deleted) => {
       if (!deleted) this.run(() => this.syncSecret(secret));
     }));
@@ -49,8 +49,8 @@ export class TokenController {
     const annotations = isObject(meta['annotations']) ? meta['annotations'] : {};
     const saName = typeof annotations[SA_NAME] === 'string' ? annotations[SA_NAME] : '';
     const namespace = String(meta['namespace']);
-    const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
-    const sa = saName ? await this.registry.getObject(this.registry.catalog.lookup('', 'v1', 'serviceaccounts')!, namespace, saName) : undefined;
+    const secrets = this.registry.definitions.lookup('', 'v1', 'secrets')!;
+    const sa = saName ? await this.registry.getObject(this.registry.definitions.lookup('', 'v1', 'serviceaccounts')!, namespace, saName) : undefined;
     const saUid = sa ? String(metadataOf(sa)['uid']) : undefined;
     const wantedUid = annotations[SA_UID];
     if (!sa || (typeof wantedUid === 'string' && wantedUid !== saUid)) {
@@ -74,7 +74,7 @@ export class TokenController {
 
   private async removeTokensOf(sa: JsonObject): Promise<void> {
     const meta = metadataOf(sa);
-    const secrets = this.registry.catalog.lookup('', 'v1', 'secrets')!;
+    const secrets = this.registry.definitions.lookup('', 'v1', 'secrets')!;
     const list = await this.registry.list(secrets, String(meta['namespace']), { kind: 'current' });
     for (const bytes of list.items) {
       const secret = decodeJson(bytes);

@@ -1,6 +1,7 @@
 // Discovery documents (/api, /api/v1, /apis, /apis/{g}, /apis/{g}/{v}), shaped as the reference's.
-// They depend only on the catalog, so each is serialized once.
-import type { Catalog, ResourceInfo } from '../api/catalog.js';
+// They depend only on the resource definitions: each is serialized once, and again after the set
+// of definitions changed.
+import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 
 export interface DiscoveryOptions {
   /** host:port clients are told to use (APIVersions.serverAddressByClientCIDRs). */
@@ -49,9 +50,15 @@ function groupVersionRef(group: string, version: string): { groupVersion: string
 }
 
 export class Discovery {
-  private readonly docs = new Map<string, Buffer>();
+  private docs = new Map<string, Buffer>();
+  private builtAt = -1;
 
-  constructor(catalog: Catalog, options: DiscoveryOptions) {
+  constructor(private readonly definitions: ResourceDefinitions, private readonly options: DiscoveryOptions) {}
+
+  private build(): void {
+    const { definitions: catalog, options } = this;
+    this.docs = new Map();
+    this.builtAt = catalog.generation;
     const put = (path: string, doc: object) => this.docs.set(path, Buffer.from(JSON.stringify(doc)));
     const core = catalog.group('');
     put('/api', {
@@ -86,6 +93,7 @@ export class Discovery {
 
   /** The serialized document for a discovery path (without trailing slash), if there is one. */
   document(path: string): Buffer | undefined {
+    if (this.builtAt !== this.definitions.generation) this.build();
     return this.docs.get(path);
   }
 }

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import { openApiV3Bytes, openApiV3Paths, swaggerDocument } from '../api/openapi-documents.js';
 import type { GroupVersionFilter } from '../api/catalog.js';
+import type { ResourceDefinition, ResourceDefinitions } from '../registry/definitions.js';
+import { openApiV2Additions, openApiV3Document } from './openapi-generated.js';
 
 export interface OpenApiDocumentBytes {
   body: Buffer;
@@ -19,16 +21,62 @@ function v3Served(path: string, enabled: GroupVersionFilter): boolean {
   return !m || enabled(m[1]!, m[2]!);
 }
 
+/** A definition's schema, closed over its references, with the v3 document's reference prefix. */
+function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
+  const all = swaggerDocument().definitions;
+  const out: Record<string, unknown> = {};
+  const visit = (name: string) => {
+    if (name in out || !(name in all)) return;
+    const text = JSON.stringify(all[name]).replaceAll('"#/definitions/', '"#/components/schemas/');
+    out[name] = JSON.parse(text) as unknown;
+    for (const m of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) visit(m[1]!);
+  };
+  for (const name of roots) visit(name);
+  return out;
+}
+
+/**
+ * /openapi/v2 and /openapi/v3: the vendored documents of the served built-in group-versions, and
+ * documents made for the resources defined at run time. Each is serialized once, and again after
+ * the set of definitions changed.
+ */
 export class OpenApi {
   private v2?: OpenApiDocumentBytes;
   private v3Root?: Buffer;
-  private readonly v3 = new Map<string, { file: string; doc?: OpenApiDocumentBytes; hash?: string }>();
+  private readonly v3 = new Map<string, { file: string; doc?: OpenApiDocumentBytes }>();
+  /** Documents of run-time group-versions, made on first request. */
+  private generated = new Map<string, OpenApiDocumentBytes>();
+  private builtAt = -1;
 
-  constructor(private readonly enabled: GroupVersionFilter) {
+  constructor(private readonly definitions: ResourceDefinitions, private readonly enabled: GroupVersionFilter) {
     for (const [path, file] of openApiV3Paths()) if (v3Served(path, enabled)) this.v3.set(path, { file });
   }
 
+  /** The resources defined at run time (drops what was made from an older set). */
+  private runtime(): ResourceDefinition[] {
+    if (this.builtAt !== this.definitions.generation) {
+      this.builtAt = this.definitions.generation;
+      this.v2 = undefined;
+      this.v3Root = undefined;
+      this.generated = new Map();
+    }
+    return [...this.definitions.definitions()].filter((d) => !d.builtin);
+  }
+
+  /** `apis/{group}/{version}` of every run-time group-version the vendored documents do not have. */
+  private runtimeGroupVersions(runtime: readonly ResourceDefinition[]): Map<string, { group: string; version: string }> {
+    const out = new Map<string, { group: string; version: string }>();
+    for (const d of runtime) {
+      for (const v of d.versions) {
+        const path = d.group ? `apis/${d.group}/${v.version}` : `api/${v.version}`;
+        if (!this.v3.has(path)) out.set(path, { group: d.group, version: v.version });
+      }
+    }
+    return out;
+  }
+
   v2Document(): OpenApiDocumentBytes {
+    const runtime = this.runtime();
     if (!this.v2) {
       const doc = swaggerDocument();
       const paths: Record<string, unknown> = {};
@@ -36,22 +84,42 @@ export class OpenApi {
         const m = GROUP_PATH.exec(path);
         if (!m || this.enabled(m[1]!, m[2]!)) paths[path] = item;
       }
-      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, paths })));
+      const added = openApiV2Additions(runtime);
+      Object.assign(paths, added.paths);
+      const definitions = runtime.length ? { ...doc.definitions, ...added.definitions } : doc.definitions;
+      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, definitions, paths })));
     }
     return this.v2;
   }
 
   private v3Entry(path: string): OpenApiDocumentBytes | undefined {
     const entry = this.v3.get(path);
-    if (!entry) return undefined;
-    entry.doc ??= withEtag(openApiV3Bytes(entry.file));
-    return entry.doc;
+    if (entry) {
+      entry.doc ??= withEtag(openApiV3Bytes(entry.file));
+      return entry.doc;
+    }
+    const runtime = this.runtime();
+    const gv = this.runtimeGroupVersions(runtime).get(path);
+    if (!gv) return undefined;
+    let doc = this.generated.get(path);
+    if (!doc) {
+      const made = openApiV3Document(runtime, gv.group, gv.version);
+      const components = made['components'] as { schemas: Record<string, unknown> };
+      const own = new Set(Object.keys(components.schemas));
+      const refs = [...JSON.stringify(made).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!).filter((n) => !own.has(n));
+      Object.assign(components.schemas, referencedSchemas(refs));
+      doc = withEtag(Buffer.from(JSON.stringify(made)));
+      this.generated.set(path, doc);
+    }
+    return doc;
   }
 
   v3RootDocument(): Buffer {
+    const runtime = this.runtime();
     if (!this.v3Root) {
       const paths: Record<string, { serverRelativeURL: string }> = {};
-      for (const path of [...this.v3.keys()].sort()) {
+      const all = [...this.v3.keys(), ...this.runtimeGroupVersions(runtime).keys()].sort();
+      for (const path of all) {
         const doc = this.v3Entry(path)!;
         paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.etag.slice(1, -1)}` };
       }

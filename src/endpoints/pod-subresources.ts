@@ -2,7 +2,7 @@
 // against PodDisruptionBudgets), and those a node agent serves (log, exec, attach, portforward,
 // proxy) — answered as the reference answers when it cannot reach one, never with a fake success.
 import { connect } from 'node:net';
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { selectsLabels } from '../api/label-selector-object.js';
 import { badRequest, conflict, fieldNotSupported, fieldRequired, internalError, invalid, notFound, StatusError } from '../errors.js';
 import { metadataOf, stringField } from '../registry/objects.js';
@@ -66,7 +66,7 @@ export async function bindPod(registry: Registry, info: ResourceInfo, namespace:
 
 /** The budgets that select a pod (policy/v1: an empty selector selects every pod). */
 async function budgetsFor(registry: Registry, pod: JsonObject, namespace: string): Promise<JsonObject[]> {
-  const pdbInfo = registry.catalog.lookup('policy', 'v1', 'poddisruptionbudgets');
+  const pdbInfo = registry.definitions.lookup('policy', 'v1', 'poddisruptionbudgets');
   if (!pdbInfo) return [];
   const list = await registry.list(pdbInfo, namespace, { kind: 'current' });
   const labels = metadataOf(pod)['labels'] as Record<string, string> | undefined;
@@ -121,7 +121,7 @@ async function takeDisruption(registry: Registry, pod: JsonObject, namespace: st
       `The disruption budget ${pdbName} needs ${Number(status['desiredHealthy'] ?? 0)} healthy pods and has ${Number(status['currentHealthy'] ?? 0)} currently`);
   }
   if (dryRun) return;
-  const pdbInfo = registry.catalog.lookup('policy', 'v1', 'poddisruptionbudgets')!;
+  const pdbInfo = registry.definitions.lookup('policy', 'v1', 'poddisruptionbudgets')!;
   // The budget's status records the disruption before the pod goes, so a racing eviction sees it.
   await registry.patch(pdbInfo, namespace, pdbName, (current) => {
     const s = statusOf(current);
@@ -160,7 +160,7 @@ function containerOf(pod: JsonObject, podName: string, requested: string | null)
 
 /** The node agent's address of a node: its preferred address and kubelet port (as the reference picks them). */
 async function kubeletOf(registry: Registry, nodeName: string): Promise<{ host: string; port: number }> {
-  const nodes = registry.catalog.lookup('', 'v1', 'nodes')!;
+  const nodes = registry.definitions.lookup('', 'v1', 'nodes')!;
   const node = await registry.getObject(nodes, undefined, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
   const status = statusOf(node);
@@ -232,10 +232,10 @@ export async function podProxy(registry: Registry, info: ResourceInfo, namespace
 
 /** services/{name}/proxy: a service without ready endpoints cannot be reached. */
 export async function serviceProxy(registry: Registry, namespace: string, serviceName: string): Promise<never> {
-  const services = registry.catalog.lookup('', 'v1', 'services')!;
+  const services = registry.definitions.lookup('', 'v1', 'services')!;
   const service = await registry.getObject(services, namespace, serviceName);
   if (!service) throw notFound({ group: '', resource: 'services' }, serviceName);
-  const endpointsInfo = registry.catalog.lookup('', 'v1', 'endpoints')!;
+  const endpointsInfo = registry.definitions.lookup('', 'v1', 'endpoints')!;
   const endpoints = await registry.getObject(endpointsInfo, namespace, serviceName);
   const subsets = endpoints && Array.isArray(endpoints['subsets']) ? (endpoints['subsets'] as JsonObject[]) : [];
   const target = subsets.flatMap((s) => {

@@ -1,6 +1,6 @@
 // The transformations a client may ask for in Accept: PartialObjectMetadata (metadata-only objects
 // and lists, for metadata informers) and Table (server-rendered columns, for kubectl get).
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { encodeList, ProtobufBody, type Body } from '../encoding/lists.js';
 import { encodeProtobufListOfItems } from '../encoding/protobuf-encode.js';
 import { badRequest } from '../errors.js';

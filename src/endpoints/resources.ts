@@ -1,6 +1,6 @@
 // The endpoint handlers for resource paths: request info → verb → registry → encoded answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Catalog, ResourceInfo } from '../api/catalog.js';
+import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import type { ResourcePath } from '../api/paths.js';
 import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
 import { decodeProtobufObject } from '../encoding/protobuf.js';
@@ -14,6 +14,7 @@ import {
 import { applyJsonPatch } from '../fieldmanager/jsonpatch.js';
 import { applyMergePatch } from '../fieldmanager/mergepatch.js';
 import { applyStrategicMergePatch, recordUpdate } from '../fieldmanager/index.js';
+import type { AdmissionChain } from '../admission/chain.js';
 import { alwaysAllow } from '../auth/guard.js';
 import { reviewStatus, type ReviewContext } from '../auth/reviews.js';
 import type { Authorizer } from '../auth/types.js';
@@ -175,21 +176,26 @@ const PATCH_TYPES = new Set(['application/json-patch+json', 'application/merge-p
 export class ResourceHandler {
 
   constructor(
-    private readonly catalog: Catalog,
     private readonly registry: Registry,
     private readonly security: SecurityContext = { authorizer: alwaysAllow },
+    /** The admission chain, handed into the registry with every write (none in some tests). */
+    private readonly admission?: AdmissionChain,
   ) {}
+
+  private get definitions(): ResourceDefinitions {
+    return this.registry.definitions;
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, r: ResourcePath, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
     try {
       const method = req.method ?? 'GET';
       const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r, query) ? 'watch' : 'list') : r.subresource && !OBJECT_SUBRESOURCES.has(r.subresource) ? 'other' : 'object';
-      const info0 = this.catalog.lookup(r.group, r.version, r.resource);
+      const info0 = this.definitions.lookup(r.group, r.version, r.resource);
       const protobufOk = info0 !== undefined && canEncodeProtobuf(info0.apiVersion, target === 'list' ? info0.listKind : info0.kind);
       const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk);
       out.format = negotiated.format;
-      const info = this.catalog.lookup(r.group, r.version, r.resource);
+      const info = this.definitions.lookup(r.group, r.version, r.resource);
       if (!info) throw resourceNotFound();
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
@@ -223,7 +229,7 @@ export class ResourceHandler {
       allow('create');
       const writer = this.writer(info, user, req, query, 'CreateOptions', warnings);
       const binding = await this.objectBody(req, info, 'Binding');
-      return bindPod(this.registry, this.catalog.lookup('', 'v1', 'pods')!, ns, String(metadataOf(binding)['name'] ?? ''), binding, writer);
+      return bindPod(this.registry, this.definitions.lookup('', 'v1', 'pods')!, ns, String(metadataOf(binding)['name'] ?? ''), binding, writer);
     }
     if (r.subresource === 'scale' && r.name !== undefined) return this.scale(req, info, ns, r.name, query, allow, user, warnings);
     if (r.subresource === 'token' && r.name !== undefined && info.resource === 'serviceaccounts' && info.group === '') {
@@ -260,7 +266,7 @@ export class ResourceHandler {
           const filter = selectorFilter(info, query);
           const options = deleteOptionsFrom(await readBody(req), query);
           if (dryRun) options.dryRun = true;
-          const deleted = await this.registry.deleteCollection(info, ns, filter, { ...options, user, warnings });
+          const deleted = await this.registry.deleteCollection(info, ns, filter, { ...options, user, warnings, admission: this.admission?.for(user, warnings) });
           return { status: 200, body: renderList(info, deleted, n, query) };
         }
         default:
@@ -300,7 +306,7 @@ export class ResourceHandler {
         if (type === 'application/apply-patch+yaml') {
           const force = query.get('force') === 'true' || query.get('force') === '1';
           const applied = decodeObject(raw, 'application/yaml', info.kind);
-          const options = { manager: writer.manager, force, dryRun: writer.dryRun, user, warnings, options: writer.options };
+          const options = { manager: writer.manager, force, dryRun: writer.dryRun, user, warnings, options: writer.options, admission: writer.admission };
           const refused = applyDuplicates(raw.toString('utf8'), fieldValidationOf(query), warnings);
           if (refused) {
             // The reference refuses repeated keys only once the apply itself went through.
@@ -329,7 +335,7 @@ export class ResourceHandler {
         const dryRun = dryRunOf(query, 'DeleteOptions');
         const options = deleteOptionsFrom(await readBody(req), query);
         if (dryRun) options.dryRun = true;
-        return this.registry.delete(info, ns, name, { ...options, user, warnings });
+        return this.registry.delete(info, ns, name, { ...options, user, warnings, admission: this.admission?.for(user, warnings) });
       }
       case 'POST':
         throw methodNotAllowed();
@@ -352,7 +358,7 @@ export class ResourceHandler {
     if (pod && subresource === 'eviction' && method === 'POST') {
       const dryRun = dryRunOf(query, 'CreateOptions');
       const eviction = await this.objectBody(req, info, 'Eviction');
-      return evictPod(this.registry, info, ns, name, eviction, { dryRun, user, warnings });
+      return evictPod(this.registry, info, ns, name, eviction, { dryRun, user, warnings, admission: this.admission?.for(user, warnings) });
     }
     if (NODE_AGENT_SUBRESOURCES.has(subresource)) {
       if (pod && subresource === 'log' && method === 'GET') {
@@ -402,6 +408,7 @@ export class ResourceHandler {
     ctx.user = user;
     ctx.warnings = warnings;
     ctx.options = writeOptions(optionsKind, query, ctx);
+    ctx.admission = this.admission?.for(user, warnings);
     const check = this.security.escalationCheck;
     // Roles and bindings may not grant what their writer does not hold.
     if (check && info.group === 'rbac.authorization.k8s.io') ctx.admit = (obj, namespace) => check(user, info, obj, namespace);
@@ -426,7 +433,7 @@ export class ResourceHandler {
     if (boundRef) {
       const kind = String(boundRef['kind'] ?? '');
       if (kind !== 'Pod' && kind !== 'Secret') throw badRequest(`cannot bind token to object of type ${kind}`);
-      const target = this.catalog.lookup('', 'v1', kind === 'Pod' ? 'pods' : 'secrets')!;
+      const target = this.definitions.lookup('', 'v1', kind === 'Pod' ? 'pods' : 'secrets')!;
       const obj = await this.registry.getObject(target, ns, String(boundRef['name'] ?? ''));
       if (!obj) throw notFound({ group: '', resource: target.resource }, String(boundRef['name'] ?? ''));
       const uid = String(metadataOf(obj)['uid']);

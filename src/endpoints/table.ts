@@ -1,5 +1,5 @@
 // Server-rendered Table (meta.k8s.io Table) for gets, lists and watch events.
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 import { cellsFor, columnsFor, rowConditionsFor } from '../api/printers/index.js';
 
 import type { IncludeObject } from './representations.js';

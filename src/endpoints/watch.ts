@@ -3,7 +3,7 @@
 // another version: only the changes after it (an ERROR event with 410 when that history is gone).
 // With selectors, an object that stops matching is DELETED and one that starts matching ADDED.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from '../registry/definitions.js';
 
 import { collectionPrefix } from '../registry/keys.js';
 import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';

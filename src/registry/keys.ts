@@ -1,6 +1,6 @@
 // Storage keys in kube-apiserver's layout: /registry/{resource}/{namespace}/{name} for the core group,
 // /registry/{group}/{resource}/… for the others (so resources of the same name in two groups never meet).
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from './definitions.js';
 
 export function resourcePrefix(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
   return info.group ? `/registry/${info.group}/${info.resource}/` : `/registry/${info.resource}/`;

@@ -2,7 +2,7 @@
 // resource's watch cache: admission plugins and controllers that look up the few objects of a
 // namespace on every write (ResourceQuotas, LimitRanges) read them here, from memory, at no cost
 // when a namespace has none.
-import type { ResourceInfo } from '../api/catalog.js';
+import type { ResourceInfo } from './definitions.js';
 import type { CacheEvent } from '../storage/cacher.js';
 import type { Registry } from './store.js';
 import { type JsonObject, decodeJson } from '../json.js';

@@ -2,8 +2,6 @@
 // preconditions, finalizers, status subresource) over a Storage. Every resource goes through here;
 // per-resource differences come from the catalog's ResourceInfo and small strategy hooks.
 import { randomUUID, randomInt } from 'node:crypto';
-import type { Catalog, ResourceInfo } from '../api/catalog.js';
-import { convert } from '../api/conversion.js';
 import { validateObjectMeta } from '../api/names.js';
 import {
   alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
@@ -15,13 +13,11 @@ import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, type ReadPlan,
 } from './readoptions.js';
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
-import { strategyFor, type Claim } from './strategies.js';
+import type { Claim } from './strategies.js';
+import type { DefinitionChange, PartUpdate, ResourceDefinitions, ResourceInfo } from './definitions.js';
+import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
-import { applyDefaults } from '../api/defaults/index.js';
-import { validateCreate, validateUpdate } from '../api/validation/index.js';
-import type { AdmissionChain } from '../admission/chain.js';
-import type { AdmissionAttributes, Operation } from '../admission/types.js';
 import type { UserInfo } from '../api/user.js';
 import { type JsonObject, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3339 } from '../json.js';
 
@@ -45,10 +41,45 @@ export interface DeleteOptions {
   /** Who deletes (for admission); the server itself when absent. */
   user?: UserInfo;
   warnings?: string[];
+  /** The admission of the delete, handed in by whoever deletes; none for the server's own. */
+  admission?: AdmissionFor;
 }
 
 /** The server's own identity in admission, for writes not made by a request. */
 export const SYSTEM_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** What a write is, as admission is told (the reference's admission attributes less the objects). */
+export interface WriteTarget {
+  operation: Operation;
+  /** The endpoint's resource and version (what the request addressed). */
+  info: ResourceInfo;
+  subresource?: string;
+  namespace?: string;
+  /** The request's name ("" for a create by generateName). */
+  name: string;
+  /** The request's CreateOptions, UpdateOptions, PatchOptions or DeleteOptions as a JSON object. */
+  options?: JsonObject;
+  dryRun: boolean;
+}
+
+/**
+ * Admission of one write, as the reference's ValidateObjectFunc: called with the object to be
+ * written (mutating admission may change it in place) and the stored one; throws to refuse.
+ */
+export type AdmitFunc = (object: JsonObject | undefined, oldObject: JsonObject | undefined) => Promise<void>;
+
+export interface Admission {
+  mutate: AdmitFunc;
+  validate: AdmitFunc;
+}
+
+/**
+ * Binds admission to a write once the registry knows what it is: handed in by the writer (the
+ * endpoint handler, or a controller), never reached for by the registry.
+ */
+export type AdmissionFor = (target: WriteTarget) => Admission;
 
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_ATTEMPTS = 8;
@@ -89,6 +120,8 @@ export interface WriteContext {
   warnings?: string[];
   /** The request's CreateOptions / UpdateOptions / PatchOptions, as admission reviews carry them. */
   options?: JsonObject;
+  /** The write's admission (mutating, then validating); none for the server's own first-start writes. */
+  admission?: AdmissionFor;
 }
 
 /** The server's own writes (bootstrap objects) are recorded as kube-apiserver's, as in the reference. */
@@ -104,24 +137,56 @@ export interface RegistryOptions {
 
 export class Registry {
   private readonly cachers = new Map<string, Promise<Cacher>>();
-  /** The admission chain every write passes through (set by the server; none in unit tests). */
-  admission?: AdmissionChain;
+  /** The admission of writes that bring none (see withAdmission); none on the server's own registry. */
+  private readonly defaultAdmission?: AdmissionFor;
+
+  private cachesStarted = false;
 
   constructor(
-    readonly catalog: Catalog,
+    readonly definitions: ResourceDefinitions,
     readonly storage: Storage,
     readonly options: RegistryOptions = { historyWindowMs: 5 * 60_000 },
-  ) {}
+  ) {
+    definitions.subscribe((change) => this.onDefinitionChange(change));
+  }
+
+  /** Watch caches and the field manager's schemas follow the set of definitions. */
+  private onDefinitionChange({ type, definition }: DefinitionChange): void {
+    for (const v of definition.versions) {
+      const gvk = { group: definition.group, version: v.version, kind: definition.kind };
+      const schema = type === 'added' ? definition.schema?.(v.version) : undefined;
+      if (schema) registerSchema(gvk, schema);
+      else unregisterSchema(gvk);
+    }
+    const prefix = resourcePrefix(definition);
+    if (type === 'removed') {
+      const cacher = this.cachers.get(prefix);
+      this.cachers.delete(prefix);
+      // Its watches end: clients see the stream close, as when the reference drops a resource.
+      void cacher?.then((c) => c.stop(), () => undefined);
+    } else if (this.cachesStarted) {
+      this.cacher(definition).catch((err: unknown) => console.error(`starting the watch cache of ${prefix}:`, err));
+    }
+  }
+
+  /**
+   * The same registry (same definitions, storage and watch caches) whose writes that bring no
+   * admission of their own get `admission`: the view the controllers write through, so that
+   * their writes are admitted as the reference's controllers' requests are.
+   */
+  withAdmission(admission: AdmissionFor): Registry {
+    return Object.create(this, { defaultAdmission: { value: admission } }) as Registry;
+  }
 
   /** The version objects of this resource are stored in: the group's most preferred one serving it. */
   storageInfo(info: ResourceInfo): ResourceInfo {
-    return this.catalog.versionsOf(info.group, info.resource)[0] ?? info;
+    return this.definitions.storageInfo(info) ?? info;
   }
 
   // ---- reads ----
 
   /** The watch cache of a resource (one per storage prefix, shared by its versions), started on first use. */
-  cacher(info: ResourceInfo): Promise<Cacher> {
+  cacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Cacher> {
     const prefix = resourcePrefix(info);
     let c = this.cachers.get(prefix);
     if (!c) {
@@ -145,7 +210,8 @@ export class Registry {
 
   /** Starts the watch cache of every served resource (at server start, so no revision is missed). */
   async startCaches(): Promise<void> {
-    for (const info of this.catalog.all()) await this.cacher(info);
+    this.cachesStarted = true;
+    for (const info of this.definitions.all()) await this.cacher(info);
   }
 
   /** Waits (up to the reference's 3 s) for the store to reach a revision; 504 when it does not. */
@@ -182,7 +248,10 @@ export class Registry {
 
   private toVersion(info: ResourceInfo, obj: JsonObject): JsonObject {
     const from = String(obj['apiVersion'] ?? '').split('/').pop()!;
-    return convert(obj, info.group, info.resource, from, info.version);
+    if (from === info.version) return obj;
+    const out = info.definition.hooks.convert?.(obj, from, info.version) ?? { ...obj };
+    out['apiVersion'] = info.apiVersion;
+    return out;
   }
 
   /** A list as the plan says: the current state or an exact retained revision, paged. */
@@ -232,7 +301,7 @@ export class Registry {
     const kind = stringField(obj, 'kind') ?? info.kind;
     const apiVersion = stringField(obj, 'apiVersion') ?? info.apiVersion;
     if (apiVersion !== info.apiVersion) {
-      const other = this.catalog.versionsOf(info.group, info.resource).find((r) => r.apiVersion === apiVersion);
+      const other = this.definitions.versionsOf(info.group, info.resource).find((r) => r.apiVersion === apiVersion);
       if (!other || kind !== info.kind) {
         throw badRequest(`${kind} in version "${info.version}" cannot be handled as a ${info.kind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:100"`);
       }
@@ -253,35 +322,20 @@ export class Registry {
     meta['namespace'] = namespace;
   }
 
-  /** Namespaced objects need their namespace, and none is created in a terminating one (403 as the reference). */
-  private async requireNamespace(info: ResourceInfo, namespace: string | undefined, name: string): Promise<void> {
-    // These are the NamespaceLifecycle admission plugin's rules: off when it is disabled.
-    if (namespace === undefined || (this.admission && !this.admission.has('NamespaceLifecycle'))) return;
-    const ns = await this.storage.get(`/registry/namespaces/${namespace}`);
-    if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-    const meta = metadataOf(decodeJson(ns.value));
-    if (meta['deletionTimestamp']) {
-      const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
-      throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
-        name, group: info.group || undefined, kind: info.resource,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-      });
-    }
-  }
-
   private validate(info: ResourceInfo, obj: JsonObject): void {
     const meta = metadataOf(obj);
-    const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...validateCreate(info, obj)];
+    const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...(info.definition.hooks.validateCreate?.(obj, info.version) ?? [])];
     if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
   }
 
-  /** The admission attributes of a write by `ctx`. */
-  private attributes(operation: Operation, info: ResourceInfo, namespace: string | undefined, name: string, ctx: WriteContext, object?: JsonObject, oldObject?: JsonObject, subresource?: string): AdmissionAttributes {
-    return {
-      operation, info, subresource, namespace: info.namespaced ? namespace : undefined, name, object, oldObject,
-      options: ctx.options, user: ctx.user ?? SYSTEM_USER, dryRun: ctx.dryRun ?? false,
-      warnings: ctx.warnings ?? [], annotations: {},
-    };
+  /** The admission of a write by `ctx` (none when the writer brings none). */
+  private admissionOf(operation: Operation, info: ResourceInfo, namespace: string | undefined, name: string, ctx: WriteContext, subresource?: string): Admission | undefined {
+    return (ctx.admission ?? this.defaultAdmission)?.({ operation, info, subresource, namespace: info.namespaced ? namespace : undefined, name, options: ctx.options, dryRun: ctx.dryRun ?? false });
+  }
+
+  /** Defaulting as the reference's decoder does it, for the endpoint's version. */
+  private applyDefaults(info: ResourceInfo, obj: JsonObject): void {
+    info.definition.hooks.defaults?.(obj, info.version);
   }
 
   async create(info: ResourceInfo, namespace: string | undefined, body: JsonObject, ctx: WriteContext = SYSTEM_WRITER): Promise<WriteResult> {
@@ -293,22 +347,21 @@ export class Registry {
     if (!explicitName && !generateName) {
       throw invalid(info.kind, info.group, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
     }
-    await this.requireNamespace(info, info.namespaced ? namespace : undefined, explicitName ?? generateName ?? '');
     const storeInfo = this.storageInfo(info);
-    const strategy = strategyFor(info);
+    const strategy = info.definition.hooks;
+    const admission = this.admissionOf('CREATE', info, namespace, explicitName ?? '', ctx);
     for (let attempt = 0; ; attempt++) {
       const obj = structuredClone(body);
       const m = metadataOf(obj);
       for (const k of ['uid', 'resourceVersion', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) delete m[k];
-      applyDefaults(info, obj);
+      this.applyDefaults(info, obj);
       strategy.normalize?.(obj);
       // Ownership is recorded on what the writer sent (after decoding and defaults), before the
       // server's own preparation, as the reference records it.
       if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
       // Mutating admission sees the object as sent: the request's name ("" for generateName), no
       // uid, no server times (the reference's BeforeCreate sets them after it).
-      const attributes = this.attributes('CREATE', info, namespace, explicitName ?? '', ctx, obj);
-      await this.admission?.mutate(attributes);
+      await admission?.mutate(obj, undefined);
       if (!m['name']) m['name'] = explicitName ?? `${generateName!.slice(0, 58)}${randomSuffix()}`;
       m['uid'] = randomUUID();
       m['creationTimestamp'] = now();
@@ -321,10 +374,10 @@ export class Registry {
         strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
         // The reference answers with the stored object decoded again, defaults and all: what the
         // preparation reset (status) or added (a Job's template labels) is defaulted once more.
-        applyDefaults(info, obj);
+        this.applyDefaults(info, obj);
         this.validate(info, obj);
         ctx.admit?.(obj, namespace);
-        await this.admission?.validate(attributes);
+        await admission?.validate(obj, undefined);
         const stored = this.toVersion(storeInfo, obj);
         const name = String(m['name']);
         if (ctx.dryRun) {
@@ -364,6 +417,7 @@ export class Registry {
   ): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
+    const admission = this.admissionOf('UPDATE', info, namespace, name, ctx, subresource);
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(key);
       if (!current) throw notFound(qr(info), name);
@@ -374,7 +428,7 @@ export class Registry {
       }
       const claims: Claim[] = [];
       try {
-        const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, claims);
+        const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
         if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
@@ -385,7 +439,7 @@ export class Registry {
             ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
             : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
           for (const claim of claims) claim.commit();
-          if (finished) await strategyFor(info).afterDelete?.(this, decodeJson(result.value));
+          if (finished) await info.definition.hooks.afterDelete?.(this, decodeJson(result.value));
           return { status: 200, body: this.served(info, result.value) };
         } catch (err) {
           if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
@@ -400,28 +454,27 @@ export class Registry {
   }
 
   /** Applies the object semantics of an update to the desired object. */
-  private async prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext, claims: Claim[] = []): Promise<JsonObject> {
+  private async prepareUpdate(info: ResourceInfo, current: JsonObject, desired: JsonObject, subresource: string | undefined, ctx: WriteContext, admission: Admission | undefined, claims: Claim[]): Promise<JsonObject> {
     const curMeta = metadataOf(current);
     const name = String(curMeta['name'] ?? '');
     const namespace = info.namespaced ? String(curMeta['namespace'] ?? '') : undefined;
+    const hooks = info.definition.hooks;
     let next: JsonObject;
-    let attributes: AdmissionAttributes;
-    const part = SUBRESOURCE_PARTS[subresource ?? ''];
+    const part = subresource === undefined ? undefined : subresource === 'status' ? statusPart : hooks.subresourceParts?.[subresource];
     if (part) {
       // A subresource write changes only its own part of the object (and managedFields).
       // The body is decoded (and so defaulted) whole, then only the subresource's part is kept;
       // a binding is the server's own computation.
-      if (subresource !== 'binding') applyDefaults(info, desired);
+      if (subresource !== 'binding') this.applyDefaults(info, desired);
       next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
       else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
-      attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
-      await this.admission?.mutate(attributes);
-      const errors = validateUpdate(info, next, current, subresource);
+      await admission?.mutate(next, current);
+      const errors = hooks.validateUpdate?.(next, current, info.version, subresource) ?? [];
       if (errors.length) throw invalid(info.kind, info.group, name, errors);
     } else {
       next = desired;
-      applyDefaults(info, next);
+      this.applyDefaults(info, next);
       const meta = metadataOf(next);
       // System fields are the server's.
       for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
@@ -434,23 +487,22 @@ export class Registry {
         if (current['status'] === undefined) delete next['status'];
         else next['status'] = current['status'];
       }
-      strategyFor(info).normalize?.(next);
+      hooks.normalize?.(next);
       // A scale write records its own entry (the reference gives it no time).
       if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, subresource ? { subresource } : { now: now() });
-      attributes = this.attributes('UPDATE', info, namespace, name, ctx, next, current, subresource);
-      await this.admission?.mutate(attributes);
+      await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
-      const claim = strategyFor(info).beginUpdate?.(this, next, current, ctx.dryRun ?? false);
+      const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
       if (claim) claims.push(claim);
-      strategyFor(info).prepareForUpdate?.(next, current);
-      if (info.tracksGeneration && (!jsonEqual(specOf(next), specOf(current)) || strategyFor(info).generationChange?.(next, current))) {
+      hooks.prepareForUpdate?.(next, current);
+      if (info.tracksGeneration && (!jsonEqual(specOf(next), specOf(current)) || hooks.generationChange?.(next, current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
       }
-      const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...validateUpdate(info, next, current, subresource)];
+      const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...(hooks.validateUpdate?.(next, current, info.version, subresource) ?? [])];
       if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
       ctx.admit?.(next, namespace);
     }
-    await this.admission?.validate(attributes);
+    await admission?.validate(next, current);
     metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];
     return canonical(next, info.kind, info.apiVersion);
   }
@@ -469,7 +521,7 @@ export class Registry {
     try {
       return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource, ctx);
     } catch (err) {
-      if (err instanceof StatusError && err.code === 404 && !subresource && strategyFor(info).allowCreateOnUpdate && !pinned) {
+      if (err instanceof StatusError && err.code === 404 && !subresource && info.definition.hooks.allowCreateOnUpdate && !pinned) {
         return this.create(info, namespace, body, ctx);
       }
       throw err;
@@ -500,7 +552,7 @@ export class Registry {
    * Server-side apply: merges the applied configuration into the live object (creating it when
    * absent) with the field manager's ownership rules; 409 on conflicts unless forced.
    */
-  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean; user?: UserInfo; warnings?: string[]; options?: JsonObject }, subresource?: string): Promise<WriteResult> {
+  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean; user?: UserInfo; warnings?: string[]; options?: JsonObject; admission?: AdmissionFor }, subresource?: string): Promise<WriteResult> {
     const meta = metadataOf(applied);
     const given = stringField(meta, 'name');
     if (given !== undefined && given !== name) throw badRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
@@ -508,7 +560,7 @@ export class Registry {
       const ns = stringField(meta, 'namespace');
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options };
+    const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options, admission: options.admission };
     const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now() });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
@@ -553,7 +605,7 @@ export class Registry {
       // propagationPolicy: Foreground and Orphan hold the object with the garbage collector's
       // finalizer (foregroundDeletion, orphan); an explicit Background drops both. Without one,
       // the resource's default applies (v1 ReplicationControllers orphan, for compatibility).
-      const policy = options.propagationPolicy ?? strategyFor(info).defaultPropagation?.(info.version);
+      const policy = options.propagationPolicy ?? info.definition.hooks.defaultPropagation?.(info.version);
       if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') {
         const want = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
         const before = Array.isArray(meta['finalizers']) ? (meta['finalizers'] as unknown[]) : [];
@@ -562,13 +614,13 @@ export class Registry {
         if (after.length) meta['finalizers'] = after;
         else delete meta['finalizers'];
       }
-      const strategy = strategyFor(info);
+      const strategy = info.definition.hooks;
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
-      if (this.admission) {
-        const ctx: WriteContext = { manager: '', user: options.user, warnings: options.warnings, dryRun: options.dryRun, options: deleteOptionsObject(options) };
-        const attributes = this.attributes('DELETE', info, namespace, name, ctx, undefined, decodeJson(current.value));
-        await this.admission.mutate(attributes);
-        await this.admission.validate(attributes);
+      const admission = this.admissionOf('DELETE', info, namespace, name, { manager: '', admission: options.admission, dryRun: options.dryRun, options: deleteOptionsObject(options) });
+      if (admission) {
+        const old = decodeJson(current.value);
+        await admission.mutate(undefined, old);
+        await admission.validate(undefined, old);
       }
       const gracefully = strategy.gracePeriod ? startGracePeriod(meta, strategy.gracePeriod(obj, options.gracePeriodSeconds)) : false;
       const held = gracefully || holdsDeletion(info, obj);
@@ -645,65 +697,20 @@ export class Registry {
   }
 }
 
-/** Condition times the writer left out: lastUpdateTime now, lastTransitionTime kept while the status stays. */
-function conditionTimes(conditions: JsonObject[], previous: unknown): JsonObject[] {
-  const before = Array.isArray(previous) ? (previous as JsonObject[]) : [];
-  return conditions.map((c) => {
-    if (typeof c !== 'object' || c === null) return c;
-    const out = { ...c };
-    if (!out['lastUpdateTime']) out['lastUpdateTime'] = now();
-    if (!out['lastTransitionTime']) {
-      const old = before.find((o) => o['type'] === c['type'] && o['status'] === c['status']);
-      out['lastTransitionTime'] = old?.['lastTransitionTime'] ?? out['lastUpdateTime'];
-    }
-    return out;
-  });
-}
-
-type PartUpdate = (current: JsonObject, desired: JsonObject) => JsonObject;
-
 function withStatus(current: JsonObject, status: unknown): JsonObject {
   if (status === undefined) delete current['status'];
   else current['status'] = status;
   return current;
 }
 
-/** What each subresource may change: the rest of the object stays as stored. */
-const SUBRESOURCE_PARTS: Record<string, PartUpdate> = {
-  // namespaces/{name}/finalize: spec.finalizers only.
-  finalize(current, desired) {
-    const spec = { ...((current['spec'] ?? {}) as JsonObject) };
-    const finalizers = ((desired['spec'] ?? {}) as JsonObject)['finalizers'];
-    if (finalizers === undefined) delete spec['finalizers'];
-    else spec['finalizers'] = finalizers;
-    return { ...current, spec };
-  },
-  status: (current, desired) => withStatus(current, desired['status']),
-  // certificatesigningrequests/{name}/approval: the Approved / Denied conditions.
-  approval(current, desired) {
-    const status = { ...((current['status'] ?? {}) as JsonObject) };
-    const conditions = ((desired['status'] ?? {}) as JsonObject)['conditions'];
-    if (conditions === undefined) delete status['conditions'];
-    else status['conditions'] = Array.isArray(conditions) ? conditionTimes(conditions as JsonObject[], status['conditions']) : conditions;
-    return withStatus(current, status);
-  },
-  // pods/{name}/ephemeralcontainers: spec.ephemeralContainers.
-  ephemeralcontainers(current, desired) {
-    const spec = { ...((current['spec'] ?? {}) as JsonObject) };
-    const containers = ((desired['spec'] ?? {}) as JsonObject)['ephemeralContainers'];
-    if (containers === undefined) delete spec['ephemeralContainers'];
-    else spec['ephemeralContainers'] = containers;
-    return { ...current, spec };
-  },
-  // pods/{name}/binding: the server computes the whole bound pod (node name, condition, annotations).
-  binding: (_current, desired) => desired,
-};
+/** The status subresource: the desired object's status, the rest as stored. */
+const statusPart: PartUpdate = (current, desired) => withStatus(current, desired['status']);
 
 /** Whether something still holds an object's deletion: metadata.finalizers, or the resource's own (namespace spec.finalizers). */
 function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
   const finalizers = metadataOf(obj)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return true;
-  return strategyFor(info).heldBySpec?.(obj) ?? false;
+  return info.definition.hooks.heldBySpec?.(obj) ?? false;
 }
 
 /** The DeleteOptions of a delete as admission reviews carry them. */

@@ -1,6 +1,5 @@
 // Per-resource hooks on top of the generic registry, only where a resource differs.
-import type { ResourceInfo } from '../api/catalog.js';
-import { StatusError } from '../errors.js';
+import type { ResourceInfo } from './definitions.js';
 import { metadataOf } from './objects.js';
 import type { Registry } from './store.js';
 import type { UserInfo } from '../api/user.js';
@@ -41,9 +40,6 @@ export interface Strategy {
   heldBySpec?(obj: JsonObject): boolean;
 }
 
-// Namespaces the server keeps: deleting them is refused, as the reference's NamespaceLifecycle does.
-export const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
-
 function namespaceLabel(obj: JsonObject): void {
   const meta = metadataOf(obj);
   const labels = (meta['labels'] ?? {}) as Record<string, string>;
@@ -61,13 +57,6 @@ const namespaces: Strategy = {
     if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
     obj['spec'] = spec;
     obj['status'] = { phase: 'Active' };
-  },
-  async beforeDelete(registry, obj) {
-    const name = String(metadataOf(obj)['name']);
-    // A NamespaceLifecycle rule: lifted when that admission plugin is disabled.
-    if (IMMORTAL_NAMESPACES.has(name) && (registry.admission?.has('NamespaceLifecycle') ?? true)) {
-      throw new StatusError(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
-    }
   },
   // The namespace controller empties a terminating namespace, then removes "kubernetes" from spec.finalizers.
   prepareForDelete(obj) {

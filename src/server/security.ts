@@ -92,7 +92,7 @@ function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
 }
 
 export async function buildSecurity(registry: Registry, options: SecurityOptions): Promise<{ security: Security; rbac?: RbacAuthorizer; issuer?: TokenIssuer }> {
-  const catalog = registry.catalog;
+  const catalog = registry.definitions;
   const cacherOf = (group: string, resource: string) => registry.cacher(catalog.lookup(group, 'v1', resource)!);
   const issuer = options.material ? new TokenIssuer(options.material.serviceAccountKey, options.material.serviceAccountPublicKey, API_AUDIENCE) : undefined;
   const serviceAccounts = catalog.lookup('', 'v1', 'serviceaccounts')!;

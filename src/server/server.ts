@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createSecureServer } from 'node:http2';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { Catalog, defaultEnabled } from '../api/catalog.js';
+import { defaultEnabled } from '../api/catalog.js';
+import { builtinResourceDefinitions } from '../registry/builtin/index.js';
 import { bootstrap } from '../controllers/bootstrap.js';
 import { Discovery } from '../endpoints/discovery.js';
 import { negotiate } from '../endpoints/negotiation.js';
@@ -15,7 +16,7 @@ import { sendBytes, sendStatusError, sendText, wantsPretty } from '../endpoints/
 import { parseResourceParts, splitApiPath } from '../api/paths.js';
 import { ResourceHandler } from '../endpoints/resources.js';
 import { methodNotAllowed } from '../errors.js';
-import { Registry } from '../registry/store.js';
+import { Registry, SYSTEM_USER } from '../registry/store.js';
 import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
 import { builtinPlugins } from '../admission/plugins/index.js';
 import type { AdmissionServices } from '../admission/types.js';
@@ -88,23 +89,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Bad ranges fail the start before anything is opened.
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
-  const catalog = Catalog.load(defaultEnabled);
+  const definitions = builtinResourceDefinitions(defaultEnabled);
   const historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
-  const registry = new Registry(catalog, storage, { historyWindowMs });
-  await attachServiceAllocators(registry, serviceAllocators);
-  const admissionServices: AdmissionServices = { registry };
+  // The server's own registry writes without admission: its first-start objects (system namespaces
+  // and priority classes, the bootstrap RBAC policy) pass no plugin, and a chain that refuses every
+  // write (AlwaysDeny) must not keep the server from starting.
+  const serverRegistry = new Registry(definitions, storage, { historyWindowMs });
+  await attachServiceAllocators(serverRegistry, serviceAllocators);
+  const admissionServices: AdmissionServices = { registry: serverRegistry };
   const admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), admissionServices);
+  // Everything else writes through admission: requests with their user's, controllers as the server.
+  const registry = serverRegistry.withAdmission(admission.for(SYSTEM_USER));
   const compactor = startCompactor(storage, historyWindowMs);
-  await bootstrap(catalog, registry);
+  await bootstrap(serverRegistry);
   await registry.startCaches();
   const rbac = (options.authorizationMode ?? 'RBAC') === 'RBAC';
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
-  if (rbac) await reconcileBootstrapPolicy(registry);
-  const aggregation = rbac ? await startAggregationController(registry) : { stop() {} };
-  // The server's own first-start objects (system namespaces and priority classes, the bootstrap RBAC
-  // policy) are written before admission is installed: no plugin changes them, and a chain that
-  // refuses every write (AlwaysDeny) must not keep the server from starting.
-  registry.admission = admission;
+  if (rbac) await reconcileBootstrapPolicy(serverRegistry);
+  const aggregation = rbac ? await startAggregationController(serverRegistry) : { stop() {} };
   const namespaceController = new NamespaceController(registry);
   await namespaceController.start();
   const quotaController = new ResourceQuotaController(registry);
@@ -138,8 +140,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   admissionServices.authorizer = security.context.authorizer;
   const namespaceDefaults = new NamespaceDefaults(registry, material?.caCert);
   if (options.namespaceDefaults ?? true) await namespaceDefaults.start();
-  const openapi = new OpenApi(defaultEnabled);
-  const resources = new ResourceHandler(catalog, registry, security.context);
+  const openapi = new OpenApi(definitions, defaultEnabled);
+  const resources = new ResourceHandler(registry, security.context, admission);
   let discovery: Discovery | undefined;
   let shuttingDown = false;
 
@@ -181,7 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return sendText(res, 404, '404 page not found\n');
     }
     if (path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/')) {
-      discovery ??= new Discovery(catalog, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${port}` });
+      discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${port}` });
       const doc = discovery.document(path);
       if (doc) {
         try {
@@ -193,7 +195,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         }
       }
     }
-    if (!split || !catalog.resources(split.group, split.version)) return sendText(res, 404, '404 page not found\n');
+    if (!split || !definitions.resources(split.group, split.version)) return sendText(res, 404, '404 page not found\n');
     const request = resourcePath;
     if (!request) return sendText(res, 404, '404 page not found\n');
     await resources.handle(req, res, request, query, user);

@@ -1,7 +1,9 @@
 // Unit-test support for admission plugins: a registry over memory storage (no admission chain, so
 // objects are stored exactly as given) and the attributes of a write as the registry builds them.
 import assert from 'node:assert/strict';
-import { Catalog, defaultEnabled } from '../../src/api/catalog.js';
+import { defaultEnabled } from '../../src/api/catalog.js';
+import type { ResourceDefinitions } from '../../src/registry/definitions.js';
+import { builtinResourceDefinitions } from '../../src/registry/builtin/index.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices, Operation } from '../../src/admission/types.js';
 import type { Authorizer } from '../../src/auth/types.js';
 import type { UserInfo } from '../../src/api/user.js';
@@ -10,11 +12,11 @@ import { Registry } from '../../src/registry/store.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { type JsonObject } from '../../src/json.js';
 
-let catalog: Catalog | undefined;
+let catalog: ResourceDefinitions | undefined;
 
 /** Services over an empty store holding only the "default" namespace. */
 export async function testServices(authorizer?: Authorizer): Promise<AdmissionServices> {
-  catalog ??= Catalog.load(defaultEnabled);
+  catalog ??= builtinResourceDefinitions(defaultEnabled);
   const services = { registry: new Registry(catalog, new MemoryStorage()), authorizer };
   await put(services, '/v1/namespaces', { metadata: { name: 'default' } });
   return services;
@@ -23,7 +25,7 @@ export async function testServices(authorizer?: Authorizer): Promise<AdmissionSe
 /** Stores an object (group/version/resource as in the URL). */
 export async function put(services: AdmissionServices, gvr: string, obj: JsonObject, namespace?: string): Promise<void> {
   const [group, version, resource] = gvr.split('/') as [string, string, string];
-  const info = services.registry.catalog.lookup(group, version, resource);
+  const info = services.registry.definitions.lookup(group, version, resource);
   assert.ok(info, `no resource ${gvr}`);
   const kind = info.kind;
   await services.registry.create(info, info.namespaced ? namespace : undefined, { apiVersion: info.apiVersion, kind, ...obj });
@@ -45,7 +47,7 @@ export interface Write {
 
 export function attributes(services: AdmissionServices, w: Write): AdmissionAttributes {
   const [group, version, resource] = w.gvr.split('/') as [string, string, string];
-  const info = services.registry.catalog.lookup(group, version, resource);
+  const info = services.registry.definitions.lookup(group, version, resource);
   assert.ok(info, `no resource ${w.gvr}`);
   const name = w.name ?? String((w.object?.['metadata'] as JsonObject | undefined)?.['name'] ?? '');
   return {

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { Catalog, defaultEnabled } from '../../src/api/catalog.js';
+import { defaultEnabled } from '../../src/api/catalog.js';
+import { builtinResourceDefinitions } from '../../src/registry/builtin/index.js';
 import type { AdmissionAttributes } from '../../src/admission/types.js';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from '../../src/admission/webhooks/index.js';
 import { ensureServingMaterial, type ServingMaterial } from '../../src/server/certs.js';
@@ -617,7 +618,7 @@ describe('webhook audit annotations', () => {
     const material = await ensureServingMaterial(dirs[0]!, []);
     caBundle = Buffer.from(material.caCert).toString('base64');
     await hooks.start(material);
-    registry = new Registry(Catalog.load(defaultEnabled), new MemoryStorage());
+    registry = new Registry(builtinResourceDefinitions(defaultEnabled), new MemoryStorage());
   });
 
   after(async () => {
@@ -626,7 +627,7 @@ describe('webhook audit annotations', () => {
   });
 
   const attributes = (): AdmissionAttributes => ({
-    operation: 'CREATE', info: registry.catalog.lookup('', 'v1', 'configmaps')!, namespace: 'default', name: 'cm',
+    operation: 'CREATE', info: registry.definitions.lookup('', 'v1', 'configmaps')!, namespace: 'default', name: 'cm',
     object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default', labels: { remove: 'me' } } },
     user: { name: 'u', groups: [] }, dryRun: false, warnings: [], annotations: {},
   });
@@ -638,7 +639,7 @@ describe('webhook audit annotations', () => {
       name, clientConfig: { url, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'IfNeeded',
       rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }], ...extra,
     });
-    const info = registry.catalog.lookup('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!;
+    const info = registry.definitions.lookup('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!;
     await registry.create(info, undefined, { metadata: { name: 'cfg' }, webhooks: [entry('add-label.example.com', add), entry('remove-label.example.com', remove), entry('dead.example.com', 'https://127.0.0.1:1/', { failurePolicy: 'Ignore' })] });
     const attrs = attributes();
     await mutatingAdmissionWebhook().mutate!(attrs, { registry });
@@ -658,7 +659,7 @@ describe('webhook audit annotations', () => {
     assert.equal(hooks.reviews('/add').length, 2);
     assert.equal(hooks.reviews('/remove').length, 1);
 
-    const vinfo = registry.catalog.lookup('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')!;
+    const vinfo = registry.definitions.lookup('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')!;
     await registry.create(vinfo, undefined, { metadata: { name: 'v' }, webhooks: [entry('ok.example.com', add.replace('/add', '/ok')), entry('dead.example.com', 'https://127.0.0.1:1/', { failurePolicy: 'Ignore' })] });
     const vattrs = attributes();
     await validatingAdmissionWebhook().validate!(vattrs, { registry });

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Catalog, defaultEnabled } from '../../src/api/catalog.js';
+import { defaultEnabled } from '../../src/api/catalog.js';
+import { builtinResourceDefinitions } from '../../src/registry/builtin/index.js';
 import { GarbageCollector } from '../../src/controllers/gc.js';
 import { Registry } from '../../src/registry/store.js';
 import type { RunningServer } from '../../src/server/server.js';
@@ -70,7 +71,7 @@ describe('garbage collector', () => {
   before(async () => {
     server = await memoryServer({ garbageCollector: false }); // the tests run (and stop) their own collector
     // The collector as the server would run it: a client of a registry over the server's storage.
-    registry = new Registry(Catalog.load(defaultEnabled), server.storage);
+    registry = new Registry(builtinResourceDefinitions(defaultEnabled), server.storage);
     gc = new GarbageCollector(registry);
     await gc.start();
   });

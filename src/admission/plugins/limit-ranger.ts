@@ -265,7 +265,7 @@ export class LimitRangerAdmission implements AdmissionPlugin {
   }
 
   private async rangesOf(a: AdmissionAttributes, registry: Registry): Promise<readonly JsonObject[]> {
-    this.starting ??= NamespaceIndex.start(registry, registry.catalog.lookup('', 'v1', 'limitranges')!).then((index) => (this.ranges = index));
+    this.starting ??= NamespaceIndex.start(registry, registry.definitions.lookup('', 'v1', 'limitranges')!).then((index) => (this.ranges = index));
     const index = this.ranges ?? await this.starting;
     return index.in(a.namespace!);
   }

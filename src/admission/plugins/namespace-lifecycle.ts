@@ -1,7 +1,29 @@
-// NamespaceLifecycle: nothing is created in a namespace that does not exist or is terminating, and
-// the system namespaces (default, kube-system, kube-public) cannot be deleted. The registry enforces
-// both where it handles namespaces (store.ts requireNamespace, the namespace strategy); they ask the
-// chain whether this plugin is enabled, so --disable-admission-plugins=NamespaceLifecycle lifts them.
-import type { AdmissionPlugin } from '../types.js';
+// NamespaceLifecycle: nothing is created in a namespace that does not exist or is being
+// terminated, and the system namespaces (default, kube-system, kube-public) cannot be deleted.
+import { notFound, StatusError } from '../../errors.js';
+import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
+import { objectOf, readObject } from './support.js';
 
-export const namespaceLifecycle: AdmissionPlugin = { name: 'NamespaceLifecycle' };
+// Namespaces the server keeps.
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): Promise<void> {
+  const { group, resource } = a.info;
+  if (a.operation === 'DELETE' && group === '' && resource === 'namespaces' && a.subresource === undefined && IMMORTAL_NAMESPACES.has(a.name)) {
+    throw new StatusError(403, 'Forbidden', `namespaces "${a.name}" is forbidden: this namespace may not be deleted`, { name: a.name, kind: 'namespaces' });
+  }
+  if (a.operation !== 'CREATE' || a.namespace === undefined) return;
+  // Read from storage, not a cache that may lag behind a namespace just created or deleted.
+  const ns = await readObject(registry, '', 'namespaces', undefined, a.namespace);
+  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
+  if (objectOf(ns['metadata'])?.['deletionTimestamp']) {
+    const name = a.name || String(objectOf(a.object?.['metadata'])?.['generateName'] ?? '');
+    const qualified = group ? `${resource}.${group}` : resource;
+    throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`, {
+      name, group: group || undefined, kind: resource,
+      causes: [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }],
+    });
+  }
+}
+
+export const namespaceLifecycle: AdmissionPlugin = { name: 'NamespaceLifecycle', mutate: admit };

@@ -3,7 +3,7 @@
 // The quotas' status.used is raised as part of admission (optimistically: a concurrent change of a
 // quota makes this write check again against the newer usage), except for dry runs. Deletions are
 // not handled here: the quota controller gives the usage back.
-import type { ResourceInfo } from '../../api/catalog.js';
+import type { ResourceInfo } from '../../registry/definitions.js';
 import { StatusError } from '../../errors.js';
 import { evaluatorFor, type Evaluator } from '../../quota/evaluators.js';
 import { checkRequest, nameOf, QuotaRefusal, type Charge } from '../../quota/check.js';
@@ -79,7 +79,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
 }
 
 function quotaInfo(registry: Registry): ResourceInfo {
-  return registry.catalog.lookup('', 'v1', 'resourcequotas')!;
+  return registry.definitions.lookup('', 'v1', 'resourcequotas')!;
 }
 
 /** Writes a quota's new status.used, on the condition that the quota has not changed since it was read. */

@@ -73,13 +73,13 @@ export function plainError(message: string): StatusError {
 
 /** An object of another resource, in its preferred version, read from storage (not a possibly lagging cache). */
 export async function readObject(registry: Registry, group: string, resource: string, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
-  const info = registry.catalog.versionsOf(group, resource)[0];
+  const info = registry.definitions.versionsOf(group, resource)[0];
   return info ? registry.getObject(info, namespace, name) : undefined;
 }
 
 /** Every object of a resource (in one namespace, or all), from the watch cache (current with every completed write). */
 export async function listObjects(registry: Registry, group: string, resource: string, namespace?: string): Promise<JsonObject[]> {
-  const info = registry.catalog.versionsOf(group, resource)[0];
+  const info = registry.definitions.versionsOf(group, resource)[0];
   if (!info) return [];
   const list = await registry.list(info, info.namespaced ? namespace : undefined, { kind: 'current' });
   return list.items.map(decodeJson);

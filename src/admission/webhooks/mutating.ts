@@ -2,8 +2,7 @@
 // other (configurations by name, webhooks in order); each may answer with a JSONPatch, applied to
 // the object the next one sees. When a webhook changed the object, the earlier webhooks with
 // reinvocationPolicy IfNeeded are called once more, in a second round.
-import type { ResourceInfo } from '../../api/catalog.js';
-import { applyDefaults } from '../../api/defaults/index.js';
+import type { ResourceInfo } from '../../registry/definitions.js';
 import { internalError, StatusError } from '../../errors.js';
 import { applyJsonPatch } from '../../fieldmanager/jsonpatch.js';
 import { canonical } from '../../registry/objects.js';
@@ -119,7 +118,7 @@ class MutatingDispatch {
     // Read back as an object of the kind sent, and defaulted again, as a decoded one would be.
     const { group, version, kind } = invocation.kind;
     const typed = canonical(result, kind, group ? `${group}/${version}` : version);
-    applyDefaults(invocation.kind, typed);
+    invocation.info.definition.hooks.defaults?.(typed, invocation.info.version);
     this.objects = { ...this.objects, object: typed };
     this.patched = true;
     return changed;

@@ -2,7 +2,7 @@
 // ("*", "pods", "pods/status", "*/status", "*/*") and scope. With matchPolicy Equivalent, a rule
 // written for another served version of the same resource also catches the request, which the
 // webhook then receives in that version.
-import type { Catalog, ResourceInfo } from '../../api/catalog.js';
+import type { ResourceDefinitions, ResourceInfo } from '../../registry/definitions.js';
 import type { Operation } from '../types.js';
 import type { Rule, Webhook } from './config.js';
 
@@ -89,13 +89,13 @@ export function ruleMatches(rule: Rule, target: RuleTarget, resource: GroupVersi
 }
 
 /** The other served versions of the request's resource (with the same subresource), preferred first. */
-function equivalents(catalog: Catalog, target: RuleTarget): ResourceInfo[] {
+function equivalents(catalog: ResourceDefinitions, target: RuleTarget): ResourceInfo[] {
   return catalog.versionsOf(target.info.group, target.info.resource).filter((info) =>
     info.version !== target.info.version && (!target.subresource || info.subresources.has(target.subresource)));
 }
 
 /** The invocation of `hook` for this request, when one of its rules matches. */
-export function matchRules(hook: Webhook, target: RuleTarget, catalog: Catalog): Invocation | undefined {
+export function matchRules(hook: Webhook, target: RuleTarget, catalog: ResourceDefinitions): Invocation | undefined {
   const requested = gvr(target.info);
   if (hook.rules.some((rule) => ruleMatches(rule, target, requested))) {
     return { hook, info: target.info, resource: requested, subresource: target.subresource, kind: kindOf(target.info, target.subresource) };

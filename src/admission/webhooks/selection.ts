@@ -39,7 +39,7 @@ export class Selection {
 
   /** The invocation of `hook`, or undefined when it is not to be called. `current`: the objects as they stand. */
   async invocation(hook: Webhook, current: ReviewObjects): Promise<Invocation | undefined> {
-    const invocation = matchRules(hook, this.target, this.registry.catalog);
+    const invocation = matchRules(hook, this.target, this.registry.definitions);
     if (!invocation) return undefined;
     if (!(await this.namespaceMatches(hook, current))) return undefined;
     if (!hook.objectSelector.empty && !selects(hook.objectSelector, labelsOf(current.object)) && !selects(hook.objectSelector, labelsOf(current.oldObject))) {
@@ -63,7 +63,7 @@ export class Selection {
   }
 
   private async lookUpNamespace(name: string): Promise<Labels> {
-    const info = this.registry.catalog.lookup('', 'v1', 'namespaces');
+    const info = this.registry.definitions.lookup('', 'v1', 'namespaces');
     if (!info) return undefined;
     const cached = (await this.registry.cacher(info)).get(this.registry.keyOf(info, undefined, name));
     // The cache may lag a namespace just created: storage decides before it counts as missing.

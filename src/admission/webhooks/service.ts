@@ -1,7 +1,7 @@
 // A webhook's service reference resolved to an address: the service's port (by number) and, through
 // its Endpoints (or, failing those, its EndpointSlices), a ready address serving that port's name.
 // There is no cluster network, so the service's own IP is never dialled.
-import type { ResourceInfo } from '../../api/catalog.js';
+import type { ResourceInfo } from '../../registry/definitions.js';
 import { collectionPrefix } from '../../registry/keys.js';
 import type { Registry } from '../../registry/store.js';
 import type { ServiceReference } from './config.js';
@@ -27,7 +27,7 @@ function pick<T>(items: T[]): T {
 }
 
 async function getObject(registry: Registry, group: string, version: string, resource: string, namespace: string, name: string): Promise<JsonObject | undefined> {
-  const info = registry.catalog.lookup(group, version, resource);
+  const info = registry.definitions.lookup(group, version, resource);
   if (!info) return undefined;
   const cached = (await registry.cacher(info)).get(registry.keyOf(info, namespace, name));
   if (cached) return decodeJson(cached);
@@ -64,7 +64,7 @@ export async function resolveService(registry: Registry, ref: ServiceReference):
 }
 
 function sliceInfo(registry: Registry): ResourceInfo | undefined {
-  return registry.catalog.versionsOf('discovery.k8s.io', 'endpointslices')[0];
+  return registry.definitions.versionsOf('discovery.k8s.io', 'endpointslices')[0];
 }
 
 async function slicesOf(registry: Registry, ref: ServiceReference): Promise<JsonObject[]> {

@@ -1,6 +1,6 @@
 // The webhooks in force, read from the watch cache of the configurations: rebuilt only when a
 // configuration changed (one number compared per request), so writes pay nothing when none exist.
-import type { ResourceInfo } from '../../api/catalog.js';
+import type { ResourceInfo } from '../../registry/definitions.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { Cacher } from '../../storage/cacher.js';
@@ -47,7 +47,7 @@ export class WebhookSource {
 
   private info(): ResourceInfo | undefined {
     const resource = RESOURCES[this.kind];
-    return this.registry.catalog.versionsOf(GROUP, resource)[0];
+    return this.registry.definitions.versionsOf(GROUP, resource)[0];
   }
 
   private load(cacher: Cacher): Webhook[] {

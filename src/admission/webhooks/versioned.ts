@@ -3,7 +3,7 @@
 // subresource. (A CREATE's mutating phase runs before the registry gives the object its name, uid
 // and times, as the reference's.) A webhook's change is written back into the admission attributes in place, in the request's
 // version.
-import type { ResourceInfo } from '../../api/catalog.js';
+import type { ResourceInfo } from '../../registry/definitions.js';
 import { convert } from '../../api/conversion.js';
 import { canonical, metadataOf } from '../../registry/objects.js';
 import { applyScale, toScale } from '../../registry/scale.js';

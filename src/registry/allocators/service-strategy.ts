@@ -5,40 +5,46 @@ import { StatusError } from '../../errors.js';
 import { metadataOf } from '../objects.js';
 import { resourcePrefix } from '../keys.js';
 import type { Registry } from '../store.js';
+import type { Storage } from '../../storage/types.js';
 import type { Strategy } from '../strategies.js';
 import { ServiceAllocators } from './service-allocation.js';
 import { dropTypeDependentFields } from './service-fields.js';
 import { decodeJson } from '../../json.js';
 
-const allocatorsOf = new WeakMap<Registry, ServiceAllocators>();
+// Kept by store: every view of a registry (withAdmission) shares its storage, and so its allocations.
+const allocatorsByStorage = new WeakMap<Storage, ServiceAllocators>();
+
+function allocatorsOf(registry: Registry): ServiceAllocators | undefined {
+  return allocatorsByStorage.get(registry.storage);
+}
 
 /**
  * Gives a registry its Service allocators, taking what its stored Services hold. Registries
  * without allocators (unit tests) store Services as given.
  */
-export async function attachServiceAllocators(registry: Registry, allocators: ServiceAllocators): Promise<void> {
-  const services = registry.catalog.lookup('', 'v1', 'services');
+export async function attachServiceAllocators(registry: Registry, pools: ServiceAllocators): Promise<void> {
+  const services = registry.definitions.lookup('', 'v1', 'services');
   if (services) {
     const page = await registry.storage.list(resourcePrefix(services));
-    for (const item of page.items) allocators.restore(decodeJson(item.value));
+    for (const item of page.items) pools.restore(decodeJson(item.value));
   }
-  allocatorsOf.set(registry, allocators);
+  allocatorsByStorage.set(registry.storage, pools);
 }
 
 export const serviceStrategy: Strategy = {
   beginCreate(registry, obj, dryRun) {
-    return allocatorsOf.get(registry)?.allocateCreate(obj, dryRun);
+    return allocatorsOf(registry)?.allocateCreate(obj, dryRun);
   },
   beginUpdate(registry, next, current, dryRun) {
-    return allocatorsOf.get(registry)?.allocateUpdate(next, current, dryRun);
+    return allocatorsOf(registry)?.allocateUpdate(next, current, dryRun);
   },
   prepareForUpdate(next, current) {
     dropTypeDependentFields(next, current);
   },
   async afterDelete(registry, obj) {
-    allocatorsOf.get(registry)?.release(obj);
+    allocatorsOf(registry)?.release(obj);
     // Endpoints could otherwise outlive the Service and be taken for a new one of the same name.
-    const endpoints = registry.catalog.lookup('', 'v1', 'endpoints');
+    const endpoints = registry.definitions.lookup('', 'v1', 'endpoints');
     const meta = metadataOf(obj);
     if (!endpoints || typeof meta['namespace'] !== 'string' || typeof meta['name'] !== 'string') return;
     try {

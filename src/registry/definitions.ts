@@ -1,0 +1,293 @@
+// The live set of resource definitions: everything the server knows of each group-resource it
+// serves — names, scope, served versions and the storage version, subresources, and the hooks in
+// which it differs from the generic store. The built-ins are added at start; definitions can be
+// added, changed and removed while the server runs (CustomResourceDefinitions, APIServices), and
+// what depends on the set (routing, discovery, OpenAPI, watch caches, garbage collection, the
+// field manager's schemas) looks it up live or subscribes to its changes.
+import type { GroupVersions } from '../api/catalog.js';
+import type { NameRule } from '../api/names.js';
+import type { RowCondition, TableColumn } from '../api/printers/index.js';
+import type { SelectableFieldSpec } from '../api/selectable-fields.js';
+import type { FieldError } from '../errors.js';
+import type { JsonObject } from '../json.js';
+import type { Evaluator } from '../quota/evaluators.js';
+import type { Strategy } from './strategies.js';
+
+export interface SubresourceInfo {
+  name: string;
+  /** Group, version and kind of the subresource's body (e.g. autoscaling/v1 Scale). */
+  group: string;
+  version: string;
+  kind: string;
+  verbs: string[];
+}
+
+/** One served version of a resource: what a request to /apis/{group}/{version}/{resource} addresses. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** Plural resource name as in the URL. */
+  resource: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  verbs: string[];
+  subresources: Map<string, SubresourceInfo>;
+  singularName: string;
+  shortNames?: string[];
+  categories?: string[];
+  storageVersionHash?: string;
+  /** `group/version` as objects carry it in apiVersion. */
+  apiVersion: string;
+  nameRule: NameRule;
+  /** Whether metadata.generation is kept (bumped on spec changes). */
+  tracksGeneration: boolean;
+  /** Whether a delete answers with the deleted object (else a Status). */
+  returnsDeletedObject: boolean;
+  /** The Warning every answer of this version carries (deprecated versions). */
+  deprecationWarning?: string;
+  /** The definition this version belongs to (shared by every served version). */
+  definition: ResourceDefinition;
+}
+
+export interface VersionSpec {
+  version: string;
+  verbs: string[];
+  subresources: SubresourceInfo[];
+  storageVersionHash?: string;
+  deprecationWarning?: string;
+}
+
+/** A subresource write keeps the stored object but for its own part, taken from the desired one. */
+export type PartUpdate = (current: JsonObject, desired: JsonObject) => JsonObject;
+
+/** A resource's Table: its columns and each object's cells as the reference prints them. */
+export interface TablePrinter {
+  columns(): TableColumn[];
+  /** The cells of one object's row at time `now` (ms). */
+  cells(obj: JsonObject, now: number): unknown[];
+  conditions?(obj: JsonObject): RowCondition[] | undefined;
+}
+
+/** Where a resource differs from the generic store; every hook is optional. */
+export interface ResourceHooks extends Strategy {
+  /** The reference's defaults for an object of this resource in `version`, in place. */
+  defaults?(obj: JsonObject, version: string): void;
+  /** The errors of a new object in `version` (after defaulting and admission's mutations). */
+  validateCreate?(obj: JsonObject, version: string): FieldError[];
+  /** The errors of an update (the new object's own included). */
+  validateUpdate?(obj: JsonObject, old: JsonObject, version: string, subresource?: string): FieldError[];
+  /** What a write to each subresource may change, beyond the generic `status`. */
+  subresourceParts?: Readonly<Record<string, PartUpdate>>;
+  /** Converts an object between two served versions (apiVersion is set by the caller). */
+  convert?(obj: JsonObject, fromVersion: string, toVersion: string): JsonObject;
+  table?: TablePrinter;
+  /** Field selectors: the labels each version accepts and the fields they match. */
+  selectableFields?: SelectableFieldSpec;
+  /** How ResourceQuota measures this resource; none for resources quota ignores. */
+  quota?: Evaluator;
+  /** The pod template of a workload (for Pod Security), when the resource has one. */
+  podTemplate?(obj: JsonObject): { metadata: JsonObject; spec: JsonObject } | undefined;
+}
+
+export interface ResourceDefinition {
+  group: string;
+  /** Plural name. */
+  resource: string;
+  kind: string;
+  listKind: string;
+  singularName: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  /** The served versions (the set orders them by the group's version priority). */
+  versions: VersionSpec[];
+  /** The version objects are stored in. */
+  storageVersion: string;
+  nameRule: NameRule;
+  tracksGeneration: boolean;
+  returnsDeletedObject: boolean;
+  hooks: ResourceHooks;
+  /** A built-in resource, published by the vendored OpenAPI documents (else its OpenAPI is made from `schema`). */
+  builtin: boolean;
+  /**
+   * The OpenAPI v2 schema of the kind in a version, for definitions made at run time (the
+   * built-ins' come from the vendored documents). Absent: an object of any content.
+   */
+  schema?(version: string): JsonObject | undefined;
+}
+
+export type { GroupVersions };
+
+export type DefinitionChange = { type: 'added' | 'removed'; definition: ResourceDefinition };
+export type DefinitionListener = (change: DefinitionChange) => void;
+
+/** The reference's ordering of versions it knows no priority for: GA, then beta, then alpha, newest first. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return undefined;
+    return { major: Number(m[1]), stage: m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0, minor: Number(m[3] ?? 0) };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  if (x && y) return y.stage - x.stage || y.major - x.major || y.minor - x.minor;
+  if (x) return -1;
+  if (y) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function groupResourceKey(group: string, resource: string): string {
+  return `${group}/${resource}`;
+}
+
+function infoOf(def: ResourceDefinition, spec: VersionSpec): ResourceInfo {
+  const apiVersion = def.group ? `${def.group}/${spec.version}` : spec.version;
+  const info: ResourceInfo = {
+    group: def.group,
+    version: spec.version,
+    resource: def.resource,
+    kind: def.kind,
+    listKind: def.listKind,
+    namespaced: def.namespaced,
+    verbs: spec.verbs,
+    subresources: new Map(spec.subresources.map((s) => [s.name, s])),
+    singularName: def.singularName,
+    shortNames: def.shortNames,
+    categories: def.categories,
+    storageVersionHash: spec.storageVersionHash,
+    apiVersion,
+    nameRule: def.nameRule,
+    tracksGeneration: def.tracksGeneration,
+    returnsDeletedObject: def.returnsDeletedObject,
+    definition: def,
+  };
+  if (spec.deprecationWarning !== undefined) info.deprecationWarning = spec.deprecationWarning;
+  return info;
+}
+
+export class ResourceDefinitions {
+  private readonly byGroupResource = new Map<string, { definition: ResourceDefinition; infos: Map<string, ResourceInfo> }>();
+  private readonly listeners = new Set<DefinitionListener>();
+  private groupList: GroupVersions[] = [];
+  private byGroupVersion = new Map<string, ResourceInfo[]>();
+  private revision = 0;
+
+  /**
+   * `priorities`: groups in the reference's priority order, each with its versions in order;
+   * groups and versions it does not name come after, groups by name, versions newest first.
+   */
+  constructor(private readonly priorities: readonly GroupVersions[] = []) {}
+
+  /** Adds a definition, or replaces the one of the same group and resource. */
+  add(definition: ResourceDefinition): void {
+    const key = groupResourceKey(definition.group, definition.resource);
+    const previous = this.byGroupResource.get(key);
+    const infos = new Map(definition.versions.map((v) => [v.version, infoOf(definition, v)]));
+    this.byGroupResource.set(key, { definition, infos });
+    this.reindex();
+    if (previous) this.emit({ type: 'removed', definition: previous.definition });
+    this.emit({ type: 'added', definition });
+  }
+
+  /** Removes a definition; false when there was none. */
+  remove(group: string, resource: string): boolean {
+    const key = groupResourceKey(group, resource);
+    const entry = this.byGroupResource.get(key);
+    if (!entry) return false;
+    this.byGroupResource.delete(key);
+    this.reindex();
+    this.emit({ type: 'removed', definition: entry.definition });
+    return true;
+  }
+
+  /** Calls `listener` on every later change; returns the unsubscribe function. */
+  subscribe(listener: DefinitionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A number that moves on every change (for caches of what is derived from the set). */
+  get generation(): number {
+    return this.revision;
+  }
+
+  private emit(change: DefinitionChange): void {
+    for (const listener of [...this.listeners]) listener(change);
+  }
+
+  private reindex(): void {
+    this.revision++;
+    const byGroupVersion = new Map<string, ResourceInfo[]>();
+    const served = new Map<string, Set<string>>();
+    for (const { infos } of this.byGroupResource.values()) {
+      for (const info of infos.values()) {
+        const gv = `${info.group}/${info.version}`;
+        const list = byGroupVersion.get(gv) ?? [];
+        list.push(info);
+        byGroupVersion.set(gv, list);
+        const versions = served.get(info.group) ?? new Set<string>();
+        versions.add(info.version);
+        served.set(info.group, versions);
+      }
+    }
+    for (const list of byGroupVersion.values()) list.sort((a, b) => (a.resource < b.resource ? -1 : 1));
+    const known = new Map(this.priorities.map((g, i) => [g.name, { index: i, versions: g.versions }]));
+    const names = [...served.keys()].sort((a, b) => (known.get(a)?.index ?? Infinity) - (known.get(b)?.index ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+    this.groupList = names.map((name) => {
+      const versions = served.get(name)!;
+      const order = known.get(name)?.versions ?? [];
+      return { name, versions: [...order.filter((v) => versions.has(v)), ...[...versions].filter((v) => !order.includes(v)).sort(compareVersions)] };
+    });
+    this.byGroupVersion = byGroupVersion;
+  }
+
+  /** Served groups in priority order; the core group has the name "". */
+  groups(): readonly GroupVersions[] {
+    return this.groupList;
+  }
+
+  group(name: string): GroupVersions | undefined {
+    return this.groupList.find((g) => g.name === name);
+  }
+
+  resources(group: string, version: string): readonly ResourceInfo[] | undefined {
+    return this.byGroupVersion.get(`${group}/${version}`);
+  }
+
+  lookup(group: string, version: string, resource: string): ResourceInfo | undefined {
+    return this.byGroupResource.get(groupResourceKey(group, resource))?.infos.get(version);
+  }
+
+  definition(group: string, resource: string): ResourceDefinition | undefined {
+    return this.byGroupResource.get(groupResourceKey(group, resource))?.definition;
+  }
+
+  /** Every served version of the same group and resource, in the group's priority order. */
+  versionsOf(group: string, resource: string): ResourceInfo[] {
+    const entry = this.byGroupResource.get(groupResourceKey(group, resource));
+    if (!entry) return [];
+    const order = this.group(group)?.versions ?? [];
+    return order.map((v) => entry.infos.get(v)).filter((r): r is ResourceInfo => r !== undefined);
+  }
+
+  /** The version objects of a resource are stored in. */
+  storageInfo(info: Pick<ResourceInfo, 'group' | 'resource'>): ResourceInfo | undefined {
+    const entry = this.byGroupResource.get(groupResourceKey(info.group, info.resource));
+    return entry?.infos.get(entry.definition.storageVersion);
+  }
+
+  /** The served resource of a kind in a group-version (owner references, webhooks). */
+  byKind(group: string, version: string, kind: string): ResourceInfo | undefined {
+    return this.byGroupVersion.get(`${group}/${version}`)?.find((info) => info.kind === kind);
+  }
+
+  /** Every served version of every resource. */
+  *all(): IterableIterator<ResourceInfo> {
+    for (const { infos } of this.byGroupResource.values()) yield* infos.values();
+  }
+
+  definitions(): IterableIterator<ResourceDefinition> {
+    return [...this.byGroupResource.values()].map((e) => e.definition)[Symbol.iterator]();
+  }
+}
