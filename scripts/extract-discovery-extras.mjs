@@ -1,12 +1,12 @@
 // Regenerates data/discovery-extras.json from the reference's recorded discovery documents
-// (../shared/reference/discovery): what OpenAPI does not say — group order, version order,
+// (test/fixtures/reference/discovery): what OpenAPI does not say — group order, version order,
 // short names, categories, singular names and storage version hashes.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = process.argv[2] ?? join(root, '../shared/reference/discovery');
+const dir = process.argv[2] ?? join(root, 'test/fixtures/reference/discovery');
 const body = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).response.body;
 
 const apis = body('apis.json');

@@ -1,5 +1,5 @@
 // Regenerates data/table-columns.json from the reference's recorded Table answers
-// (../shared/reference/table): the column definitions (names, types, formats, the OpenAPI
+// (test/fixtures/reference/table): the column definitions (names, types, formats, the OpenAPI
 // field descriptions the reference shows, priorities) of every built-in resource's Table.
 // Cells are computed by src/api/printers; this file only holds the column headers.
 // Resources whose Table is the default one (Name, Created At) are recorded under "default".
@@ -8,7 +8,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = process.argv[2] ?? join(root, '../shared/reference/table');
+const dir = process.argv[2] ?? join(root, 'test/fixtures/reference/table');
 
 const out = {
   comment:

@@ -14,8 +14,12 @@ function findRoot(): string {
 }
 
 export const repoRoot = findRoot();
-export const sharedDir = join(repoRoot, '../shared');
-export const referenceDir = join(sharedDir, 'reference');
+/** Test data kept in the repository, so that a fresh clone tests on its own (see test/fixtures/README.md). */
+export const fixturesDir = join(repoRoot, 'test', 'fixtures');
+/** kube-apiserver 1.25.0's recorded answers. */
+export const referenceDir = join(fixturesDir, 'reference');
+/** One object of every built-in kind as JSON and Protobuf (the Kubernetes 1.25 API testdata). */
+export const k8sTestdataDir = join(fixturesDir, 'k8s-1.25', 'testdata');
 
 export interface Fixture {
   description: string;

@@ -1,4 +1,4 @@
-// Table printers against the reference's recorded Table answers (../shared/reference/table), plus
+// Table printers against the reference's recorded Table answers (test/fixtures/reference/table), plus
 // unit tests of the pod status logic, human durations and selector formatting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

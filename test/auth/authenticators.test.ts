@@ -3,10 +3,9 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import {
   ANONYMOUS,
@@ -28,16 +27,10 @@ import {
   type ServiceAccountRef,
 } from '../../src/auth/tokens.js';
 import type { UserInfo } from '../../src/api/user.js';
+import { referenceDir } from '../helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'capstan-auth-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
-
-function findRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return dir;
-}
-const referenceDir = join(findRoot(), '../shared/reference');
 
 function ecKeys(): { priv: string; pub: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { aggregatedRules, RbacAuthorizer, uncoveredRules, type PolicyRule, type RbacSource, type Role, type RoleBinding, type Subject } from '../../src/auth/rbac.js';
 import { bootstrapPolicy } from '../../src/auth/rbac-bootstrap.js';
 import type { Attributes } from '../../src/auth/types.js';
 import type { UserInfo } from '../../src/api/user.js';
+import { referenceDir } from '../helpers.js';
 
 // ---------------------------------------------------------------------------------------------
 // An in-memory RbacSource
@@ -196,7 +196,7 @@ describe('RBAC bindings', () => {
   });
 
   it('has the reason format of the LocalSubjectAccessReview fixture', () => {
-    const path = join(findReference(), 'create', 'authorization.k8s.io-v1-localsubjectaccessreviews.json');
+    const path = join(referenceDir, 'create', 'authorization.k8s.io-v1-localsubjectaccessreviews.json');
     const f = JSON.parse(readFileSync(path, 'utf8')) as { response: { body: { status: { reason: string } } } };
     const src = new MemorySource(
       [],
@@ -414,7 +414,7 @@ describe('RBAC bootstrap policy', () => {
   });
 
   it('reports the rules of a system:masters user as the SelfSubjectRulesReview fixture does', () => {
-    const path = join(findReference(), 'create', 'authorization.k8s.io-v1-selfsubjectrulesreviews.json');
+    const path = join(referenceDir, 'create', 'authorization.k8s.io-v1-selfsubjectrulesreviews.json');
     const f = JSON.parse(readFileSync(path, 'utf8')) as { response: { body: { status: { resourceRules: PolicyRule[]; nonResourceRules: PolicyRule[]; incomplete: boolean } } } };
     const z = new RbacAuthorizer(bootstrapSource());
     const got = z.rulesFor(authed('admin', 'system:masters'), 'ref-create');
@@ -511,10 +511,3 @@ describe('RBAC performance', () => {
     assert.ok(perCall < 100, `authorize took ${perCall} µs`);
   });
 });
-
-/** The shared reference fixtures directory (../shared/reference from the repo root). */
-function findReference(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return join(dir, '..', 'shared', 'reference');
-}

@@ -13,11 +13,10 @@ import {
   encodeProtobufWatchEvent,
   parseGoDuration,
 } from '../../src/encoding/protobuf-encode.js';
-import { sharedDir } from '../helpers.js';
+import { k8sTestdataDir, referenceDir } from '../helpers.js';
 
-const shared = sharedDir;
-const fixturesDir = join(shared, 'reference', 'protobuf');
-const testdataDir = join(shared, 'k8s-1.25', 'testdata');
+const fixturesDir = join(referenceDir, 'protobuf');
+const testdataDir = k8sTestdataDir;
 
 type Obj = Record<string, unknown>;
 

@@ -13,11 +13,10 @@ import {
   protobufTypeFor,
 } from '../../src/encoding/protobuf.js';
 import { StatusError } from '../../src/errors.js';
-import { sharedDir } from '../helpers.js';
+import { k8sTestdataDir, referenceDir } from '../helpers.js';
 
-const shared = sharedDir;
-const fixturesDir = join(shared, 'reference', 'protobuf');
-const testdataDir = join(shared, 'k8s-1.25', 'testdata');
+const fixturesDir = join(referenceDir, 'protobuf');
+const testdataDir = k8sTestdataDir;
 
 interface Fixture {
   request: { body?: { encoding?: string; data?: string } | null };

@@ -1,4 +1,4 @@
-// Raw HTTP requests that must fail as the reference fails (../shared/reference/errors), and leave
+// Raw HTTP requests that must fail as the reference fails (test/fixtures/reference/errors), and leave
 // stored data untouched.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // fieldValidation=Ignore|Warn|Strict on every write path, against the reference's answers
-// (../shared/reference/fieldvalidation and errors/strict-*), and the whole matrix of levels ×
+// (test/fixtures/reference/fieldvalidation and errors/strict-*), and the whole matrix of levels ×
 // unknown / duplicate / mistyped fields × POST, PUT, merge, strategic merge, JSON patch, apply ×
 // JSON and YAML bodies. A refused write leaves stored data untouched.
 import assert from 'node:assert/strict';

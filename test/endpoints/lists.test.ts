@@ -1,6 +1,6 @@
 // Lists and gets as the reference serves them: every cell of the SPEC's resourceVersion tables,
 // chunking (limit/continue), continue tokens, far-future versions, selectors and lists across all
-// namespaces, driven over HTTP. Expected bodies come from ../shared/reference/errors where the
+// namespaces, driven over HTTP. Expected bodies come from test/fixtures/reference/errors where the
 // reference was recorded.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Server-rendered Tables compared with the reference's (../shared/reference/table) for kinds whose
+// Server-rendered Tables compared with the reference's (test/fixtures/reference/table) for kinds whose
 // stored object needs no defaulting yet; plus includeObject and Table watches.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

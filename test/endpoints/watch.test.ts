@@ -1,4 +1,4 @@
-// Watches as the reference serves them: the recorded watch fixtures (../shared/reference/watch)
+// Watches as the reference serves them: the recorded watch fixtures (test/fixtures/reference/watch)
 // reproduced with the same actions at the same times, and the list-then-watch protocol a client
 // relies on (start versions, resume, 410, selectors, bookmarks, timeouts, deprecated paths).
 import assert from 'node:assert/strict';
@@ -185,15 +185,22 @@ describe('the reference watch fixtures, reproduced', { concurrency: true }, () =
   /** A server with namespace ref-watch as the recorder made it: kube-root-ca.crt (the controller-manager's part), alpha and beta. */
   async function refWatchServer(historyWindowMs?: number): Promise<RunningServer> {
     const server = historyWindowMs ? await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs, insecure: true }) : await memoryServer();
-    await makeNamespace(server.url, 'ref-watch');
-    const root = (fixture('watch/configmaps-watch-no-resourceversion').response.body as WatchEvent[]).find((e) => e.object.metadata.name === ROOT_CA)!;
-    await mustOk(call(server.url, 'POST', cms('ref-watch'), {
-      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA, annotations: root.object.metadata.annotations }, data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n' } },
-      headers: CONTROLLER_UA,
-    }), 201);
-    await create(server.url, 'ref-watch', 'alpha', { k: '1' });
-    await create(server.url, 'ref-watch', 'beta', { k: '1' });
-    return server;
+    try {
+      await makeNamespace(server.url, 'ref-watch');
+      const root = (fixture('watch/configmaps-watch-no-resourceversion').response.body as WatchEvent[]).find((e) => e.object.metadata.name === ROOT_CA)!;
+      await mustOk(call(server.url, 'POST', cms('ref-watch'), {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA, annotations: root.object.metadata.annotations }, data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n' } },
+        headers: CONTROLLER_UA,
+      }), 201);
+      await create(server.url, 'ref-watch', 'alpha', { k: '1' });
+      await create(server.url, 'ref-watch', 'beta', { k: '1' });
+      return server;
+    } catch (err) {
+      // The callers close the server only once they have it: a failed setup must not leave it listening
+      // (it would keep this file's process, and so the whole run, waiting for good).
+      await server.close();
+      throw err;
+    }
   }
 
   async function record(server: RunningServer, path: string, actions?: () => Promise<void>, maxMs = 10_000): Promise<WatchStream> {

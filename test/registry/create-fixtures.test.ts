@@ -1,4 +1,4 @@
-// Creates of the reference's manifests (../shared/reference/create) compared with what it stored:
+// Creates of the reference's manifests (test/fixtures/reference/create) compared with what it stored:
 // whole objects, managedFields included, for every built-in kind. Left out: the review APIs and
 // TokenRequest (create-only answers, nothing is stored or defaulted; test/auth covers them) and
 // the custom resource (served once CustomResourceDefinitions are).
@@ -136,7 +136,7 @@ function redacted(obj: Json): Json {
 describe('creates as the reference stores them', () => {
   let server: RunningServer;
   before(async () => {
-    // The reference's service range (see ../shared/reference/README.md).
+    // The reference's service range (see test/fixtures/reference/README.md).
     server = await memoryServer({ serviceClusterIpRange: '10.96.0.0/16' });
     for (const name of ['ref-create', 'ref-create-quota']) {
       assert.equal((await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status, 201);

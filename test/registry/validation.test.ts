@@ -1,5 +1,5 @@
 // Validation through a real server: 422 Status bodies as the reference answers them (fixtures in
-// ../shared/reference/errors), and refused writes leave the stored object untouched.
+// test/fixtures/reference/errors), and refused writes leave the stored object untouched.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
