@@ -2,7 +2,7 @@
 // messages kube-apiserver 1.25 answers (400 BadRequest, the message alone, as the fixtures show).
 import { badRequest } from '../errors.js';
 import { EMPTY_ERROR, isDNS1123Subdomain, isValidLabelValue, maxLenError, regexError } from './names.js';
-import { defaultUnsupported, goQuote, selectableFieldSpec, type FieldSource } from './selectable-fields.js';
+import { defaultUnsupported, goQuote, type FieldSource, type SelectableFieldSpec } from './selectable-fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Label selectors
@@ -481,13 +481,12 @@ export interface CheckFieldSelectorOptions {
  * `involvedObject.kind`, `reportingController` → `reportingComponent`, …), so that `matches`
  * compares them with `objectFields`.
  */
-export function checkFieldSelector(selector: FieldSelector, group: string, resource: string, kind: string, options: CheckFieldSelectorOptions = {}): void {
+export function checkFieldSelector(selector: FieldSelector, spec: SelectableFieldSpec | undefined, options: CheckFieldSelectorOptions = {}): void {
   for (const r of selector.requirements) {
     if (options.customResource) {
       if (r.field === 'metadata.name' || (options.customResource.namespaced && r.field === 'metadata.namespace')) continue;
       throw badRequest(`field label not supported: ${r.field}`);
     }
-    const spec = selectableFieldSpec(group, resource, kind);
     if (!spec?.labels) {
       if (r.field === 'metadata.name' || r.field === 'metadata.namespace') continue;
       throw badRequest(defaultUnsupported(r.field));
@@ -530,14 +529,13 @@ function fieldValue(obj: Record<string, unknown>, source: FieldSource): string {
  * The selectable field values of an object: metadata.name and metadata.namespace ("" when absent),
  * plus the resource's own fields, keyed by the names `checkFieldSelector` leaves in a selector.
  */
-export function objectFields(group: string, resource: string, obj: Record<string, unknown>): Record<string, string> {
+export function objectFields(spec: SelectableFieldSpec | undefined, obj: Record<string, unknown>): Record<string, string> {
   const metadata = (obj['metadata'] ?? {}) as Record<string, unknown>;
   const asString = (v: unknown): string => (typeof v === 'string' ? v : '');
   const fields: Record<string, string> = {
     'metadata.name': asString(metadata['name']),
     'metadata.namespace': asString(metadata['namespace']),
   };
-  const spec = selectableFieldSpec(group, resource);
   if (spec) for (const [name, source] of Object.entries(spec.fields)) fields[name] = fieldValue(obj, source);
   return fields;
 }

@@ -26,7 +26,6 @@ import { mediaTypeOf, negotiate, type Negotiated, type Target } from './negotiat
 import { renderList, renderObject } from './representations.js';
 import { readBody, sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { serveWatch } from './watch.js';
-import { deprecationWarning } from '../api/deprecations.js';
 import { bindPod, evictPod, nodeProxy, podLog, podProxy, podStream, serviceProxy } from './pod-subresources.js';
 import { type JsonObject, isObject, now as nowTime } from '../json.js';
 
@@ -117,11 +116,12 @@ function selectorFilter(info: ResourceInfo, query: URLSearchParams): Filter {
   const fieldText = query.get('fieldSelector');
   const labels = labelText ? parseLabelSelector(labelText) : undefined;
   const fields = fieldText ? parseFieldSelector(fieldText) : undefined;
-  if (fields) checkFieldSelector(fields, info.group, info.resource, info.kind);
+  const selectable = info.definition.hooks.selectableFields;
+  if (fields) checkFieldSelector(fields, selectable);
   if ((!labels || labels.empty) && (!fields || fields.empty)) return undefined;
   return (obj) => {
     if (labels && !labels.matches(metadataOf(obj)['labels'] as Record<string, string> | undefined)) return false;
-    if (fields && !fields.matches(objectFields(info.group, info.resource, obj))) return false;
+    if (fields && !fields.matches(objectFields(selectable, obj))) return false;
     return true;
   };
 }
@@ -201,7 +201,7 @@ export class ResourceHandler {
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
       const warnings: string[] = [];
       // A deprecated version warns on every answer, errors and watches included.
-      const deprecation = deprecationWarning(info);
+      const deprecation = info.deprecationWarning;
       if (deprecation) {
         warnings.push(deprecation);
         res.setHeader('Warning', warningHeaders([deprecation])['Warning']!);

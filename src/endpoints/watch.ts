@@ -95,7 +95,7 @@ export async function serveWatch(
         return;
       }
       send(plain && !protobuf ? e.frame(type) : out(type, plain ? e.value : render(e.value)));
-    });
+    }, end);
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Compacted') {
       const status = tooOldResourceVersion(from, err.revision ?? 0).toStatus();

@@ -4,6 +4,7 @@
 // added, changed and removed while the server runs (CustomResourceDefinitions, APIServices), and
 // what depends on the set (routing, discovery, OpenAPI, watch caches, garbage collection, the
 // field manager's schemas) looks it up live or subscribes to its changes.
+import { createHash } from 'node:crypto';
 import type { GroupVersions } from '../api/catalog.js';
 import type { NameRule } from '../api/names.js';
 import type { RowCondition, TableColumn } from '../api/printers/index.js';
@@ -290,4 +291,64 @@ export class ResourceDefinitions {
   definitions(): IterableIterator<ResourceDefinition> {
     return [...this.byGroupResource.values()].map((e) => e.definition)[Symbol.iterator]();
   }
+}
+
+/** The reference's storage version hash: the first 8 bytes of sha256("group/version/kind"), base64. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+const GENERIC_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface GenericResource {
+  group: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** Served versions; the first is the storage version unless `storageVersion` says otherwise. */
+  versions: string[];
+  storageVersion?: string;
+  listKind?: string;
+  singularName?: string;
+  shortNames?: string[];
+  categories?: string[];
+  /** `status` and `scale` subresources, as a CustomResourceDefinition may ask for. */
+  subresources?: Array<'status' | 'scale'>;
+  schema?(version: string): JsonObject | undefined;
+  hooks?: ResourceHooks;
+}
+
+/**
+ * A resource served with nothing special about it (the generic store's semantics only): what a
+ * resource defined at run time starts from.
+ */
+export function genericDefinition(spec: GenericResource): ResourceDefinition {
+  const versions = spec.versions.map((version): VersionSpec => ({
+    version,
+    verbs: GENERIC_VERBS,
+    subresources: (spec.subresources ?? []).map((name) => ({
+      name,
+      ...(name === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : { group: spec.group, version, kind: spec.kind }),
+      verbs: ['get', 'patch', 'update'],
+    })),
+    storageVersionHash: storageVersionHash(spec.group, version, spec.kind),
+  }));
+  return {
+    group: spec.group,
+    resource: spec.resource,
+    kind: spec.kind,
+    listKind: spec.listKind ?? `${spec.kind}List`,
+    singularName: spec.singularName ?? spec.kind.toLowerCase(),
+    shortNames: spec.shortNames,
+    categories: spec.categories,
+    namespaced: spec.namespaced,
+    versions,
+    storageVersion: spec.storageVersion ?? spec.versions[0]!,
+    nameRule: 'subdomain',
+    tracksGeneration: true,
+    returnsDeletedObject: false,
+    hooks: spec.hooks ?? {},
+    builtin: false,
+    schema: spec.schema,
+  };
 }

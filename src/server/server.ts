@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { defaultEnabled } from '../api/catalog.js';
 import { builtinResourceDefinitions } from '../registry/builtin/index.js';
+import type { ResourceDefinitions } from '../registry/definitions.js';
 import { bootstrap } from '../controllers/bootstrap.js';
 import { Discovery } from '../endpoints/discovery.js';
 import { negotiate } from '../endpoints/negotiation.js';
@@ -80,6 +81,8 @@ export interface RunningServer {
   url: string;
   port: number;
   storage: Storage;
+  /** The live set of served resources (add or remove definitions while it runs). */
+  definitions: ResourceDefinitions;
   /** The TLS material (absent for plain HTTP): CA, serving and admin certificates. */
   material?: ServingMaterial;
   close(): Promise<void>;
@@ -236,6 +239,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url: `${material ? 'https' : 'http'}://${host}:${port}`,
     port,
     storage,
+    definitions,
     material,
     async close() {
       shuttingDown = true;

@@ -77,6 +77,8 @@ export class Cacher {
   private readonly dead = new Set<string>();
   private history: CacheEvent[] = [];
   private readonly listeners = new Set<CacheListener>();
+  /** What to call for each open watch when the cache stops. */
+  private readonly enders = new Map<CacheListener, () => void>();
   /** The oldest revision whose state (and every change after it) this cache can still give. */
   private oldest: number;
   /** Revision of the newest change under this prefix. */
@@ -152,6 +154,9 @@ export class Cacher {
   stop(): void {
     this.upstream?.stop();
     this.listeners.clear();
+    const enders = [...this.enders.values()];
+    this.enders.clear();
+    for (const ended of enders) ended();
   }
 
   /** The revision every read of this cache reflects: all committed writes have been delivered. */
@@ -216,9 +221,10 @@ export class Cacher {
 
   /**
    * Delivers every change after `fromRevision` (retained history first, then live ones) in order.
-   * Throws StorageError Compacted when the history after fromRevision is gone.
+   * Throws StorageError Compacted when the history after fromRevision is gone. `ended` is called if
+   * the cache stops while the watch is open (its resource is no longer served).
    */
-  watch(fromRevision: number, listener: CacheListener): Watcher {
+  watch(fromRevision: number, listener: CacheListener, ended?: () => void): Watcher {
     this.assertRetained(fromRevision);
     let start = this.history.length;
     while (start > 0 && this.history[start - 1]!.rev > fromRevision) start--;
@@ -231,6 +237,7 @@ export class Cacher {
       else listener(e);
     };
     this.listeners.add(live);
+    if (ended) this.enders.set(live, ended);
     queueMicrotask(() => {
       if (!this.listeners.has(live)) return;
       for (const e of replay) listener(e);
@@ -238,7 +245,12 @@ export class Cacher {
       pending = undefined;
       for (const e of queued) listener(e);
     });
-    return { stop: () => this.listeners.delete(live) };
+    return {
+      stop: () => {
+        this.listeners.delete(live);
+        this.enders.delete(live);
+      },
+    };
   }
 
   watcherCount(): number {

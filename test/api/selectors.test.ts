@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkFieldSelector, objectFields, parseFieldSelector, parseLabelSelector } from '../../src/api/selectors.js';
+import { selectableFieldSpec } from '../../src/api/selectable-fields.js';
 import { StatusError } from '../../src/errors.js';
 import { referenceDir } from '../helpers.js';
 
@@ -205,7 +206,7 @@ describe('parseFieldSelector', () => {
 describe('checkFieldSelector', () => {
   const check = (text: string, group: string, resource: string, kind: string) => {
     const s = parseFieldSelector(text);
-    checkFieldSelector(s, group, resource, kind);
+    checkFieldSelector(s, selectableFieldSpec(group, resource, kind));
     return s;
   };
 
@@ -261,8 +262,8 @@ describe('checkFieldSelector', () => {
 
   it('checks custom resources by their scope', () => {
     const s = parseFieldSelector('metadata.namespace=x');
-    throws400(() => checkFieldSelector(s, 'ref.example.com', 'widgets', 'Widget', { customResource: { namespaced: false } }), 'field label not supported: metadata.namespace');
-    assert.doesNotThrow(() => checkFieldSelector(s, 'ref.example.com', 'widgets', 'Widget', { customResource: { namespaced: true } }));
+    throws400(() => checkFieldSelector(s, selectableFieldSpec('ref.example.com', 'widgets', 'Widget'), { customResource: { namespaced: false } }), 'field label not supported: metadata.namespace');
+    assert.doesNotThrow(() => checkFieldSelector(s, selectableFieldSpec('ref.example.com', 'widgets', 'Widget'), { customResource: { namespaced: true } }));
   });
 });
 
@@ -275,7 +276,7 @@ describe('objectFields', () => {
       spec: { nodeName: 'node-a', restartPolicy: 'Always', schedulerName: 'default-scheduler', serviceAccountName: 'sa' },
       status: { phase: 'Running', podIPs: [{ ip: '10.0.0.5' }, { ip: 'fd00::5' }], nominatedNodeName: 'node-b' },
     };
-    assert.deepEqual(objectFields('', 'pods', pod), {
+    assert.deepEqual(objectFields(selectableFieldSpec('', 'pods'), pod), {
       'metadata.name': 'web-1',
       'metadata.namespace': 'default',
       'spec.nodeName': 'node-a',
@@ -290,13 +291,13 @@ describe('objectFields', () => {
 
   it('renders missing pod fields as empty strings, and matches through check', () => {
     const pending = { metadata: { name: 'p', namespace: 'ns' }, spec: {}, status: { phase: 'Pending' } };
-    const fields = objectFields('', 'pods', pending);
+    const fields = objectFields(selectableFieldSpec('', 'pods'), pending);
     assert.equal(fields['spec.nodeName'], '');
     assert.equal(fields['status.podIP'], '');
     const s = parseFieldSelector('spec.host=,status.phase=Pending,status.podIPs=');
-    checkFieldSelector(s, '', 'pods', 'Pod');
+    checkFieldSelector(s, selectableFieldSpec('', 'pods', 'Pod'));
     assert.equal(s.matches(fields), true);
-    assert.equal(objectFields('', 'pods', { metadata: {}, status: { podIP: '10.1.1.1' } })['status.podIP'], '10.1.1.1');
+    assert.equal(objectFields(selectableFieldSpec('', 'pods'), { metadata: {}, status: { podIP: '10.1.1.1' } })['status.podIP'], '10.1.1.1');
   });
 
   it('gives a core event its selectable fields (source is source.component)', () => {
@@ -308,7 +309,7 @@ describe('objectFields', () => {
       reportingComponent: 'sched',
       type: 'Normal',
     };
-    assert.deepEqual(objectFields('', 'events', event), {
+    assert.deepEqual(objectFields(selectableFieldSpec('', 'events'), event), {
       'metadata.name': 'web-1.17a',
       'metadata.namespace': 'default',
       'involvedObject.kind': 'Pod',
@@ -324,7 +325,7 @@ describe('objectFields', () => {
       type: 'Normal',
     });
     const noSource = { ...event, source: {} };
-    assert.equal(objectFields('', 'events', noSource)['source'], 'sched', 'source falls back to the reporting controller');
+    assert.equal(objectFields(selectableFieldSpec('', 'events'), noSource)['source'], 'sched', 'source falls back to the reporting controller');
   });
 
   it('reads an events.k8s.io event and matches its selector names', () => {
@@ -336,30 +337,30 @@ describe('objectFields', () => {
       reportingController: 'kubelet',
       type: 'Normal',
     };
-    const fields = objectFields('events.k8s.io', 'events', event);
+    const fields = objectFields(selectableFieldSpec('events.k8s.io', 'events'), event);
     assert.equal(fields['involvedObject.kind'], 'Pod');
     assert.equal(fields['reportingComponent'], 'kubelet');
     assert.equal(fields['source'], 'kubelet');
     const s = parseFieldSelector('regarding.kind=Pod,regarding.name=web-1,reportingController=kubelet');
-    checkFieldSelector(s, 'events.k8s.io', 'events', 'Event');
+    checkFieldSelector(s, selectableFieldSpec('events.k8s.io', 'events', 'Event'));
     assert.equal(s.matches(fields), true);
   });
 
   it('renders booleans and integers as the reference does', () => {
-    assert.equal(objectFields('', 'nodes', { metadata: { name: 'n' }, spec: { unschedulable: true } })['spec.unschedulable'], 'true');
-    assert.equal(objectFields('', 'nodes', { metadata: { name: 'n' }, spec: {} })['spec.unschedulable'], 'false');
-    assert.equal(objectFields('batch', 'jobs', { metadata: { name: 'j' }, status: { succeeded: 3 } })['status.successful'], '3');
-    assert.equal(objectFields('batch', 'jobs', { metadata: { name: 'j' } })['status.successful'], '0');
-    assert.equal(objectFields('', 'replicationcontrollers', { metadata: { name: 'r' }, status: { replicas: 2 } })['status.replicas'], '2');
-    assert.equal(objectFields('', 'secrets', { metadata: { name: 's' }, type: 'Opaque' })['type'], 'Opaque');
+    assert.equal(objectFields(selectableFieldSpec('', 'nodes'), { metadata: { name: 'n' }, spec: { unschedulable: true } })['spec.unschedulable'], 'true');
+    assert.equal(objectFields(selectableFieldSpec('', 'nodes'), { metadata: { name: 'n' }, spec: {} })['spec.unschedulable'], 'false');
+    assert.equal(objectFields(selectableFieldSpec('batch', 'jobs'), { metadata: { name: 'j' }, status: { succeeded: 3 } })['status.successful'], '3');
+    assert.equal(objectFields(selectableFieldSpec('batch', 'jobs'), { metadata: { name: 'j' } })['status.successful'], '0');
+    assert.equal(objectFields(selectableFieldSpec('', 'replicationcontrollers'), { metadata: { name: 'r' }, status: { replicas: 2 } })['status.replicas'], '2');
+    assert.equal(objectFields(selectableFieldSpec('', 'secrets'), { metadata: { name: 's' }, type: 'Opaque' })['type'], 'Opaque');
   });
 
   it('gives other resources only metadata.name and metadata.namespace', () => {
-    assert.deepEqual(objectFields('', 'configmaps', { metadata: { name: 'c', namespace: 'ns' }, data: { key: 'v' } }), {
+    assert.deepEqual(objectFields(selectableFieldSpec('', 'configmaps'), { metadata: { name: 'c', namespace: 'ns' }, data: { key: 'v' } }), {
       'metadata.name': 'c',
       'metadata.namespace': 'ns',
     });
-    assert.deepEqual(objectFields('rbac.authorization.k8s.io', 'clusterroles', { metadata: { name: 'r' } }), {
+    assert.deepEqual(objectFields(selectableFieldSpec('rbac.authorization.k8s.io', 'clusterroles'), { metadata: { name: 'r' } }), {
       'metadata.name': 'r',
       'metadata.namespace': '',
     });

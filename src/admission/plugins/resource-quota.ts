@@ -5,7 +5,7 @@
 // not handled here: the quota controller gives the usage back.
 import type { ResourceInfo } from '../../registry/definitions.js';
 import { StatusError } from '../../errors.js';
-import { evaluatorFor, type Evaluator } from '../../quota/evaluators.js';
+import type { Evaluator } from '../../quota/evaluators.js';
 import { checkRequest, nameOf, QuotaRefusal, type Charge } from '../../quota/check.js';
 import { resourceListJson } from '../../quota/resource-list.js';
 import { NamespaceIndex } from '../../registry/namespace-index.js';
@@ -33,7 +33,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     // Subresources (status, scale, …) and cluster-scoped objects are never charged.
     if (attributes.subresource || namespace === undefined || !object) return;
     if (operation !== 'CREATE' && operation !== 'UPDATE') return;
-    const evaluator = evaluatorFor(attributes.info.group, attributes.info.resource);
+    const evaluator = attributes.info.definition.hooks.quota;
     if (!evaluator?.handles(operation)) return;
     const index = this.quotas ?? await this.index(services.registry);
     if (!index.has(namespace)) return;

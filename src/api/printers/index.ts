@@ -784,6 +784,12 @@ export function cellsFor(group: string, resource: string, obj: Record<string, un
   return [name(obj), rfc3339(get(obj, 'metadata', 'creationTimestamp'))];
 }
 
+/** The Table of a resource without a printer of its own: Name and Created At. */
+export const defaultTablePrinter = {
+  columns: (): TableColumn[] => data().default.map((c) => ({ ...c })),
+  cells: (obj: Record<string, unknown>): unknown[] => [name(obj), rfc3339(get(obj, 'metadata', 'creationTimestamp'))],
+};
+
 /** Row conditions (`conditions` of a TableRow): only pods have them (Completed when finished). */
 export function rowConditionsFor(group: string, resource: string, obj: Record<string, unknown>): RowCondition[] | undefined {
   if (group === '' && resource === 'pods') return podRowConditions(obj);

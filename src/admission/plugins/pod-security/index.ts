@@ -10,7 +10,6 @@ import { evaluatePod, forbiddenDetail, forbiddenReason, type Evaluation } from '
 import {
   compareLevels, LABEL_PREFIX, levelVersionString, policyFromLabels, sameLevelVersion, type LevelVersion, type Policy,
 } from './policy.js';
-import { hasPodTemplate, podTemplateOf } from './templates.js';
 
 /** Pod subresources that cannot change what the pod runs. */
 const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction', 'log', 'portforward', 'proxy', 'status']);
@@ -23,7 +22,7 @@ export const podSecurity: AdmissionPlugin = {
     if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
     if (isResource(a, '', 'namespaces')) return validateNamespace(a, registry);
     if (isResource(a, '', 'pods')) return validatePod(a, registry);
-    if (hasPodTemplate(a.info.group, a.info.resource)) return validateWorkload(a, registry);
+    if (a.info.definition.hooks.podTemplate) return validateWorkload(a, registry);
   },
 };
 
@@ -103,7 +102,7 @@ async function validateWorkload(a: AdmissionAttributes, registry: Registry): Pro
   if (a.subresource || !obj) return;
   const { policy, labelErrors } = await namespacePolicy(a, registry);
   if (!labelErrors && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
-  const template = podTemplateOf(a.info.group, a.info.resource, obj);
+  const template = a.info.definition.hooks.podTemplate?.(obj);
   if (template) evaluate(a, policy, labelErrors, template.metadata, template.spec, false);
 }
 
