@@ -2,7 +2,7 @@
 // quotas that track what the object charges (by status.hard, so only quotas the controller has
 // seen) are charged the object's usage (on updates, only what grew); any quota that would go past
 // a hard limit refuses the write. Pure: reading and updating the quotas is the caller's job.
-import type { Operation } from '../admission/types.js';
+import type { Operation } from '../api/operation.js';
 import { inScopes, scopesOf, type Evaluator } from './evaluators.js';
 import {
   addLists, exceededNames, listsEqual, mask, negativeNames, prettyPrint, removeZeros, resourceListOf, subtractNonNegative,

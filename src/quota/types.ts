@@ -1,5 +1,5 @@
 // The shape of a quota evaluator: how one kind of object is measured against ResourceQuotas.
-import type { Operation } from '../admission/types.js';
+import type { Operation } from '../api/operation.js';
 import type { ResourceList } from './resource-list.js';
 import { type JsonObject } from '../json.js';
 

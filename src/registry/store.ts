@@ -18,6 +18,7 @@ import type { DefinitionChange, PartUpdate, ResourceDefinitions, ResourceInfo } 
 import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
+import type { Operation } from '../api/operation.js';
 import type { UserInfo } from '../api/user.js';
 import { type JsonObject, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3339 } from '../json.js';
 
@@ -48,7 +49,7 @@ export interface DeleteOptions {
 /** The server's own identity in admission, for writes not made by a request. */
 export const SYSTEM_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+export type { Operation };
 
 /** What a write is, as admission is told (the reference's admission attributes less the objects). */
 export interface WriteTarget {
