@@ -5,6 +5,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtinResourceDefinitions } from '../src/registry/builtin/index.js';
+import type { ResourceDefinitions, ResourceHooks } from '../src/registry/definitions.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 
 function findRoot(): string {
@@ -29,6 +31,14 @@ export interface Fixture {
 
 export function fixture(name: string): Fixture {
   return JSON.parse(readFileSync(join(referenceDir, `${name}.json`), 'utf8')) as Fixture;
+}
+
+let builtins: ResourceDefinitions | undefined;
+
+/** What the server does specially for a built-in resource (printer, field selectors, validation, defaults…); nothing for others. */
+export function builtinHooks(group: string, resource: string): ResourceHooks {
+  builtins ??= builtinResourceDefinitions();
+  return builtins.definition(group, resource)?.hooks ?? {};
 }
 
 export async function memoryServer(options: Partial<ServerOptions> = {}): Promise<RunningServer> {

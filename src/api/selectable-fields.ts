@@ -39,8 +39,6 @@ export interface FieldSource {
 }
 
 export interface SelectableFieldSpec {
-  /** Kind of the served version (for lookups by kind). */
-  kind: string;
   /**
    * The version's field label conversion: accepted label → field-set name it is matched against.
    * Absent: the default conversion (metadata.name and metadata.namespace, unchanged).
@@ -105,104 +103,93 @@ const EVENT_FIELDS: Record<string, FieldSource> = {
   type: str('type'),
 };
 
-/** Keyed by `group/resource` (core group: empty, e.g. `/pods`). Resources not listed use the default. */
-export const SELECTABLE_FIELDS: Record<string, SelectableFieldSpec> = {
-  '/pods': {
-    kind: 'Pod',
-    labels: {
-      ...same(
-        'metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
-        'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName',
-      ),
-      // Old v1 clients' name for spec.nodeName.
-      'spec.host': 'spec.nodeName',
-    },
-    unsupported: notSupported,
-    fields: {
-      'spec.nodeName': str('spec.nodeName'),
-      'spec.restartPolicy': str('spec.restartPolicy'),
-      'spec.schedulerName': str('spec.schedulerName'),
-      // spec.serviceAccount is the deprecated alias, used when serviceAccountName is empty.
-      'spec.serviceAccountName': str('spec.serviceAccountName', 'spec.serviceAccount'),
-      'status.phase': str('status.phase'),
-      // The primary IP: status.podIP wins, else the first of status.podIPs.
-      'status.podIP': str('status.podIP', 'status.podIPs.0.ip'),
-      'status.nominatedNodeName': str('status.nominatedNodeName'),
-      // status.podIPs: accepted by the conversion, absent from the field set (compares as "").
-    },
+// The resources with more than the default, one spec each (registry/builtin's group modules say
+// which resource takes which; the others get the default).
+
+export const podFields: SelectableFieldSpec = {
+  labels: {
+    ...same(
+      'metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
+      'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName',
+    ),
+    // Old v1 clients' name for spec.nodeName.
+    'spec.host': 'spec.nodeName',
   },
-  '/nodes': {
-    kind: 'Node',
-    // No metadata.namespace: nodes are cluster-scoped and the conversion refuses it.
-    labels: same('metadata.name', 'spec.unschedulable'),
-    unsupported: notSupported,
-    fields: { 'spec.unschedulable': { paths: ['spec.unschedulable'], type: 'bool' } },
-  },
-  '/replicationcontrollers': {
-    kind: 'ReplicationController',
-    labels: same('metadata.name', 'metadata.namespace', 'status.replicas'),
-    unsupported: notSupported,
-    fields: { 'status.replicas': { paths: ['status.replicas'], type: 'int' } },
-  },
-  '/events': {
-    kind: 'Event',
-    labels: same(...Object.keys(EVENT_FIELDS), 'metadata.namespace', 'metadata.name'),
-    unsupported: notSupported,
-    fields: EVENT_FIELDS,
-  },
-  '/namespaces': {
-    kind: 'Namespace',
-    labels: same('status.phase', 'metadata.name'),
-    unsupported: notSupported,
-    fields: { 'status.phase': str('status.phase') },
-  },
-  '/secrets': {
-    kind: 'Secret',
-    labels: same('type', 'metadata.namespace', 'metadata.name'),
-    unsupported: notSupported,
-    fields: { type: str('type') },
-  },
-  'certificates.k8s.io/certificatesigningrequests': {
-    kind: 'CertificateSigningRequest',
-    labels: same('metadata.name', 'spec.signerName'),
-    unsupported: notSupported,
-    fields: { 'spec.signerName': str('spec.signerName') },
-  },
-  'batch/jobs': {
-    kind: 'Job',
-    labels: same('metadata.name', 'metadata.namespace', 'status.successful'),
-    unsupported: (label) => `field label ${goQuote(label)} not supported for batchv1.Job`,
-    // The selector says "successful"; the value is the Job's status.succeeded count.
-    fields: { 'status.successful': { paths: ['status.succeeded'], type: 'int' } },
-  },
-  'events.k8s.io/events': {
-    kind: 'Event',
-    // events.k8s.io names, mapped to the (shared, core) event field set.
-    labels: {
-      reason: 'reason',
-      'regarding.kind': 'involvedObject.kind',
-      'regarding.namespace': 'involvedObject.namespace',
-      'regarding.name': 'involvedObject.name',
-      'regarding.uid': 'involvedObject.uid',
-      'regarding.apiVersion': 'involvedObject.apiVersion',
-      'regarding.resourceVersion': 'involvedObject.resourceVersion',
-      'regarding.fieldPath': 'involvedObject.fieldPath',
-      reportingController: 'reportingComponent',
-      type: 'type',
-      'metadata.namespace': 'metadata.namespace',
-      'metadata.name': 'metadata.name',
-    },
-    unsupported: notSupported,
-    fields: EVENT_FIELDS,
+  unsupported: notSupported,
+  fields: {
+    'spec.nodeName': str('spec.nodeName'),
+    'spec.restartPolicy': str('spec.restartPolicy'),
+    'spec.schedulerName': str('spec.schedulerName'),
+    // spec.serviceAccount is the deprecated alias, used when serviceAccountName is empty.
+    'spec.serviceAccountName': str('spec.serviceAccountName', 'spec.serviceAccount'),
+    'status.phase': str('status.phase'),
+    // The primary IP: status.podIP wins, else the first of status.podIPs.
+    'status.podIP': str('status.podIP', 'status.podIPs.0.ip'),
+    'status.nominatedNodeName': str('status.nominatedNodeName'),
+    // status.podIPs: accepted by the conversion, absent from the field set (compares as "").
   },
 };
 
-/** The spec for a resource: by group/resource, else by group and kind, else undefined (default). */
-export function selectableFieldSpec(group: string, resource: string, kind?: string): SelectableFieldSpec | undefined {
-  const byResource = SELECTABLE_FIELDS[`${group}/${resource}`];
-  if (byResource || kind === undefined) return byResource;
-  for (const [key, spec] of Object.entries(SELECTABLE_FIELDS)) {
-    if (spec.kind === kind && key.slice(0, key.indexOf('/')) === group) return spec;
-  }
-  return undefined;
-}
+export const nodeFields: SelectableFieldSpec = {
+  // No metadata.namespace: nodes are cluster-scoped and the conversion refuses it.
+  labels: same('metadata.name', 'spec.unschedulable'),
+  unsupported: notSupported,
+  fields: { 'spec.unschedulable': { paths: ['spec.unschedulable'], type: 'bool' } },
+};
+
+export const replicationControllerFields: SelectableFieldSpec = {
+  labels: same('metadata.name', 'metadata.namespace', 'status.replicas'),
+  unsupported: notSupported,
+  fields: { 'status.replicas': { paths: ['status.replicas'], type: 'int' } },
+};
+
+export const coreEventFields: SelectableFieldSpec = {
+  labels: same(...Object.keys(EVENT_FIELDS), 'metadata.namespace', 'metadata.name'),
+  unsupported: notSupported,
+  fields: EVENT_FIELDS,
+};
+
+export const namespaceFields: SelectableFieldSpec = {
+  labels: same('status.phase', 'metadata.name'),
+  unsupported: notSupported,
+  fields: { 'status.phase': str('status.phase') },
+};
+
+export const secretFields: SelectableFieldSpec = {
+  labels: same('type', 'metadata.namespace', 'metadata.name'),
+  unsupported: notSupported,
+  fields: { type: str('type') },
+};
+
+export const certificateSigningRequestFields: SelectableFieldSpec = {
+  labels: same('metadata.name', 'spec.signerName'),
+  unsupported: notSupported,
+  fields: { 'spec.signerName': str('spec.signerName') },
+};
+
+export const jobFields: SelectableFieldSpec = {
+  labels: same('metadata.name', 'metadata.namespace', 'status.successful'),
+  unsupported: (label) => `field label ${goQuote(label)} not supported for batchv1.Job`,
+  // The selector says "successful"; the value is the Job's status.succeeded count.
+  fields: { 'status.successful': { paths: ['status.succeeded'], type: 'int' } },
+};
+
+export const eventFields: SelectableFieldSpec = {
+  // events.k8s.io names, mapped to the (shared, core) event field set.
+  labels: {
+    reason: 'reason',
+    'regarding.kind': 'involvedObject.kind',
+    'regarding.namespace': 'involvedObject.namespace',
+    'regarding.name': 'involvedObject.name',
+    'regarding.uid': 'involvedObject.uid',
+    'regarding.apiVersion': 'involvedObject.apiVersion',
+    'regarding.resourceVersion': 'involvedObject.resourceVersion',
+    'regarding.fieldPath': 'involvedObject.fieldPath',
+    reportingController: 'reportingComponent',
+    type: 'type',
+    'metadata.namespace': 'metadata.namespace',
+    'metadata.name': 'metadata.name',
+  },
+  unsupported: notSupported,
+  fields: EVENT_FIELDS,
+};

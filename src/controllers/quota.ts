@@ -4,9 +4,9 @@
 // and on a periodic resync. Admission raises status.used as objects are created; this is what
 // gives usage back. A client of the registry only; the watches it needs are opened on demand,
 // so a server without quotas pays nothing.
-import type { ResourceInfo } from '../registry/definitions.js';
+import type { ResourceDefinition, ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
-import { evaluatorsFor, type Evaluator } from '../quota/evaluators.js';
+import { evaluatorsFor, objectCountEvaluator, type Evaluator } from '../quota/evaluators.js';
 import { listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from '../quota/resource-list.js';
 import { measureUsage } from '../quota/usage.js';
 import { NamespaceIndex } from '../registry/namespace-index.js';
@@ -48,6 +48,8 @@ export class ResourceQuotaController {
   private resync: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
+  /** The object counts of resources defined at run time (kept: evaluators are told apart by identity). */
+  private readonly counts = new WeakMap<ResourceDefinition, Evaluator>();
 
   constructor(private readonly registry: Registry, private readonly options: QuotaControllerOptions = {}) {}
 
@@ -74,6 +76,20 @@ export class ResourceQuotaController {
     return this.registry.definitions.lookup('', 'v1', 'resourcequotas')!;
   }
 
+  /** How each served resource is measured: its definition's evaluator; an object count for those defined at run time. */
+  private evaluators(): Evaluator[] {
+    const out: Evaluator[] = [];
+    for (const definition of this.registry.definitions.definitions()) {
+      let evaluator = definition.hooks.quota;
+      if (!evaluator && !definition.builtin) {
+        evaluator = this.counts.get(definition) ?? objectCountEvaluator(definition.group, definition.resource);
+        this.counts.set(definition, evaluator);
+      }
+      if (evaluator) out.push(evaluator);
+    }
+    return out;
+  }
+
   /** The stored resource an evaluator measures; undefined when it is not served. */
   private storageInfoOf(evaluator: Evaluator): ResourceInfo | undefined {
     const info = this.registry.definitions.versionsOf(evaluator.group, evaluator.resource)[0];
@@ -98,7 +114,7 @@ export class ResourceQuotaController {
       for (const namespace of this.quotas?.namespaces() ?? []) {
         for (const quota of this.quotas!.in(namespace)) for (const name of specHard(quota).keys()) names.add(name);
       }
-      for (const evaluator of evaluatorsFor(names)) {
+      for (const evaluator of evaluatorsFor(names, this.evaluators())) {
         const info = this.storageInfoOf(evaluator);
         if (!info || this.stopped) continue;
         const cacher = await this.registry.cacher(info);
@@ -175,13 +191,14 @@ export class ResourceQuotaController {
     const status = statusOf(quota);
     const statusUsed = resourceListOf(status['used']);
     const objects = new Map<Evaluator, JsonObject[]>();
-    for (const evaluator of evaluatorsFor(hard.keys())) {
+    const evaluators = this.evaluators();
+    for (const evaluator of evaluatorsFor(hard.keys(), evaluators)) {
       const info = this.storageInfoOf(evaluator);
       if (!info) continue;
       const cacher = await this.registry.cacher(info);
       objects.set(evaluator, cacher.list({ prefix: `${cacher.prefix}${namespace}/` }).items.map(decodeJson));
     }
-    const measured = measureUsage(quota, hard, (e) => objects.get(e), Date.now());
+    const measured = measureUsage(quota, hard, evaluators, (e) => objects.get(e), Date.now());
     // What is not measured keeps its last recorded value; only what the quota limits is kept.
     const used = mask(new Map([...statusUsed, ...measured]), hard.keys());
     const dirty = status['hard'] === undefined || status['used'] === undefined

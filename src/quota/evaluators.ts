@@ -1,6 +1,7 @@
-// Which evaluator measures which resource: pods, services and persistentvolumeclaims have their
-// own; every other resource is an object count ("count/<resource>.<group>", plus the legacy names
-// "configmaps", "secrets", "resourcequotas" and "replicationcontrollers").
+// The evaluators: pods, services and persistentvolumeclaims are measured by their own; other
+// resources are an object count ("count/<resource>.<group>", for a few core resources also under
+// a legacy name). The group modules of registry/builtin say which resource is measured by which,
+// and which resources quota ignores.
 import { Quantity } from '../api/quantity.js';
 import { podEvaluator } from './pods.js';
 import { resourceListOf, type ResourceList } from './resource-list.js';
@@ -8,6 +9,7 @@ import type { Evaluator, ScopeRequirement } from './types.js';
 import { type JsonObject, isObject } from '../json.js';
 
 export type { Evaluator, ScopeRequirement };
+export { podEvaluator };
 
 const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
 const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
@@ -28,7 +30,8 @@ function one(): Quantity {
 /** Only pods have scopes: a scoped quota matches no other object. */
 const noScope = (): boolean => false;
 
-function objectCountEvaluator(group: string, resource: string, legacyName?: string): Evaluator {
+/** An object count: "count/<resource>.<group>", and `legacyName` ("configmaps", …) when it has one. */
+export function objectCountEvaluator(group: string, resource: string, legacyName?: string): Evaluator {
   const names = [objectCountName(group, resource), ...(legacyName ? [legacyName] : [])];
   return {
     group,
@@ -42,7 +45,7 @@ function objectCountEvaluator(group: string, resource: string, legacyName?: stri
 
 const SERVICE_RESOURCES = [objectCountName('', 'services'), 'services', 'services.loadbalancers', 'services.nodeports'];
 
-const serviceEvaluator: Evaluator = {
+export const serviceEvaluator: Evaluator = {
   group: '',
   resource: 'services',
   // A service's type (and so its node ports and load balancer) can change on update.
@@ -83,7 +86,7 @@ function storageClassOf(pvc: JsonObject): string {
   return typeof named === 'string' ? named : '';
 }
 
-const pvcEvaluator: Evaluator = {
+export const persistentVolumeClaimEvaluator: Evaluator = {
   group: '',
   resource: 'persistentvolumeclaims',
   // A claim's size can grow on update.
@@ -107,51 +110,10 @@ const pvcEvaluator: Evaluator = {
   },
 };
 
-/** Legacy quota names of plain object counts. */
-const LEGACY_COUNTS: Record<string, string> = {
-  configmaps: 'configmaps', secrets: 'secrets', resourcequotas: 'resourcequotas', replicationcontrollers: 'replicationcontrollers',
-};
-
-/** Never charged: virtual resources that are not stored, and core events. */
-const IGNORED = new Set([
-  '/bindings', '/componentstatuses', 'authentication.k8s.io/tokenreviews', 'authorization.k8s.io/subjectaccessreviews',
-  'authorization.k8s.io/selfsubjectaccessreviews', 'authorization.k8s.io/localsubjectaccessreviews',
-  'authorization.k8s.io/selfsubjectrulesreviews', '/events',
-]);
-
-const cache = new Map<string, Evaluator>();
-
-/** The evaluator of a group-resource; undefined for resources quota ignores. */
-export function evaluatorFor(group: string, resource: string): Evaluator | undefined {
-  const id = `${group}/${resource}`;
-  if (IGNORED.has(id)) return undefined;
-  let evaluator = cache.get(id);
-  if (!evaluator) {
-    if (group === '' && resource === 'pods') evaluator = podEvaluator;
-    else if (group === '' && resource === 'services') evaluator = serviceEvaluator;
-    else if (group === '' && resource === 'persistentvolumeclaims') evaluator = pvcEvaluator;
-    else evaluator = objectCountEvaluator(group, resource, group === '' ? LEGACY_COUNTS[resource] : undefined);
-    cache.set(id, evaluator);
-  }
-  return evaluator;
-}
-
-/**
- * The evaluators that measure some of a quota's resource names: the core ones, the legacy
- * counts, and an object count for every "count/<resource>.<group>" named.
- */
-export function evaluatorsFor(names: Iterable<string>): Evaluator[] {
+/** The evaluators among `evaluators` that measure some of a quota's resource names. */
+export function evaluatorsFor(names: Iterable<string>, evaluators: Iterable<Evaluator>): Evaluator[] {
   const list = [...names];
-  const candidates: Evaluator[] = [podEvaluator, serviceEvaluator, pvcEvaluator];
-  for (const resource of Object.keys(LEGACY_COUNTS)) candidates.push(evaluatorFor('', resource)!);
-  for (const name of list) {
-    if (!name.startsWith('count/')) continue;
-    const groupResource = name.slice('count/'.length);
-    const dot = groupResource.indexOf('.');
-    const e = dot < 0 ? evaluatorFor('', groupResource) : evaluatorFor(groupResource.slice(dot + 1), groupResource.slice(0, dot));
-    if (e && !candidates.includes(e)) candidates.push(e);
-  }
-  return candidates.filter((e) => e.matchingResources(list).length > 0);
+  return [...evaluators].filter((e) => e.matchingResources(list).length > 0);
 }
 
 /** A quota's scopes: spec.scopes (each as Exists) and spec.scopeSelector.matchExpressions. */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { GroupVersions } from '../api/catalog.js';
 import type { NameRule } from '../api/names.js';
-import type { RowCondition, TableColumn } from '../api/printers/index.js';
+import type { TablePrinter } from '../api/printers/index.js';
 import type { SelectableFieldSpec } from '../api/selectable-fields.js';
 import type { FieldError } from '../errors.js';
 import type { JsonObject } from '../json.js';
@@ -62,14 +62,6 @@ export interface VersionSpec {
 /** A subresource write keeps the stored object but for its own part, taken from the desired one. */
 export type PartUpdate = (current: JsonObject, desired: JsonObject) => JsonObject;
 
-/** A resource's Table: its columns and each object's cells as the reference prints them. */
-export interface TablePrinter {
-  columns(): TableColumn[];
-  /** The cells of one object's row at time `now` (ms). */
-  cells(obj: JsonObject, now: number): unknown[];
-  conditions?(obj: JsonObject): RowCondition[] | undefined;
-}
-
 /** Where a resource differs from the generic store; every hook is optional. */
 export interface ResourceHooks extends Strategy {
   /** The reference's defaults for an object of this resource in `version`, in place. */
@@ -118,7 +110,7 @@ export interface ResourceDefinition {
   schema?(version: string): JsonObject | undefined;
 }
 
-export type { GroupVersions };
+export type { GroupVersions, TablePrinter };
 
 export type DefinitionChange = { type: 'added' | 'removed'; definition: ResourceDefinition };
 export type DefinitionListener = (change: DefinitionChange) => void;
@@ -291,6 +283,14 @@ export class ResourceDefinitions {
   definitions(): IterableIterator<ResourceDefinition> {
     return [...this.byGroupResource.values()].map((e) => e.definition)[Symbol.iterator]();
   }
+}
+
+/** An object of a resource in `fromVersion` as `info`'s version serves it (apiVersion set); the same object when already there. */
+export function inVersion(info: ResourceInfo, obj: JsonObject, fromVersion: string): JsonObject {
+  if (fromVersion === info.version) return obj;
+  const out = info.definition.hooks.convert?.(obj, fromVersion, info.version) ?? { ...obj };
+  out['apiVersion'] = info.apiVersion;
+  return out;
 }
 
 /** The reference's storage version hash: the first 8 bytes of sha256("group/version/kind"), base64. */

@@ -50,3 +50,11 @@ export function specOf(obj: JsonObject): JsonObject {
   for (const k of Object.keys(obj)) if (k !== 'metadata' && k !== 'status' && k !== 'kind' && k !== 'apiVersion') out[k] = obj[k];
   return out;
 }
+
+/** metadata.annotations, made an object when it was none (to be written into). */
+export function annotationsOf(obj: JsonObject): Record<string, string> {
+  const meta = metadataOf(obj);
+  const annotations = (typeof meta['annotations'] === 'object' && meta['annotations'] !== null ? meta['annotations'] : {}) as Record<string, string>;
+  meta['annotations'] = annotations;
+  return annotations;
+}

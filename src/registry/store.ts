@@ -14,7 +14,7 @@ import {
 } from './readoptions.js';
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import type { Claim } from './strategies.js';
-import type { DefinitionChange, PartUpdate, ResourceDefinitions, ResourceInfo } from './definitions.js';
+import { inVersion, type DefinitionChange, type PartUpdate, type ResourceDefinitions, type ResourceInfo } from './definitions.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
@@ -248,11 +248,7 @@ export class Registry {
   }
 
   private toVersion(info: ResourceInfo, obj: JsonObject): JsonObject {
-    const from = String(obj['apiVersion'] ?? '').split('/').pop()!;
-    if (from === info.version) return obj;
-    const out = info.definition.hooks.convert?.(obj, from, info.version) ?? { ...obj };
-    out['apiVersion'] = info.apiVersion;
-    return out;
+    return inVersion(info, obj, String(obj['apiVersion'] ?? '').split('/').pop()!);
   }
 
   /** A list as the plan says: the current state or an exact retained revision, paged. */

@@ -2,9 +2,8 @@
 // nested in workloads, version-specific HPA rules, defaults on updates, idempotence.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyDefaults } from '../../src/api/defaults/index.js';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk } from '../helpers.js';
+import { builtinHooks, call, memoryServer, mustOk } from '../helpers.js';
 
 const NS = '/api/v1/namespaces/defaults';
 const APPS = '/apis/apps/v1/namespaces/defaults';
@@ -327,6 +326,9 @@ describe('defaulting through the API', () => {
 });
 
 describe('applyDefaults', () => {
+  /** A built-in resource's defaults as the server applies them (its defaulter, then quantities). */
+  const applyDefaults = (t: { group: string; version: string; resource: string }, obj: Record<string, unknown>): void => builtinHooks(t.group, t.resource).defaults!(obj, t.version);
+
   const deployment = (): Record<string, unknown> => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -336,10 +338,10 @@ describe('applyDefaults', () => {
 
   it('is idempotent', () => {
     const targets = [
-      [{ group: 'apps', version: 'v1', kind: 'Deployment' }, deployment()],
-      [{ group: '', version: 'v1', kind: 'Pod' }, { metadata: { name: 'p' }, spec: richPodSpec() }],
-      [{ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' }, { spec: { behavior: {} } }],
-      [{ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' }, { spec: { names: { kind: 'Widget' }, versions: [{ name: 'v1', storage: true }] } }],
+      [{ group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' }, deployment()],
+      [{ group: '', version: 'v1', kind: 'Pod', resource: 'pods' }, { metadata: { name: 'p' }, spec: richPodSpec() }],
+      [{ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers' }, { spec: { behavior: {} } }],
+      [{ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions' }, { spec: { names: { kind: 'Widget' }, versions: [{ name: 'v1', storage: true }] } }],
     ] as const;
     for (const [target, obj] of targets) {
       const once = structuredClone(obj) as Record<string, unknown>;
@@ -352,14 +354,14 @@ describe('applyDefaults', () => {
 
   it('leaves wrongly typed fields for validation and does not throw', () => {
     const odd: Array<[string, string, string, Record<string, unknown>]> = [
-      ['apps', 'v1', 'Deployment', { spec: 'nope' }],
-      ['apps', 'v1', 'Deployment', { spec: { strategy: 7, template: { spec: { containers: 'x', volumes: [null, 3, 'v'] } } } }],
-      ['', 'v1', 'Pod', { spec: { containers: [{ image: 42, ports: 'p', resources: { limits: 'l' } }], restartPolicy: 1 } }],
-      ['', 'v1', 'Service', { spec: { ports: [{ port: '80' }], sessionAffinity: 'ClientIP', sessionAffinityConfig: 'c' } }],
-      ['autoscaling', 'v2', 'HorizontalPodAutoscaler', { spec: { behavior: { scaleUp: 'fast' } }, status: [] }],
-      ['batch', 'v1', 'CronJob', { spec: { jobTemplate: [] } }],
+      ['apps', 'v1', 'deployments', { spec: 'nope' }],
+      ['apps', 'v1', 'deployments', { spec: { strategy: 7, template: { spec: { containers: 'x', volumes: [null, 3, 'v'] } } } }],
+      ['', 'v1', 'pods', { spec: { containers: [{ image: 42, ports: 'p', resources: { limits: 'l' } }], restartPolicy: 1 } }],
+      ['', 'v1', 'services', { spec: { ports: [{ port: '80' }], sessionAffinity: 'ClientIP', sessionAffinityConfig: 'c' } }],
+      ['autoscaling', 'v2', 'horizontalpodautoscalers', { spec: { behavior: { scaleUp: 'fast' } }, status: [] }],
+      ['batch', 'v1', 'cronjobs', { spec: { jobTemplate: [] } }],
     ];
-    for (const [group, version, kind, obj] of odd) assert.doesNotThrow(() => applyDefaults({ group, version, kind }, obj), kind);
+    for (const [group, version, resource, obj] of odd) assert.doesNotThrow(() => applyDefaults({ group, version, resource }, obj), resource);
     const pod = odd[2]![3] as { spec: { restartPolicy: unknown; containers: Array<{ imagePullPolicy: unknown; ports: unknown }> } };
     assert.equal(pod.spec.restartPolicy, 1);
     assert.equal(pod.spec.containers[0]!.ports, 'p');
@@ -368,7 +370,7 @@ describe('applyDefaults', () => {
 
   it('knows nothing of kinds without defaults', () => {
     const obj = { metadata: { name: 'c' }, data: { a: 'b' } };
-    applyDefaults({ group: '', version: 'v1', kind: 'ConfigMap' }, obj);
+    applyDefaults({ group: '', version: 'v1', resource: 'configmaps' }, obj);
     assert.deepEqual(obj, { metadata: { name: 'c' }, data: { a: 'b' } });
   });
 });

@@ -4,11 +4,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cellsFor, columnsFor, humanDuration, podStatusReason, rowConditionsFor } from '../../src/api/printers/index.js';
+import { defaultTablePrinter, humanDuration, podStatusReason, type TablePrinter } from '../../src/api/printers/index.js';
 import { formatLabelSelector } from '../../src/api/printers/format.js';
-import { referenceDir } from '../helpers.js';
+import { builtinHooks, referenceDir } from '../helpers.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- fixtures are untyped
+
+/** The Table the server renders for a resource: its printer, else the default. */
+const tableOf = (group: string, resource: string): TablePrinter => builtinHooks(group, resource).table ?? defaultTablePrinter;
+const columnsFor = (group: string, resource: string) => tableOf(group, resource).columns();
+const cellsFor = (group: string, resource: string, obj: Json, now: number) => tableOf(group, resource).cells(obj, now);
 
 const read = (rel: string): Json => JSON.parse(readFileSync(path.join(referenceDir, rel), 'utf8'));
 
@@ -348,8 +353,8 @@ test('pod cells: ready count, restarts with the last restart, IP, node, readines
     },
   );
   assert.deepEqual(cellsFor('', 'pods', p, now), ['p', '1/2', 'Running', '5 (5m ago)', '60m', '10.0.0.5', 'n1', 'n2', '1/2']);
-  assert.deepEqual(rowConditionsFor('', 'pods', p), undefined);
-  assert.deepEqual(rowConditionsFor('', 'pods', pod({ phase: 'Succeeded' })), [
+  assert.deepEqual(tableOf('', 'pods').conditions!(p), undefined);
+  assert.deepEqual(tableOf('', 'pods').conditions!(pod({ phase: 'Succeeded' })), [
     { type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' },
   ]);
 });

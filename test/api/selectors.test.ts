@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkFieldSelector, objectFields, parseFieldSelector, parseLabelSelector } from '../../src/api/selectors.js';
-import { selectableFieldSpec } from '../../src/api/selectable-fields.js';
 import { StatusError } from '../../src/errors.js';
-import { referenceDir } from '../helpers.js';
+import { builtinHooks, referenceDir } from '../helpers.js';
 
 interface Fixture {
   request: { path: string };
@@ -204,20 +203,20 @@ describe('parseFieldSelector', () => {
 });
 
 describe('checkFieldSelector', () => {
-  const check = (text: string, group: string, resource: string, kind: string) => {
+  const check = (text: string, group: string, resource: string) => {
     const s = parseFieldSelector(text);
-    checkFieldSelector(s, selectableFieldSpec(group, resource, kind));
+    checkFieldSelector(s, builtinHooks(group, resource).selectableFields);
     return s;
   };
 
   it('answers the fixture message for an unsupported configmap field (list-unsupported-field-selector)', () => {
     const f = fixture('list-unsupported-field-selector');
     assert.equal(f.response.status, 400);
-    throws400(() => check(queryParam(f, 'fieldSelector'), '', 'configmaps', 'ConfigMap'), f.response.body.message);
+    throws400(() => check(queryParam(f, 'fieldSelector'), '', 'configmaps'), f.response.body.message);
   });
 
   it('allows metadata.name and metadata.namespace on configmaps', () => {
-    assert.doesNotThrow(() => check('metadata.name=a,metadata.namespace!=b', '', 'configmaps', 'ConfigMap'));
+    assert.doesNotThrow(() => check('metadata.name=a,metadata.namespace!=b', '', 'configmaps'));
   });
 
   it('supports the pod fields', () => {
@@ -225,45 +224,45 @@ describe('checkFieldSelector', () => {
       'metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
       'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName',
     ];
-    for (const field of podFields) assert.doesNotThrow(() => check(`${field}=x`, '', 'pods', 'Pod'), field);
-    assert.deepEqual(check('spec.host=n1', '', 'pods', 'Pod').requirements, [{ field: 'spec.nodeName', op: '=', value: 'n1' }]);
-    throws400(() => check('spec.hostNetwork=true', '', 'pods', 'Pod'), 'field label not supported: spec.hostNetwork');
+    for (const field of podFields) assert.doesNotThrow(() => check(`${field}=x`, '', 'pods'), field);
+    assert.deepEqual(check('spec.host=n1', '', 'pods').requirements, [{ field: 'spec.nodeName', op: '=', value: 'n1' }]);
+    throws400(() => check('spec.hostNetwork=true', '', 'pods'), 'field label not supported: spec.hostNetwork');
   });
 
   it('answers each resource family in its own words', () => {
-    throws400(() => check('status.succeeded=1', 'batch', 'jobs', 'Job'), 'field label "status.succeeded" not supported for batchv1.Job');
-    assert.doesNotThrow(() => check('status.successful=1', 'batch', 'jobs', 'Job'));
-    throws400(() => check('metadata.namespace=x', '', 'nodes', 'Node'), 'field label not supported: metadata.namespace');
-    assert.doesNotThrow(() => check('spec.unschedulable=true', '', 'nodes', 'Node'));
+    throws400(() => check('status.succeeded=1', 'batch', 'jobs'), 'field label "status.succeeded" not supported for batchv1.Job');
+    assert.doesNotThrow(() => check('status.successful=1', 'batch', 'jobs'));
+    throws400(() => check('metadata.namespace=x', '', 'nodes'), 'field label not supported: metadata.namespace');
+    assert.doesNotThrow(() => check('spec.unschedulable=true', '', 'nodes'));
     throws400(
-      () => check('status.replicas=1', 'apps', 'replicasets', 'ReplicaSet'),
+      () => check('status.replicas=1', 'apps', 'replicasets'),
       '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
     );
     throws400(
-      () => check('spec.type=ClusterIP', '', 'services', 'Service'),
+      () => check('spec.type=ClusterIP', '', 'services'),
       '"spec.type" is not a known field selector: only "metadata.name", "metadata.namespace"',
     );
-    assert.doesNotThrow(() => check('type=Opaque', '', 'secrets', 'Secret'));
-    assert.doesNotThrow(() => check('spec.signerName=x', 'certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest'));
-    assert.doesNotThrow(() => check('status.phase=Active', '', 'namespaces', 'Namespace'));
-    assert.doesNotThrow(() => check('status.replicas=2', '', 'replicationcontrollers', 'ReplicationController'));
+    assert.doesNotThrow(() => check('type=Opaque', '', 'secrets'));
+    assert.doesNotThrow(() => check('spec.signerName=x', 'certificates.k8s.io', 'certificatesigningrequests'));
+    assert.doesNotThrow(() => check('status.phase=Active', '', 'namespaces'));
+    assert.doesNotThrow(() => check('status.replicas=2', '', 'replicationcontrollers'));
   });
 
   it('reports the first refused field in the selector order', () => {
-    throws400(() => check('zeta=1,alpha=2', '', 'configmaps', 'ConfigMap'), '"alpha" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    throws400(() => check('zeta=1,alpha=2', '', 'configmaps'), '"alpha" is not a known field selector: only "metadata.name", "metadata.namespace"');
   });
 
   it('maps events.k8s.io field names to the event field set', () => {
-    const s = check('regarding.kind=Pod,reportingController=kubelet', 'events.k8s.io', 'events', 'Event');
+    const s = check('regarding.kind=Pod,reportingController=kubelet', 'events.k8s.io', 'events');
     assert.deepEqual(s.requirements.map((r) => r.field), ['involvedObject.kind', 'reportingComponent']);
-    throws400(() => check('involvedObject.kind=Pod', 'events.k8s.io', 'events', 'Event'), 'field label not supported: involvedObject.kind');
-    throws400(() => check('source=kubelet', 'events.k8s.io', 'events', 'Event'), 'field label not supported: source');
+    throws400(() => check('involvedObject.kind=Pod', 'events.k8s.io', 'events'), 'field label not supported: involvedObject.kind');
+    throws400(() => check('source=kubelet', 'events.k8s.io', 'events'), 'field label not supported: source');
   });
 
   it('checks custom resources by their scope', () => {
     const s = parseFieldSelector('metadata.namespace=x');
-    throws400(() => checkFieldSelector(s, selectableFieldSpec('ref.example.com', 'widgets', 'Widget'), { customResource: { namespaced: false } }), 'field label not supported: metadata.namespace');
-    assert.doesNotThrow(() => checkFieldSelector(s, selectableFieldSpec('ref.example.com', 'widgets', 'Widget'), { customResource: { namespaced: true } }));
+    throws400(() => checkFieldSelector(s, builtinHooks('ref.example.com', 'widgets').selectableFields, { customResource: { namespaced: false } }), 'field label not supported: metadata.namespace');
+    assert.doesNotThrow(() => checkFieldSelector(s, builtinHooks('ref.example.com', 'widgets').selectableFields, { customResource: { namespaced: true } }));
   });
 });
 
@@ -276,7 +275,7 @@ describe('objectFields', () => {
       spec: { nodeName: 'node-a', restartPolicy: 'Always', schedulerName: 'default-scheduler', serviceAccountName: 'sa' },
       status: { phase: 'Running', podIPs: [{ ip: '10.0.0.5' }, { ip: 'fd00::5' }], nominatedNodeName: 'node-b' },
     };
-    assert.deepEqual(objectFields(selectableFieldSpec('', 'pods'), pod), {
+    assert.deepEqual(objectFields(builtinHooks('', 'pods').selectableFields, pod), {
       'metadata.name': 'web-1',
       'metadata.namespace': 'default',
       'spec.nodeName': 'node-a',
@@ -291,13 +290,13 @@ describe('objectFields', () => {
 
   it('renders missing pod fields as empty strings, and matches through check', () => {
     const pending = { metadata: { name: 'p', namespace: 'ns' }, spec: {}, status: { phase: 'Pending' } };
-    const fields = objectFields(selectableFieldSpec('', 'pods'), pending);
+    const fields = objectFields(builtinHooks('', 'pods').selectableFields, pending);
     assert.equal(fields['spec.nodeName'], '');
     assert.equal(fields['status.podIP'], '');
     const s = parseFieldSelector('spec.host=,status.phase=Pending,status.podIPs=');
-    checkFieldSelector(s, selectableFieldSpec('', 'pods', 'Pod'));
+    checkFieldSelector(s, builtinHooks('', 'pods').selectableFields);
     assert.equal(s.matches(fields), true);
-    assert.equal(objectFields(selectableFieldSpec('', 'pods'), { metadata: {}, status: { podIP: '10.1.1.1' } })['status.podIP'], '10.1.1.1');
+    assert.equal(objectFields(builtinHooks('', 'pods').selectableFields, { metadata: {}, status: { podIP: '10.1.1.1' } })['status.podIP'], '10.1.1.1');
   });
 
   it('gives a core event its selectable fields (source is source.component)', () => {
@@ -309,7 +308,7 @@ describe('objectFields', () => {
       reportingComponent: 'sched',
       type: 'Normal',
     };
-    assert.deepEqual(objectFields(selectableFieldSpec('', 'events'), event), {
+    assert.deepEqual(objectFields(builtinHooks('', 'events').selectableFields, event), {
       'metadata.name': 'web-1.17a',
       'metadata.namespace': 'default',
       'involvedObject.kind': 'Pod',
@@ -325,7 +324,7 @@ describe('objectFields', () => {
       type: 'Normal',
     });
     const noSource = { ...event, source: {} };
-    assert.equal(objectFields(selectableFieldSpec('', 'events'), noSource)['source'], 'sched', 'source falls back to the reporting controller');
+    assert.equal(objectFields(builtinHooks('', 'events').selectableFields, noSource)['source'], 'sched', 'source falls back to the reporting controller');
   });
 
   it('reads an events.k8s.io event and matches its selector names', () => {
@@ -337,30 +336,30 @@ describe('objectFields', () => {
       reportingController: 'kubelet',
       type: 'Normal',
     };
-    const fields = objectFields(selectableFieldSpec('events.k8s.io', 'events'), event);
+    const fields = objectFields(builtinHooks('events.k8s.io', 'events').selectableFields, event);
     assert.equal(fields['involvedObject.kind'], 'Pod');
     assert.equal(fields['reportingComponent'], 'kubelet');
     assert.equal(fields['source'], 'kubelet');
     const s = parseFieldSelector('regarding.kind=Pod,regarding.name=web-1,reportingController=kubelet');
-    checkFieldSelector(s, selectableFieldSpec('events.k8s.io', 'events', 'Event'));
+    checkFieldSelector(s, builtinHooks('events.k8s.io', 'events').selectableFields);
     assert.equal(s.matches(fields), true);
   });
 
   it('renders booleans and integers as the reference does', () => {
-    assert.equal(objectFields(selectableFieldSpec('', 'nodes'), { metadata: { name: 'n' }, spec: { unschedulable: true } })['spec.unschedulable'], 'true');
-    assert.equal(objectFields(selectableFieldSpec('', 'nodes'), { metadata: { name: 'n' }, spec: {} })['spec.unschedulable'], 'false');
-    assert.equal(objectFields(selectableFieldSpec('batch', 'jobs'), { metadata: { name: 'j' }, status: { succeeded: 3 } })['status.successful'], '3');
-    assert.equal(objectFields(selectableFieldSpec('batch', 'jobs'), { metadata: { name: 'j' } })['status.successful'], '0');
-    assert.equal(objectFields(selectableFieldSpec('', 'replicationcontrollers'), { metadata: { name: 'r' }, status: { replicas: 2 } })['status.replicas'], '2');
-    assert.equal(objectFields(selectableFieldSpec('', 'secrets'), { metadata: { name: 's' }, type: 'Opaque' })['type'], 'Opaque');
+    assert.equal(objectFields(builtinHooks('', 'nodes').selectableFields, { metadata: { name: 'n' }, spec: { unschedulable: true } })['spec.unschedulable'], 'true');
+    assert.equal(objectFields(builtinHooks('', 'nodes').selectableFields, { metadata: { name: 'n' }, spec: {} })['spec.unschedulable'], 'false');
+    assert.equal(objectFields(builtinHooks('batch', 'jobs').selectableFields, { metadata: { name: 'j' }, status: { succeeded: 3 } })['status.successful'], '3');
+    assert.equal(objectFields(builtinHooks('batch', 'jobs').selectableFields, { metadata: { name: 'j' } })['status.successful'], '0');
+    assert.equal(objectFields(builtinHooks('', 'replicationcontrollers').selectableFields, { metadata: { name: 'r' }, status: { replicas: 2 } })['status.replicas'], '2');
+    assert.equal(objectFields(builtinHooks('', 'secrets').selectableFields, { metadata: { name: 's' }, type: 'Opaque' })['type'], 'Opaque');
   });
 
   it('gives other resources only metadata.name and metadata.namespace', () => {
-    assert.deepEqual(objectFields(selectableFieldSpec('', 'configmaps'), { metadata: { name: 'c', namespace: 'ns' }, data: { key: 'v' } }), {
+    assert.deepEqual(objectFields(builtinHooks('', 'configmaps').selectableFields, { metadata: { name: 'c', namespace: 'ns' }, data: { key: 'v' } }), {
       'metadata.name': 'c',
       'metadata.namespace': 'ns',
     });
-    assert.deepEqual(objectFields(selectableFieldSpec('rbac.authorization.k8s.io', 'clusterroles'), { metadata: { name: 'r' } }), {
+    assert.deepEqual(objectFields(builtinHooks('rbac.authorization.k8s.io', 'clusterroles').selectableFields, { metadata: { name: 'r' } }), {
       'metadata.name': 'r',
       'metadata.namespace': '',
     });

@@ -3,8 +3,7 @@
 // subresource. (A CREATE's mutating phase runs before the registry gives the object its name, uid
 // and times, as the reference's.) A webhook's change is written back into the admission attributes in place, in the request's
 // version.
-import type { ResourceInfo } from '../../registry/definitions.js';
-import { convert } from '../../api/conversion.js';
+import { inVersion, type ResourceInfo } from '../../registry/definitions.js';
 import { canonical, metadataOf } from '../../registry/objects.js';
 import { applyScale, toScale } from '../../registry/scale.js';
 import type { AdmissionAttributes } from '../types.js';
@@ -29,7 +28,7 @@ function versionOf(obj: JsonObject, fallback: string): string {
 /** An object of `info`'s resource (any served version) in `info`'s version, kind and apiVersion first. */
 function inVersionOf(info: ResourceInfo, subresource: string, obj: JsonObject): JsonObject {
   if (subresource === 'scale') return obj; // autoscaling/v1 Scale whatever the parent's version
-  const converted = convert(obj, info.group, info.resource, versionOf(obj, info.version), info.version);
+  const converted = inVersion(info, obj, versionOf(obj, info.version));
   const kind = kindOf(info, subresource);
   return canonical(converted, kind.kind, kind.group ? `${kind.group}/${kind.version}` : kind.version);
 }

@@ -1,6 +1,5 @@
 // Defaults of admissionregistration.k8s.io/v1 webhook configurations.
 import { objectAtPath, objectsAt, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
 function defaultWebhook(webhook: Obj): void {
   setIfNil(webhook, 'failurePolicy', 'Fail');
@@ -21,8 +20,5 @@ function defaultWebhooks(configuration: Obj, mutating: boolean): void {
   }
 }
 
-export const ADMISSIONREGISTRATION: DefaulterTable = {
-  'v1/MutatingWebhookConfiguration': (obj) => defaultWebhooks(obj, true),
-  'v1/ValidatingWebhookConfiguration': (obj) => defaultWebhooks(obj, false),
-};
-
+export const defaultMutatingWebhookConfiguration = (obj: Obj): void => defaultWebhooks(obj, true);
+export const defaultValidatingWebhookConfiguration = (obj: Obj): void => defaultWebhooks(obj, false);

@@ -1,6 +1,5 @@
 // Defaults of apiextensions.k8s.io/v1 CustomResourceDefinitions.
 import { ensureObject, objectAt, objectAtPath, objectsAt, setIfEmpty, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
 function defaultNames(names: Obj): void {
   const kind = typeof names['kind'] === 'string' ? names['kind'] : '';
@@ -36,13 +35,9 @@ function defaultStatus(status: Obj, spec: Obj | undefined): void {
   }
 }
 
-function defaultCustomResourceDefinition(crd: Obj): void {
+export function defaultCustomResourceDefinition(crd: Obj): void {
   const spec = ensureObject(crd, 'spec');
   if (spec) defaultSpec(spec);
   const status = ensureObject(crd, 'status');
   if (status) defaultStatus(status, spec);
 }
-
-export const APIEXTENSIONS: DefaulterTable = {
-  'v1/CustomResourceDefinition': defaultCustomResourceDefinition,
-};

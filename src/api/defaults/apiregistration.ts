@@ -1,13 +1,8 @@
 // Defaults of apiregistration.k8s.io/v1 APIServices.
 import { ensureObject, objectAt, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultAPIService(apiService: Obj): void {
+export function defaultAPIService(apiService: Obj): void {
   const spec = ensureObject(apiService, 'spec');
   const service = spec && objectAt(spec, 'service');
   if (service) setIfNil(service, 'port', 443);
 }
-
-export const APIREGISTRATION: DefaulterTable = {
-  'v1/APIService': defaultAPIService,
-};

@@ -1,7 +1,6 @@
 // Defaults of apps/v1. Every workload's pod template gets the pod spec defaults.
 import { ensureObject, objectAt, objectsAt, setIfEmpty, setIfNil, zeroObjectMeta, type Obj } from './fields.js';
 import { defaultPodTemplateAt } from './pod.js';
-import type { DefaulterTable } from './types.js';
 import { defaultClaim } from './volumes.js';
 
 const REVISION_HISTORY_LIMIT = 10;
@@ -12,7 +11,7 @@ function zeroStatus(obj: Obj, ...fields: string[]): void {
   if (status) for (const field of fields) setIfNil(status, field, 0);
 }
 
-function defaultDeployment(deployment: Obj): void {
+export function defaultDeployment(deployment: Obj): void {
   const spec = ensureObject(deployment, 'spec');
   if (!spec) return;
   setIfNil(spec, 'replicas', 1);
@@ -30,7 +29,7 @@ function defaultDeployment(deployment: Obj): void {
   defaultPodTemplateAt(spec, 'template', true);
 }
 
-function defaultReplicaSet(replicaSet: Obj): void {
+export function defaultReplicaSet(replicaSet: Obj): void {
   const spec = ensureObject(replicaSet, 'spec');
   if (spec) {
     setIfNil(spec, 'replicas', 1);
@@ -39,7 +38,7 @@ function defaultReplicaSet(replicaSet: Obj): void {
   zeroStatus(replicaSet, 'replicas');
 }
 
-function defaultDaemonSet(daemonSet: Obj): void {
+export function defaultDaemonSet(daemonSet: Obj): void {
   const spec = ensureObject(daemonSet, 'spec');
   if (spec) {
     const strategy = ensureObject(spec, 'updateStrategy');
@@ -59,7 +58,7 @@ function defaultDaemonSet(daemonSet: Obj): void {
 
 // persistentVolumeClaimRetentionPolicy and rollingUpdate.maxUnavailable are defaulted only
 // behind feature gates that are alpha (off) in 1.25.
-function defaultStatefulSet(statefulSet: Obj): void {
+export function defaultStatefulSet(statefulSet: Obj): void {
   const spec = ensureObject(statefulSet, 'spec');
   if (spec) {
     setIfEmpty(spec, 'podManagementPolicy', 'OrderedReady');
@@ -85,10 +84,3 @@ function defaultStatefulSet(statefulSet: Obj): void {
   }
   zeroStatus(statefulSet, 'replicas', 'availableReplicas');
 }
-
-export const APPS: DefaulterTable = {
-  'v1/Deployment': defaultDeployment,
-  'v1/ReplicaSet': defaultReplicaSet,
-  'v1/DaemonSet': defaultDaemonSet,
-  'v1/StatefulSet': defaultStatefulSet,
-};

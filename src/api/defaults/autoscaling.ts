@@ -2,7 +2,6 @@
 // target is a conversion matter); v2 and v2beta2 add the 80% CPU metric and, when a behavior
 // is given, complete its scaling rules.
 import { ensureObject, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 import { isObject } from '../../json.js';
 
 const DEFAULT_CPU_UTILIZATION = 80;
@@ -44,7 +43,7 @@ function zeroStatus(hpa: Obj, numbers: string[], lists: string[]): void {
   for (const field of lists) if (status[field] === undefined) status[field] = null;
 }
 
-function defaultV1(hpa: Obj): void {
+export function defaultHorizontalPodAutoscalerV1(hpa: Obj): void {
   const spec = ensureObject(hpa, 'spec');
   if (spec) setIfNil(spec, 'minReplicas', 1);
   zeroStatus(hpa, ['currentReplicas', 'desiredReplicas'], []);
@@ -63,20 +62,14 @@ function defaultV2Spec(spec: Obj): void {
   }
 }
 
-function defaultV2(hpa: Obj): void {
+export function defaultHorizontalPodAutoscalerV2(hpa: Obj): void {
   const spec = ensureObject(hpa, 'spec');
   if (spec) defaultV2Spec(spec);
   zeroStatus(hpa, ['desiredReplicas'], ['currentMetrics']);
 }
 
-function defaultV2beta2(hpa: Obj): void {
+export function defaultHorizontalPodAutoscalerV2beta2(hpa: Obj): void {
   const spec = ensureObject(hpa, 'spec');
   if (spec) defaultV2Spec(spec);
   zeroStatus(hpa, ['currentReplicas', 'desiredReplicas'], ['currentMetrics', 'conditions']);
 }
-
-export const AUTOSCALING: DefaulterTable = {
-  'v1/HorizontalPodAutoscaler': defaultV1,
-  'v2/HorizontalPodAutoscaler': defaultV2,
-  'v2beta2/HorizontalPodAutoscaler': defaultV2beta2,
-};

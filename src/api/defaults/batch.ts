@@ -2,9 +2,8 @@
 // Job rules (completions, parallelism, backoffLimit, …) apply to Job objects alone.
 import { ensureObject, entriesOf, noEntries, objectAt, setIfEmpty, setIfNil, zeroObjectMeta, type Obj } from './fields.js';
 import { defaultPodTemplateAt } from './pod.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultJob(job: Obj): void {
+export function defaultJob(job: Obj): void {
   const spec = ensureObject(job, 'spec');
   if (!spec) return;
   // A non-parallel job may leave both unset: both become 1.
@@ -25,7 +24,7 @@ function defaultJob(job: Obj): void {
   defaultPodTemplateAt(spec, 'template', true);
 }
 
-function defaultCronJob(cronJob: Obj): void {
+export function defaultCronJob(cronJob: Obj): void {
   const spec = ensureObject(cronJob, 'spec');
   if (!spec) return;
   setIfEmpty(spec, 'concurrencyPolicy', 'Allow');
@@ -40,8 +39,3 @@ function defaultCronJob(cronJob: Obj): void {
   const jobSpec = ensureObject(jobTemplate, 'spec');
   if (jobSpec) defaultPodTemplateAt(jobSpec, 'template', true);
 }
-
-export const BATCH: DefaulterTable = {
-  'v1/Job': defaultJob,
-  'v1/CronJob': defaultCronJob,
-};

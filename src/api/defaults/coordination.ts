@@ -1,7 +1,6 @@
 // coordination.k8s.io/v1 has no defaulter; a Lease's spec is a struct value, written {} when empty.
-import { ensureObject } from './fields.js';
-import type { DefaulterTable } from './types.js';
+import { ensureObject, type Obj } from './fields.js';
 
-export const COORDINATION: DefaulterTable = {
-  'v1/Lease': (obj) => void ensureObject(obj, 'spec'),
-};
+export function defaultLease(lease: Obj): void {
+  ensureObject(lease, 'spec');
+}

@@ -1,8 +1,7 @@
 // Defaults of the core group (v1).
 import { ensureObject, entriesOf, noEntries, objectAt, objectsAt, setIfEmpty, setIfNil, type Obj } from './fields.js';
-import { defaultPod, defaultPodTemplateAt } from './pod.js';
-import type { DefaulterTable } from './types.js';
-import { defaultClaim, defaultSharedSources } from './volumes.js';
+import { defaultPodTemplateAt } from './pod.js';
+import { defaultSharedSources } from './volumes.js';
 import { isObject } from '../../json.js';
 
 /** Seconds of ClientIP session affinity when none are given (3 hours). */
@@ -29,7 +28,7 @@ function defaultServiceSpec(spec: Obj): void {
   if (type === 'LoadBalancer') setIfNil(spec, 'allocateLoadBalancerNodePorts', true);
 }
 
-function defaultService(service: Obj): void {
+export function defaultService(service: Obj): void {
   const spec = ensureObject(service, 'spec');
   if (spec) defaultServiceSpec(spec);
   const status = ensureObject(service, 'status');
@@ -37,7 +36,7 @@ function defaultService(service: Obj): void {
 }
 
 /** Selector and labels come from the template's labels when empty; one replica. */
-function defaultReplicationController(rc: Obj): void {
+export function defaultReplicationController(rc: Obj): void {
   const spec = ensureObject(rc, 'spec');
   if (spec) {
     const template = objectAt(spec, 'template');
@@ -55,7 +54,7 @@ function defaultReplicationController(rc: Obj): void {
   if (status) setIfNil(status, 'replicas', 0);
 }
 
-function defaultPersistentVolume(pv: Obj): void {
+export function defaultPersistentVolume(pv: Obj): void {
   const spec = ensureObject(pv, 'spec');
   if (spec) {
     setIfEmpty(spec, 'persistentVolumeReclaimPolicy', 'Retain');
@@ -66,7 +65,7 @@ function defaultPersistentVolume(pv: Obj): void {
   if (status) setIfEmpty(status, 'phase', 'Pending');
 }
 
-function defaultEndpoints(endpoints: Obj): void {
+export function defaultEndpoints(endpoints: Obj): void {
   for (const subset of objectsAt(endpoints, 'subsets')) {
     for (const port of objectsAt(subset, 'ports')) setIfEmpty(port, 'protocol', 'TCP');
   }
@@ -89,13 +88,13 @@ function defaultLimitRangeItem(item: Obj): void {
   fill('defaultRequest', 'default', 'min');
 }
 
-function defaultLimitRange(limitRange: Obj): void {
+export function defaultLimitRange(limitRange: Obj): void {
   const spec = ensureObject(limitRange, 'spec');
   if (spec) for (const item of objectsAt(spec, 'limits')) defaultLimitRangeItem(item);
 }
 
 /** Allocatable defaults to capacity; daemonEndpoints and nodeInfo are struct values. */
-function defaultNode(node: Obj): void {
+export function defaultNode(node: Obj): void {
   ensureObject(node, 'spec');
   const status = ensureObject(node, 'status');
   if (!status) return;
@@ -113,7 +112,7 @@ function defaultNode(node: Obj): void {
 }
 
 /** Fields of Event written even when zero (times as null). */
-function defaultEvent(event: Obj): void {
+export function defaultCoreEvent(event: Obj): void {
   setIfNil(event, 'involvedObject', {});
   setIfNil(event, 'source', {});
   for (const key of ['firstTimestamp', 'lastTimestamp', 'eventTime']) setIfNil(event, key, null);
@@ -121,23 +120,17 @@ function defaultEvent(event: Obj): void {
   setIfNil(event, 'reportingInstance', '');
 }
 
-export const CORE: DefaulterTable = {
-  'v1/Pod': defaultPod,
-  'v1/PodTemplate': (obj) => defaultPodTemplateAt(obj, 'template', true),
-  'v1/ReplicationController': defaultReplicationController,
-  'v1/Service': defaultService,
-  'v1/PersistentVolume': defaultPersistentVolume,
-  'v1/PersistentVolumeClaim': defaultClaim,
-  'v1/Endpoints': defaultEndpoints,
-  'v1/Secret': (obj) => setIfEmpty(obj, 'type', 'Opaque'),
-  'v1/Namespace': (obj) => {
-    ensureObject(obj, 'spec');
-    const status = ensureObject(obj, 'status');
-    if (status) setIfEmpty(status, 'phase', 'Active');
-  },
-  'v1/Node': defaultNode,
-  'v1/LimitRange': defaultLimitRange,
-  // A struct value, written {} when empty.
-  'v1/ResourceQuota': (obj) => void ensureObject(obj, 'spec'),
-  'v1/Event': defaultEvent,
-};
+export const defaultPodTemplateObject = (podTemplate: Obj): void => defaultPodTemplateAt(podTemplate, 'template', true);
+
+export const defaultSecret = (secret: Obj): void => setIfEmpty(secret, 'type', 'Opaque');
+
+export function defaultNamespace(namespace: Obj): void {
+  ensureObject(namespace, 'spec');
+  const status = ensureObject(namespace, 'status');
+  if (status) setIfEmpty(status, 'phase', 'Active');
+}
+
+/** A struct value, written {} when empty. */
+export function defaultResourceQuota(quota: Obj): void {
+  ensureObject(quota, 'spec');
+}

@@ -1,8 +1,7 @@
 // Defaults of discovery.k8s.io/v1 EndpointSlices.
 import { objectsAt, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultEndpointSlice(slice: Obj): void {
+export function defaultEndpointSlice(slice: Obj): void {
   // conditions is a struct value, written {} when empty.
   for (const endpoint of objectsAt(slice, 'endpoints')) setIfNil(endpoint, 'conditions', {});
   for (const port of objectsAt(slice, 'ports')) {
@@ -10,7 +9,3 @@ function defaultEndpointSlice(slice: Obj): void {
     setIfNil(port, 'protocol', 'TCP');
   }
 }
-
-export const DISCOVERY: DefaulterTable = {
-  'v1/EndpointSlice': defaultEndpointSlice,
-};

@@ -1,15 +1,10 @@
 // events.k8s.io/v1 has no defaulter; these are the fields its Event writes even when zero.
 import { setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultEvent(event: Obj): void {
+export function defaultEvent(event: Obj): void {
   setIfNil(event, 'eventTime', null);
   setIfNil(event, 'regarding', {});
   setIfNil(event, 'deprecatedSource', {});
   setIfNil(event, 'deprecatedFirstTimestamp', null);
   setIfNil(event, 'deprecatedLastTimestamp', null);
 }
-
-export const EVENTS: DefaulterTable = {
-  'v1/Event': defaultEvent,
-};

@@ -1,13 +1,12 @@
 // Defaults of flowcontrol.apiserver.k8s.io v1beta1 and v1beta2 (the same rules in both).
 import { ensureObject, objectAt, setIfZero, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultFlowSchema(flowSchema: Obj): void {
+export function defaultFlowSchema(flowSchema: Obj): void {
   const spec = ensureObject(flowSchema, 'spec');
   if (spec) setIfZero(spec, 'matchingPrecedence', 1000);
 }
 
-function defaultPriorityLevel(priorityLevel: Obj): void {
+export function defaultPriorityLevelConfiguration(priorityLevel: Obj): void {
   const spec = ensureObject(priorityLevel, 'spec');
   const limited = spec && objectAt(spec, 'limited');
   if (!limited) return;
@@ -21,10 +20,3 @@ function defaultPriorityLevel(priorityLevel: Obj): void {
     setIfZero(queuing, 'queues', 64);
   }
 }
-
-export const FLOWCONTROL: DefaulterTable = {
-  'v1beta1/FlowSchema': defaultFlowSchema,
-  'v1beta2/FlowSchema': defaultFlowSchema,
-  'v1beta1/PriorityLevelConfiguration': defaultPriorityLevel,
-  'v1beta2/PriorityLevelConfiguration': defaultPriorityLevel,
-};

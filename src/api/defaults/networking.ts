@@ -1,9 +1,8 @@
 // Defaults of networking.k8s.io/v1.
 import { ensureObject, objectAt, objectsAt, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
 /** Every policy affects Ingress; one with egress rules affects Egress too. Ports default to TCP. */
-function defaultNetworkPolicy(policy: Obj): void {
+export function defaultNetworkPolicy(policy: Obj): void {
   const spec = ensureObject(policy, 'spec');
   if (!spec) return;
   // A struct value, written {} (select every pod) when empty.
@@ -18,20 +17,14 @@ function defaultNetworkPolicy(policy: Obj): void {
   }
 }
 
-function defaultIngress(ingress: Obj): void {
+export function defaultIngress(ingress: Obj): void {
   ensureObject(ingress, 'spec');
   const status = ensureObject(ingress, 'status');
   if (status) setIfNil(status, 'loadBalancer', {});
 }
 
-function defaultIngressClass(ingressClass: Obj): void {
+export function defaultIngressClass(ingressClass: Obj): void {
   const spec = ensureObject(ingressClass, 'spec');
   const parameters = spec && objectAt(spec, 'parameters');
   if (parameters) setIfNil(parameters, 'scope', 'Cluster');
 }
-
-export const NETWORKING: DefaulterTable = {
-  'v1/NetworkPolicy': defaultNetworkPolicy,
-  'v1/Ingress': defaultIngress,
-  'v1/IngressClass': defaultIngressClass,
-};

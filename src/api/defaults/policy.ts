@@ -1,13 +1,8 @@
 // policy/v1 has no defaulter; a PodDisruptionBudget's status counts are written even when zero.
 import { ensureObject, setIfNil, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultPodDisruptionBudget(budget: Obj): void {
+export function defaultPodDisruptionBudget(budget: Obj): void {
   ensureObject(budget, 'spec');
   const status = ensureObject(budget, 'status');
   if (status) for (const field of ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods']) setIfNil(status, field, 0);
 }
-
-export const POLICY: DefaulterTable = {
-  'v1/PodDisruptionBudget': defaultPodDisruptionBudget,
-};

@@ -2,7 +2,6 @@
 // A role without rules is written by Go as `rules: null`; that null is not added here, since
 // the field manager would then record the field as the creator's.
 import { objectAt, objectsAt, setIfEmpty, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -11,13 +10,8 @@ function defaultSubject(subject: Obj): void {
   if (subject['kind'] === 'User' || subject['kind'] === 'Group') setIfEmpty(subject, 'apiGroup', RBAC_GROUP);
 }
 
-function defaultBinding(binding: Obj): void {
+export function defaultBinding(binding: Obj): void {
   const roleRef = objectAt(binding, 'roleRef');
   if (roleRef) setIfEmpty(roleRef, 'apiGroup', RBAC_GROUP);
   for (const subject of objectsAt(binding, 'subjects')) defaultSubject(subject);
 }
-
-export const RBAC: DefaulterTable = {
-  'v1/RoleBinding': defaultBinding,
-  'v1/ClusterRoleBinding': defaultBinding,
-};

@@ -1,14 +1,13 @@
 // Defaults of storage.k8s.io/v1.
 import { ensureObject, setIfNil, setIfNoItems, type Obj } from './fields.js';
-import type { DefaulterTable } from './types.js';
 
-function defaultStorageClass(storageClass: Obj): void {
+export function defaultStorageClass(storageClass: Obj): void {
   setIfNil(storageClass, 'reclaimPolicy', 'Delete');
   setIfNil(storageClass, 'volumeBindingMode', 'Immediate');
 }
 
 // seLinuxMount is defaulted only behind a feature gate that is alpha (off) in 1.25.
-function defaultCSIDriver(driver: Obj): void {
+export function defaultCSIDriver(driver: Obj): void {
   const spec = ensureObject(driver, 'spec');
   if (!spec) return;
   setIfNil(spec, 'attachRequired', true);
@@ -20,13 +19,7 @@ function defaultCSIDriver(driver: Obj): void {
 }
 
 /** status.attached is written even when false. */
-function defaultVolumeAttachment(attachment: Obj): void {
+export function defaultVolumeAttachment(attachment: Obj): void {
   const status = ensureObject(attachment, 'status');
   if (status) setIfNil(status, 'attached', false);
 }
-
-export const STORAGE: DefaulterTable = {
-  'v1/StorageClass': defaultStorageClass,
-  'v1/CSIDriver': defaultCSIDriver,
-  'v1/VolumeAttachment': defaultVolumeAttachment,
-};

@@ -2,8 +2,9 @@
 // (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`) of every built-in resource, as the
 // reference (kube-apiserver 1.25) renders them. Column definitions (with the OpenAPI field
 // descriptions the reference shows) come from data/table-columns.json, extracted from the
-// reference's answers by scripts/extract-table-columns.mjs; cells are computed here. The server
-// renders tables "wide": every column, priority 0 and 1, is in every row.
+// reference's answers by scripts/extract-table-columns.mjs; cells are computed here. One printer
+// per resource (the group modules of registry/builtin say which resource prints with which). The
+// server renders tables "wide": every column, priority 0 and 1, is in every row.
 import { readDataJson } from '../data.js';
 import {
   arr,
@@ -38,6 +39,15 @@ export interface TableColumn {
   priority: number;
 }
 
+/** A resource's Table: its columns and each object's cells as the reference prints them. */
+export interface TablePrinter {
+  columns(): TableColumn[];
+  /** The cells of one object's row at time `now` (ms). */
+  cells(obj: Obj, now: number): unknown[];
+  /** Row conditions (`conditions` of a TableRow): only pods have them (Completed when finished). */
+  conditions?(obj: Obj): RowCondition[] | undefined;
+}
+
 export interface TableRow {
   cells: unknown[];
   object?: unknown;
@@ -63,30 +73,34 @@ function ageColumn(): TableColumn {
   return { name: 'Age', type: 'string', format: '', description: created.description, priority: 0 };
 }
 
-/** Columns of printers the reference fixtures do not show (no recorded Table): written here. */
-function extraColumns(key: string): TableColumn[] | undefined {
-  const col = (name: string, description: string, type = 'string', priority = 0): TableColumn => ({ name, type, format: '', description, priority });
-  switch (key) {
-    case '/componentstatuses':
-      return [
-        nameColumn(),
-        col('Status', 'Status of the component conditions'),
-        col('Message', 'Message of the component conditions'),
-        col('Error', 'Error of the component conditions'),
-      ];
-    case 'apiregistration.k8s.io/apiservices':
-      return [
-        nameColumn(),
-        col('Service', 'The reference to the service that hosts this API endpoint.'),
-        col('Available', 'Whether this service is available.'),
-        ageColumn(),
-      ];
-    default:
-      return undefined;
-  }
-}
+const column = (name: string, description: string): TableColumn => ({ name, type: 'string', format: '', description, priority: 0 });
+
+/** The columns of printers the reference fixtures do not show (no recorded Table): written here. */
+const COMPONENT_STATUS_COLUMNS = (): TableColumn[] => [
+  nameColumn(),
+  column('Status', 'Status of the component conditions'),
+  column('Message', 'Message of the component conditions'),
+  column('Error', 'Error of the component conditions'),
+];
+
+const API_SERVICE_COLUMNS = (): TableColumn[] => [
+  nameColumn(),
+  column('Service', 'The reference to the service that hosts this API endpoint.'),
+  column('Available', 'Whether this service is available.'),
+  ageColumn(),
+];
 
 type Printer = (obj: Obj, now: number) => unknown[];
+
+/** A printer whose columns are those of the reference's recorded Table of `groupResource` ("group/resource"). */
+function recorded(groupResource: string, cells: Printer): TablePrinter {
+  return { columns: () => data().resources[groupResource]!.map((c) => ({ ...c })), cells };
+}
+
+/** A printer whose columns are written here. */
+function written(columns: () => TableColumn[], cells: Printer): TablePrinter {
+  return { columns, cells };
+}
 
 const name = (obj: Obj): string => str(get(obj, 'metadata', 'name'));
 const age = (obj: Obj, now: number): string => since(get(obj, 'metadata', 'creationTimestamp'), now);
@@ -470,328 +484,338 @@ function replicaCells(o: Obj, now: number, selector: string): unknown[] {
   return [name(o), num(get(o, 'spec', 'replicas'), 1), num(get(o, 'status', 'replicas')), num(get(o, 'status', 'readyReplicas')), age(o, now), containers, images, selector];
 }
 
-const PRINTERS: Record<string, Printer> = {
-  '/pods': podCells,
-  '/podtemplates': (o) => {
-    const [containers, images] = containerCells(get(o, 'template', 'spec'));
-    return [name(o), containers, images, formatLabels(get(o, 'template', 'metadata', 'labels'))];
-  },
-  // ReplicationControllers select with a plain map, ReplicaSets with a LabelSelector.
-  '/replicationcontrollers': (o, now) => replicaCells(o, now, formatLabels(get(o, 'spec', 'selector'))),
-  '/services': (o, now) => {
-    const spec = rec(o.spec);
-    const ips = arr(spec.clusterIPs);
-    let clusterIP = ips.length > 0 ? str(ips[0]) : str(spec.clusterIP);
-    if (clusterIP === '') clusterIP = '<none>';
-    return [name(o), str(spec.type), clusterIP, serviceExternalIP(o), servicePorts(o), age(o, now), formatLabels(spec.selector)];
-  },
-  '/endpoints': (o, now) => [name(o), formatEndpoints(o), age(o, now)],
-  '/nodes': nodeCells,
-  '/events': eventCells,
-  '/namespaces': (o, now) => [name(o), str(get(o, 'status', 'phase')), age(o, now)],
-  '/secrets': (o, now) => [name(o), str(o.type), Object.keys(rec(o.data)).length, age(o, now)],
-  '/serviceaccounts': (o, now) => [name(o), arr(o.secrets).length, age(o, now)],
-  '/persistentvolumes': (o, now) => {
-    const ref = get(o, 'spec', 'claimRef');
-    const claim = isSet(ref) ? `${str(get(ref, 'namespace'))}/${str(get(ref, 'name'))}` : '';
-    const phase = isSet(get(o, 'metadata', 'deletionTimestamp')) ? 'Terminating' : str(get(o, 'status', 'phase'));
-    const mode = get(o, 'spec', 'volumeMode');
-    return [
-      name(o),
-      quantity(get(o, 'spec', 'capacity', 'storage')),
-      accessModes(get(o, 'spec', 'accessModes')),
-      str(get(o, 'spec', 'persistentVolumeReclaimPolicy')),
-      phase,
-      claim,
-      storageClassOf(o),
-      str(get(o, 'status', 'reason')),
-      age(o, now),
-      isSet(mode) ? str(mode) : '<unset>',
-    ];
-  },
-  '/persistentvolumeclaims': (o, now) => {
-    const phase = isSet(get(o, 'metadata', 'deletionTimestamp')) ? 'Terminating' : str(get(o, 'status', 'phase'));
-    const volumeName = str(get(o, 'spec', 'volumeName'));
-    let capacity = '';
-    let modes = '';
-    if (volumeName !== '') {
-      modes = accessModes(get(o, 'status', 'accessModes'));
-      capacity = quantity(get(o, 'status', 'capacity', 'storage'));
-    }
-    const mode = get(o, 'spec', 'volumeMode');
-    return [name(o), phase, volumeName, capacity, modes, storageClassOf(o), age(o, now), isSet(mode) ? str(mode) : '<unset>'];
-  },
-  '/componentstatuses': (o) => {
-    let status = 'Unknown';
-    let message = '';
-    let error = '';
-    for (const c of arr(o.conditions)) {
-      if (get(c, 'type') !== 'Healthy') continue;
-      status = get(c, 'status') === 'True' ? 'Healthy' : 'Unhealthy';
-      message = str(get(c, 'message'));
-      error = str(get(c, 'error'));
-      break;
-    }
-    return [name(o), status, message, error];
-  },
-  '/configmaps': (o, now) => [name(o), Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length, age(o, now)],
-  '/resourcequotas': resourceQuotaCells,
-  'apps/deployments': (o, now) => {
-    const [containers, images] = containerCells(templateSpec(o));
-    return [
-      name(o),
-      `${num(get(o, 'status', 'readyReplicas'))}/${num(get(o, 'spec', 'replicas'), 1)}`,
-      num(get(o, 'status', 'updatedReplicas')),
-      num(get(o, 'status', 'availableReplicas')),
-      age(o, now),
-      containers,
-      images,
-      formatLabelSelector(get(o, 'spec', 'selector')),
-    ];
-  },
-  'apps/replicasets': (o, now) => replicaCells(o, now, formatLabelSelector(get(o, 'spec', 'selector'))),
-  'apps/statefulsets': (o, now) => {
-    const [containers, images] = containerCells(templateSpec(o));
-    return [name(o), `${num(get(o, 'status', 'readyReplicas'))}/${num(get(o, 'spec', 'replicas'), 1)}`, age(o, now), containers, images];
-  },
-  'apps/daemonsets': (o, now) => {
-    const [containers, images] = containerCells(templateSpec(o));
-    const st = rec(o.status);
-    return [
-      name(o),
-      num(st.desiredNumberScheduled),
-      num(st.currentNumberScheduled),
-      num(st.numberReady),
-      num(st.updatedNumberScheduled),
-      num(st.numberAvailable),
-      formatLabels(get(templateSpec(o), 'nodeSelector')),
-      age(o, now),
-      containers,
-      images,
-      formatLabelSelector(get(o, 'spec', 'selector')),
-    ];
-  },
-  'apps/controllerrevisions': (o, now) => [name(o), controllerOf(o), num(o.revision), age(o, now)],
-  'batch/jobs': (o, now) => {
-    const spec = rec(o.spec);
-    const succeeded = num(get(o, 'status', 'succeeded'));
-    let completions: string;
-    if (isSet(spec.completions)) completions = `${succeeded}/${num(spec.completions)}`;
-    else {
-      const parallelism = num(spec.parallelism);
-      completions = parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
-    }
-    const start = parseTime(get(o, 'status', 'startTime'));
-    const end = parseTime(get(o, 'status', 'completionTime'));
-    const duration = start === undefined ? '' : humanDuration((end ?? now) - start);
-    const [containers, images] = containerCells(templateSpec(o));
-    return [name(o), completions, duration, age(o, now), containers, images, formatLabelSelector(spec.selector)];
-  },
-  'batch/cronjobs': (o, now) => {
-    const spec = rec(o.spec);
-    const suspend = spec.suspend;
-    const last = get(o, 'status', 'lastScheduleTime');
-    const [containers, images] = containerCells(get(spec, 'jobTemplate', 'spec', 'template', 'spec'));
-    return [
-      name(o),
-      str(spec.schedule),
-      typeof suspend === 'boolean' ? (suspend ? 'True' : 'False') : '<unset>',
-      arr(get(o, 'status', 'active')).length,
-      isSet(last) ? since(last, now) : '<none>',
-      age(o, now),
-      containers,
-      images,
-      formatLabelSelector(get(spec, 'jobTemplate', 'spec', 'selector')),
-    ];
-  },
-  'autoscaling/horizontalpodautoscalers': (o, now) => {
-    const spec = rec(o.spec);
-    return [
-      name(o),
-      `${str(get(spec, 'scaleTargetRef', 'kind'))}/${str(get(spec, 'scaleTargetRef', 'name'))}`,
-      formatHPAMetrics(o),
-      isSet(spec.minReplicas) ? String(num(spec.minReplicas)) : '<unset>',
-      num(spec.maxReplicas),
-      num(get(o, 'status', 'currentReplicas')),
-      age(o, now),
-    ];
-  },
-  'policy/poddisruptionbudgets': (o, now) => {
-    const spec = rec(o.spec);
-    return [
-      name(o),
-      isSet(spec.minAvailable) ? intOrString(spec.minAvailable) : 'N/A',
-      isSet(spec.maxUnavailable) ? intOrString(spec.maxUnavailable) : 'N/A',
-      num(get(o, 'status', 'disruptionsAllowed')),
-      age(o, now),
-    ];
-  },
-  'networking.k8s.io/ingresses': (o, now) => {
-    const spec = rec(o.spec);
-    return [
-      name(o),
-      isSet(spec.ingressClassName) ? str(spec.ingressClassName) : '<none>',
-      ingressHosts(arr(spec.rules)),
-      loadBalancerIngress(get(o, 'status', 'loadBalancer')),
-      arr(spec.tls).length > 0 ? '80, 443' : '80',
-      age(o, now),
-    ];
-  },
-  'networking.k8s.io/ingressclasses': (o, now) => {
-    const params = get(o, 'spec', 'parameters');
-    let parameters = '<none>';
-    if (isSet(params)) {
-      parameters = str(get(params, 'kind'));
-      if (isSet(get(params, 'apiGroup'))) parameters += `.${str(get(params, 'apiGroup'))}`;
-      parameters += `/${str(get(params, 'name'))}`;
-    }
-    return [name(o), str(get(o, 'spec', 'controller')), parameters, age(o, now)];
-  },
-  'networking.k8s.io/networkpolicies': (o, now) => [name(o), formatLabelSelector(get(o, 'spec', 'podSelector') ?? {}), age(o, now)],
-  'discovery.k8s.io/endpointslices': sliceCells,
-  'events.k8s.io/events': eventCells,
-  'rbac.authorization.k8s.io/rolebindings': bindingCells,
-  'rbac.authorization.k8s.io/clusterrolebindings': bindingCells,
-  'certificates.k8s.io/certificatesigningrequests': (o, now) => {
-    const spec = rec(o.spec);
-    const signer = str(spec.signerName);
-    return [
-      name(o),
-      age(o, now),
-      signer === '' ? '<none>' : signer,
-      str(spec.username),
-      isSet(spec.expirationSeconds) ? humanDuration(num(spec.expirationSeconds) * 1000) : '<none>',
-      csrCondition(o),
-    ];
-  },
-  'coordination.k8s.io/leases': (o, now) => [name(o), str(get(o, 'spec', 'holderIdentity')), age(o, now)],
-  'storage.k8s.io/storageclasses': (o, now) => {
-    const annotations = rec(get(o, 'metadata', 'annotations'));
-    const isDefault =
-      annotations['storageclass.kubernetes.io/is-default-class'] === 'true' || annotations['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
-    return [
-      isDefault ? `${name(o)} (default)` : name(o),
-      str(o.provisioner),
-      isSet(o.reclaimPolicy) ? str(o.reclaimPolicy) : 'Delete',
-      isSet(o.volumeBindingMode) ? str(o.volumeBindingMode) : 'Immediate',
-      bool(o.allowVolumeExpansion),
-      age(o, now),
-    ];
-  },
-  'storage.k8s.io/csinodes': (o, now) => [name(o), arr(get(o, 'spec', 'drivers')).length, age(o, now)],
-  'storage.k8s.io/csidrivers': (o, now) => {
-    const spec = rec(o.spec);
-    const tokenRequests = isSet(spec.tokenRequests) ? arr(spec.tokenRequests).map((t) => str(get(t, 'audience'))).join(',') : '<unset>';
-    const modes = arr(spec.volumeLifecycleModes).map((m) => str(m)).join(',');
-    return [
-      name(o),
-      bool(spec.attachRequired, true),
-      bool(spec.podInfoOnMount),
-      bool(spec.storageCapacity),
-      tokenRequests,
-      bool(spec.requiresRepublish),
-      modes === '' ? '<none>' : modes,
-      age(o, now),
-    ];
-  },
-  'storage.k8s.io/volumeattachments': (o, now) => [
+export const podTable: TablePrinter = { ...recorded('/pods', podCells), conditions: podRowConditions };
+export const podTemplateTable = recorded('/podtemplates', (o) => {
+  const [containers, images] = containerCells(get(o, 'template', 'spec'));
+  return [name(o), containers, images, formatLabels(get(o, 'template', 'metadata', 'labels'))];
+});
+
+// ReplicationControllers select with a plain map, ReplicaSets with a LabelSelector.
+export const replicationControllerTable = recorded('/replicationcontrollers', (o, now) => replicaCells(o, now, formatLabels(get(o, 'spec', 'selector'))));
+
+export const serviceTable = recorded('/services', (o, now) => {
+  const spec = rec(o.spec);
+  const ips = arr(spec.clusterIPs);
+  let clusterIP = ips.length > 0 ? str(ips[0]) : str(spec.clusterIP);
+  if (clusterIP === '') clusterIP = '<none>';
+  return [name(o), str(spec.type), clusterIP, serviceExternalIP(o), servicePorts(o), age(o, now), formatLabels(spec.selector)];
+});
+
+export const endpointsTable = recorded('/endpoints', (o, now) => [name(o), formatEndpoints(o), age(o, now)]);
+
+export const nodeTable = recorded('/nodes', nodeCells);
+
+export const coreEventTable = recorded('/events', eventCells);
+
+export const namespaceTable = recorded('/namespaces', (o, now) => [name(o), str(get(o, 'status', 'phase')), age(o, now)]);
+
+export const secretTable = recorded('/secrets', (o, now) => [name(o), str(o.type), Object.keys(rec(o.data)).length, age(o, now)]);
+
+export const serviceAccountTable = recorded('/serviceaccounts', (o, now) => [name(o), arr(o.secrets).length, age(o, now)]);
+
+export const persistentVolumeTable = recorded('/persistentvolumes', (o, now) => {
+  const ref = get(o, 'spec', 'claimRef');
+  const claim = isSet(ref) ? `${str(get(ref, 'namespace'))}/${str(get(ref, 'name'))}` : '';
+  const phase = isSet(get(o, 'metadata', 'deletionTimestamp')) ? 'Terminating' : str(get(o, 'status', 'phase'));
+  const mode = get(o, 'spec', 'volumeMode');
+  return [
     name(o),
-    str(get(o, 'spec', 'attacher')),
-    str(get(o, 'spec', 'source', 'persistentVolumeName')),
-    str(get(o, 'spec', 'nodeName')),
-    bool(get(o, 'status', 'attached')),
+    quantity(get(o, 'spec', 'capacity', 'storage')),
+    accessModes(get(o, 'spec', 'accessModes')),
+    str(get(o, 'spec', 'persistentVolumeReclaimPolicy')),
+    phase,
+    claim,
+    storageClassOf(o),
+    str(get(o, 'status', 'reason')),
     age(o, now),
-  ],
-  'scheduling.k8s.io/priorityclasses': (o, now) => [name(o), num(o.value), bool(o.globalDefault), age(o, now)],
-  'node.k8s.io/runtimeclasses': (o, now) => [name(o), str(o.handler), age(o, now)],
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': (o, now) => [name(o), arr(o.webhooks).length, age(o, now)],
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': (o, now) => [name(o), arr(o.webhooks).length, age(o, now)],
-  'flowcontrol.apiserver.k8s.io/flowschemas': (o, now) => {
-    const spec = rec(o.spec);
-    const method = get(spec, 'distinguisherMethod');
-    let missing = '?';
-    for (const c of arr(get(o, 'status', 'conditions'))) {
-      if (get(c, 'type') === 'Dangling') {
-        missing = str(get(c, 'status'));
-        break;
-      }
-    }
-    return [
-      name(o),
-      str(get(spec, 'priorityLevelConfiguration', 'name')),
-      num(spec.matchingPrecedence),
-      isSet(method) ? str(get(method, 'type')) : '<none>',
-      age(o, now),
-      missing,
-    ];
-  },
-  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': (o, now) => {
-    const spec = rec(o.spec);
-    let acs: unknown = '<none>';
-    let queues: unknown = '<none>';
-    let handSize: unknown = '<none>';
-    let queueLengthLimit: unknown = '<none>';
-    const limited = spec.limited;
-    if (isSet(limited)) {
-      acs = num(get(limited, 'assuredConcurrencyShares'));
-      const q = get(limited, 'limitResponse', 'queuing');
-      if (isSet(q)) {
-        queues = num(get(q, 'queues'));
-        handSize = num(get(q, 'handSize'));
-        queueLengthLimit = num(get(q, 'queueLengthLimit'));
-      }
-    }
-    return [name(o), str(spec.type), acs, queues, handSize, queueLengthLimit, age(o, now)];
-  },
-  'apiregistration.k8s.io/apiservices': (o, now) => {
-    const svc = get(o, 'spec', 'service');
-    const service = isSet(svc) ? `${str(get(svc, 'namespace'))}/${str(get(svc, 'name'))}` : 'Local';
-    let available = 'Unknown';
-    for (const c of arr(get(o, 'status', 'conditions'))) {
-      if (get(c, 'type') !== 'Available') continue;
-      const status = str(get(c, 'status'));
-      const reason = str(get(c, 'reason'));
-      available = status !== 'True' && reason !== '' ? `${status} (${reason})` : status;
+    isSet(mode) ? str(mode) : '<unset>',
+  ];
+});
+
+export const persistentVolumeClaimTable = recorded('/persistentvolumeclaims', (o, now) => {
+  const phase = isSet(get(o, 'metadata', 'deletionTimestamp')) ? 'Terminating' : str(get(o, 'status', 'phase'));
+  const volumeName = str(get(o, 'spec', 'volumeName'));
+  let capacity = '';
+  let modes = '';
+  if (volumeName !== '') {
+    modes = accessModes(get(o, 'status', 'accessModes'));
+    capacity = quantity(get(o, 'status', 'capacity', 'storage'));
+  }
+  const mode = get(o, 'spec', 'volumeMode');
+  return [name(o), phase, volumeName, capacity, modes, storageClassOf(o), age(o, now), isSet(mode) ? str(mode) : '<unset>'];
+});
+
+export const componentStatusTable = written(COMPONENT_STATUS_COLUMNS, (o) => {
+  let status = 'Unknown';
+  let message = '';
+  let error = '';
+  for (const c of arr(o.conditions)) {
+    if (get(c, 'type') !== 'Healthy') continue;
+    status = get(c, 'status') === 'True' ? 'Healthy' : 'Unhealthy';
+    message = str(get(c, 'message'));
+    error = str(get(c, 'error'));
+    break;
+  }
+  return [name(o), status, message, error];
+});
+
+export const configMapTable = recorded('/configmaps', (o, now) => [name(o), Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length, age(o, now)]);
+
+export const resourceQuotaTable = recorded('/resourcequotas', resourceQuotaCells);
+
+export const deploymentTable = recorded('apps/deployments', (o, now) => {
+  const [containers, images] = containerCells(templateSpec(o));
+  return [
+    name(o),
+    `${num(get(o, 'status', 'readyReplicas'))}/${num(get(o, 'spec', 'replicas'), 1)}`,
+    num(get(o, 'status', 'updatedReplicas')),
+    num(get(o, 'status', 'availableReplicas')),
+    age(o, now),
+    containers,
+    images,
+    formatLabelSelector(get(o, 'spec', 'selector')),
+  ];
+});
+
+export const replicaSetTable = recorded('apps/replicasets', (o, now) => replicaCells(o, now, formatLabelSelector(get(o, 'spec', 'selector'))));
+
+export const statefulSetTable = recorded('apps/statefulsets', (o, now) => {
+  const [containers, images] = containerCells(templateSpec(o));
+  return [name(o), `${num(get(o, 'status', 'readyReplicas'))}/${num(get(o, 'spec', 'replicas'), 1)}`, age(o, now), containers, images];
+});
+
+export const daemonSetTable = recorded('apps/daemonsets', (o, now) => {
+  const [containers, images] = containerCells(templateSpec(o));
+  const st = rec(o.status);
+  return [
+    name(o),
+    num(st.desiredNumberScheduled),
+    num(st.currentNumberScheduled),
+    num(st.numberReady),
+    num(st.updatedNumberScheduled),
+    num(st.numberAvailable),
+    formatLabels(get(templateSpec(o), 'nodeSelector')),
+    age(o, now),
+    containers,
+    images,
+    formatLabelSelector(get(o, 'spec', 'selector')),
+  ];
+});
+
+export const controllerRevisionTable = recorded('apps/controllerrevisions', (o, now) => [name(o), controllerOf(o), num(o.revision), age(o, now)]);
+
+export const jobTable = recorded('batch/jobs', (o, now) => {
+  const spec = rec(o.spec);
+  const succeeded = num(get(o, 'status', 'succeeded'));
+  let completions: string;
+  if (isSet(spec.completions)) completions = `${succeeded}/${num(spec.completions)}`;
+  else {
+    const parallelism = num(spec.parallelism);
+    completions = parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+  }
+  const start = parseTime(get(o, 'status', 'startTime'));
+  const end = parseTime(get(o, 'status', 'completionTime'));
+  const duration = start === undefined ? '' : humanDuration((end ?? now) - start);
+  const [containers, images] = containerCells(templateSpec(o));
+  return [name(o), completions, duration, age(o, now), containers, images, formatLabelSelector(spec.selector)];
+});
+
+export const cronJobTable = recorded('batch/cronjobs', (o, now) => {
+  const spec = rec(o.spec);
+  const suspend = spec.suspend;
+  const last = get(o, 'status', 'lastScheduleTime');
+  const [containers, images] = containerCells(get(spec, 'jobTemplate', 'spec', 'template', 'spec'));
+  return [
+    name(o),
+    str(spec.schedule),
+    typeof suspend === 'boolean' ? (suspend ? 'True' : 'False') : '<unset>',
+    arr(get(o, 'status', 'active')).length,
+    isSet(last) ? since(last, now) : '<none>',
+    age(o, now),
+    containers,
+    images,
+    formatLabelSelector(get(spec, 'jobTemplate', 'spec', 'selector')),
+  ];
+});
+
+export const horizontalPodAutoscalerTable = recorded('autoscaling/horizontalpodautoscalers', (o, now) => {
+  const spec = rec(o.spec);
+  return [
+    name(o),
+    `${str(get(spec, 'scaleTargetRef', 'kind'))}/${str(get(spec, 'scaleTargetRef', 'name'))}`,
+    formatHPAMetrics(o),
+    isSet(spec.minReplicas) ? String(num(spec.minReplicas)) : '<unset>',
+    num(spec.maxReplicas),
+    num(get(o, 'status', 'currentReplicas')),
+    age(o, now),
+  ];
+});
+
+export const podDisruptionBudgetTable = recorded('policy/poddisruptionbudgets', (o, now) => {
+  const spec = rec(o.spec);
+  return [
+    name(o),
+    isSet(spec.minAvailable) ? intOrString(spec.minAvailable) : 'N/A',
+    isSet(spec.maxUnavailable) ? intOrString(spec.maxUnavailable) : 'N/A',
+    num(get(o, 'status', 'disruptionsAllowed')),
+    age(o, now),
+  ];
+});
+
+export const ingressTable = recorded('networking.k8s.io/ingresses', (o, now) => {
+  const spec = rec(o.spec);
+  return [
+    name(o),
+    isSet(spec.ingressClassName) ? str(spec.ingressClassName) : '<none>',
+    ingressHosts(arr(spec.rules)),
+    loadBalancerIngress(get(o, 'status', 'loadBalancer')),
+    arr(spec.tls).length > 0 ? '80, 443' : '80',
+    age(o, now),
+  ];
+});
+
+export const ingressClassTable = recorded('networking.k8s.io/ingressclasses', (o, now) => {
+  const params = get(o, 'spec', 'parameters');
+  let parameters = '<none>';
+  if (isSet(params)) {
+    parameters = str(get(params, 'kind'));
+    if (isSet(get(params, 'apiGroup'))) parameters += `.${str(get(params, 'apiGroup'))}`;
+    parameters += `/${str(get(params, 'name'))}`;
+  }
+  return [name(o), str(get(o, 'spec', 'controller')), parameters, age(o, now)];
+});
+
+export const networkPolicyTable = recorded('networking.k8s.io/networkpolicies', (o, now) => [name(o), formatLabelSelector(get(o, 'spec', 'podSelector') ?? {}), age(o, now)]);
+
+export const endpointSliceTable = recorded('discovery.k8s.io/endpointslices', sliceCells);
+
+export const eventTable = recorded('events.k8s.io/events', eventCells);
+
+export const roleBindingTable = recorded('rbac.authorization.k8s.io/rolebindings', bindingCells);
+
+export const clusterRoleBindingTable = recorded('rbac.authorization.k8s.io/clusterrolebindings', bindingCells);
+
+export const certificateSigningRequestTable = recorded('certificates.k8s.io/certificatesigningrequests', (o, now) => {
+  const spec = rec(o.spec);
+  const signer = str(spec.signerName);
+  return [
+    name(o),
+    age(o, now),
+    signer === '' ? '<none>' : signer,
+    str(spec.username),
+    isSet(spec.expirationSeconds) ? humanDuration(num(spec.expirationSeconds) * 1000) : '<none>',
+    csrCondition(o),
+  ];
+});
+
+export const leaseTable = recorded('coordination.k8s.io/leases', (o, now) => [name(o), str(get(o, 'spec', 'holderIdentity')), age(o, now)]);
+
+export const storageClassTable = recorded('storage.k8s.io/storageclasses', (o, now) => {
+  const annotations = rec(get(o, 'metadata', 'annotations'));
+  const isDefault =
+    annotations['storageclass.kubernetes.io/is-default-class'] === 'true' || annotations['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+  return [
+    isDefault ? `${name(o)} (default)` : name(o),
+    str(o.provisioner),
+    isSet(o.reclaimPolicy) ? str(o.reclaimPolicy) : 'Delete',
+    isSet(o.volumeBindingMode) ? str(o.volumeBindingMode) : 'Immediate',
+    bool(o.allowVolumeExpansion),
+    age(o, now),
+  ];
+});
+
+export const csiNodeTable = recorded('storage.k8s.io/csinodes', (o, now) => [name(o), arr(get(o, 'spec', 'drivers')).length, age(o, now)]);
+
+export const csiDriverTable = recorded('storage.k8s.io/csidrivers', (o, now) => {
+  const spec = rec(o.spec);
+  const tokenRequests = isSet(spec.tokenRequests) ? arr(spec.tokenRequests).map((t) => str(get(t, 'audience'))).join(',') : '<unset>';
+  const modes = arr(spec.volumeLifecycleModes).map((m) => str(m)).join(',');
+  return [
+    name(o),
+    bool(spec.attachRequired, true),
+    bool(spec.podInfoOnMount),
+    bool(spec.storageCapacity),
+    tokenRequests,
+    bool(spec.requiresRepublish),
+    modes === '' ? '<none>' : modes,
+    age(o, now),
+  ];
+});
+
+export const volumeAttachmentTable = recorded('storage.k8s.io/volumeattachments', (o, now) => [
+  name(o),
+  str(get(o, 'spec', 'attacher')),
+  str(get(o, 'spec', 'source', 'persistentVolumeName')),
+  str(get(o, 'spec', 'nodeName')),
+  bool(get(o, 'status', 'attached')),
+  age(o, now),
+]);
+
+export const priorityClassTable = recorded('scheduling.k8s.io/priorityclasses', (o, now) => [name(o), num(o.value), bool(o.globalDefault), age(o, now)]);
+
+export const runtimeClassTable = recorded('node.k8s.io/runtimeclasses', (o, now) => [name(o), str(o.handler), age(o, now)]);
+
+const webhookConfigurationCells: Printer = (o, now) => [name(o), arr(o.webhooks).length, age(o, now)];
+
+export const mutatingWebhookConfigurationTable = recorded('admissionregistration.k8s.io/mutatingwebhookconfigurations', webhookConfigurationCells);
+
+export const validatingWebhookConfigurationTable = recorded('admissionregistration.k8s.io/validatingwebhookconfigurations', webhookConfigurationCells);
+
+export const flowSchemaTable = recorded('flowcontrol.apiserver.k8s.io/flowschemas', (o, now) => {
+  const spec = rec(o.spec);
+  const method = get(spec, 'distinguisherMethod');
+  let missing = '?';
+  for (const c of arr(get(o, 'status', 'conditions'))) {
+    if (get(c, 'type') === 'Dangling') {
+      missing = str(get(c, 'status'));
       break;
     }
-    return [name(o), service, available, age(o, now)];
-  },
-};
-
-function key(group: string, resource: string): string {
-  return `${group}/${resource}`;
-}
-
-/** Whether the resource has a printer of its own (else its Table is the default Name / Created At). */
-export function hasPrinter(group: string, resource: string): boolean {
-  return key(group, resource) in PRINTERS;
-}
-
-/** Column definitions for a resource (group, resource), the default two (Name, Created At) when it has no printer. */
-export function columnsFor(group: string, resource: string): TableColumn[] {
-  const k = key(group, resource);
-  if (k in PRINTERS) {
-    const cols = data().resources[k] ?? extraColumns(k);
-    if (cols) return cols.map((c) => ({ ...c }));
   }
-  return data().default.map((c) => ({ ...c }));
-}
+  return [
+    name(o),
+    str(get(spec, 'priorityLevelConfiguration', 'name')),
+    num(spec.matchingPrecedence),
+    isSet(method) ? str(get(method, 'type')) : '<none>',
+    age(o, now),
+    missing,
+  ];
+});
 
-/** The cells of one object's row, as the reference renders them at time `now` (ms). */
-export function cellsFor(group: string, resource: string, obj: Record<string, unknown>, now: number): unknown[] {
-  const printer = PRINTERS[key(group, resource)];
-  if (printer && (data().resources[key(group, resource)] || extraColumns(key(group, resource)))) return printer(obj, now);
-  return [name(obj), rfc3339(get(obj, 'metadata', 'creationTimestamp'))];
-}
+export const priorityLevelConfigurationTable = recorded('flowcontrol.apiserver.k8s.io/prioritylevelconfigurations', (o, now) => {
+  const spec = rec(o.spec);
+  let acs: unknown = '<none>';
+  let queues: unknown = '<none>';
+  let handSize: unknown = '<none>';
+  let queueLengthLimit: unknown = '<none>';
+  const limited = spec.limited;
+  if (isSet(limited)) {
+    acs = num(get(limited, 'assuredConcurrencyShares'));
+    const q = get(limited, 'limitResponse', 'queuing');
+    if (isSet(q)) {
+      queues = num(get(q, 'queues'));
+      handSize = num(get(q, 'handSize'));
+      queueLengthLimit = num(get(q, 'queueLengthLimit'));
+    }
+  }
+  return [name(o), str(spec.type), acs, queues, handSize, queueLengthLimit, age(o, now)];
+});
+
+export const apiServiceTable = written(API_SERVICE_COLUMNS, (o, now) => {
+  const svc = get(o, 'spec', 'service');
+  const service = isSet(svc) ? `${str(get(svc, 'namespace'))}/${str(get(svc, 'name'))}` : 'Local';
+  let available = 'Unknown';
+  for (const c of arr(get(o, 'status', 'conditions'))) {
+    if (get(c, 'type') !== 'Available') continue;
+    const status = str(get(c, 'status'));
+    const reason = str(get(c, 'reason'));
+    available = status !== 'True' && reason !== '' ? `${status} (${reason})` : status;
+    break;
+  }
+  return [name(o), service, available, age(o, now)];
+});
 
 /** The Table of a resource without a printer of its own: Name and Created At. */
-export const defaultTablePrinter = {
-  columns: (): TableColumn[] => data().default.map((c) => ({ ...c })),
-  cells: (obj: Record<string, unknown>): unknown[] => [name(obj), rfc3339(get(obj, 'metadata', 'creationTimestamp'))],
+export const defaultTablePrinter: TablePrinter = {
+  columns: () => data().default.map((c) => ({ ...c })),
+  cells: (obj) => [name(obj), rfc3339(get(obj, 'metadata', 'creationTimestamp'))],
 };
-
-/** Row conditions (`conditions` of a TableRow): only pods have them (Completed when finished). */
-export function rowConditionsFor(group: string, resource: string, obj: Record<string, unknown>): RowCondition[] | undefined {
-  if (group === '' && resource === 'pods') return podRowConditions(obj);
-  return undefined;
-}

@@ -4,7 +4,7 @@ import { type FieldError, fieldDuplicate, fieldInvalid, fieldNotSupported, field
 import { isDNS1123Label, isDNS1123Subdomain } from '../names.js';
 import { csrProblem } from './csr.js';
 import { byteSlice } from './go-syntax.js';
-import { index, invalidRendered, num, obj, type Obj, str, strings } from './helpers.js';
+import { immutable, index, invalidRendered, num, obj, type Obj, str, strings } from './helpers.js';
 
 const USAGES = [
   'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment', 'cert sign', 'crl sign',
@@ -62,4 +62,9 @@ export function validateCertificateSigningRequest(csr: Obj): FieldError[] {
   const expiration = num(spec['expirationSeconds']);
   if (expiration !== undefined && expiration < 600) errs.push(fieldInvalid('spec.expirationSeconds', expiration, 'may not specify a duration less than 600 seconds (10 minutes)'));
   return errs;
+}
+
+/** The request itself is fixed once submitted. */
+export function validateCertificateSigningRequestUpdate(csr: Obj, old: Obj): FieldError[] {
+  return immutable(obj(csr['spec'])['request'], obj(old['spec'])['request'], 'spec.request');
 }

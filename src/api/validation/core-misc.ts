@@ -9,7 +9,8 @@ import { goQuantity, goStringMap, goStringSlice } from './go-syntax.js';
 import { child, dnsLabel, dnsSubdomain, enumField, index, invalidAll, invalidRendered, IP_MESSAGE, isValidCIDR, isValidIP, isValidPortNum, key, nonNegative, num, obj, objs, type Obj, present, qualifiedName, str, strings } from './helpers.js';
 import { isObject } from '../../json.js';
 
-const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+/** The finalizer names the reference knows without a prefix. */
+export const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
 /** spec.finalizers: qualified names, unprefixed ones standard (errors on the list's path). */
 export function validateNamespace(ns: Obj): FieldError[] {

@@ -1,9 +1,10 @@
 // Pod updates: the new pod's own checks, then only images, the deadline, added tolerations and
 // (one case of) the grace period may change; anything else is refused with a diff of the specs.
+// Writes to pods/ephemeralcontainers have their own rule.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from '../../errors.js';
 import { validateOnlyAddedTolerations } from './core-pod-scheduling.js';
 import { validatePodContents } from './core-pod.js';
-import { child, inclusiveRange, index, num, obj, objs, type Obj, str } from './helpers.js';
+import { arr, child, inclusiveRange, index, num, obj, objs, type Obj, str } from './helpers.js';
 import { podSpecDiff } from './pod-spec-diff.js';
 
 const MAX_INT32 = 2147483647;
@@ -67,4 +68,18 @@ export function validatePodUpdate(pod: Obj, old: Obj): FieldError[] {
 function setOrDelete(o: Obj, k: string, v: unknown): void {
   if (v === undefined) delete o[k];
   else o[k] = v;
+}
+
+/** pods/ephemeralcontainers: containers may be added, never changed or removed once there. */
+export function validateEphemeralContainersUpdate(pod: Obj, old: Obj): FieldError[] {
+  const byName = (p: Obj) => new Map(arr(obj(p['spec'])['ephemeralContainers']).map((c) => [String(obj(c)['name']), c]));
+  const before = byName(old);
+  const after = byName(pod);
+  const errs: FieldError[] = [];
+  for (const [name, container] of before) {
+    const now = after.get(name);
+    if (!now) errs.push(fieldForbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (JSON.stringify(now) !== JSON.stringify(container)) errs.push(fieldForbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n`));
+  }
+  return errs;
 }

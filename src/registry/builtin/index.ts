@@ -1,40 +1,75 @@
 // The built-in resource definitions: the facts derived from the vendored OpenAPI (api/catalog.ts)
-// joined with what is special about each resource (its hooks).
+// joined with what the group modules say is special about each resource. What every built-in
+// gets, whatever its module says: its quantities normalized after its defaults, malformed
+// quantities refused as the decoder refuses them, and (in the groups that keep the core metadata
+// rules) unprefixed finalizers other than the standard ones refused. A resource no module
+// mentions is generic: DNS subdomain names, no generation, a Status for a delete, the Table
+// "Name / Created At", field selectors on metadata.name and metadata.namespace, an object count
+// for quota.
 import { builtinGroupPriorities, builtinResources, defaultEnabled, type BuiltinResource, type GroupVersionFilter } from '../../api/catalog.js';
-import { applyDefaults } from '../../api/defaults/index.js';
+import { normalizeQuantities } from '../../api/defaults/quantities.js';
 import { deprecationWarning } from '../../api/deprecations.js';
-import { convert } from '../../api/conversion.js';
-import { resourcePolicy } from '../../api/policies.js';
-import { cellsFor, columnsFor, rowConditionsFor } from '../../api/printers/index.js';
-import { selectableFieldSpec } from '../../api/selectable-fields.js';
-import { validateCreate, validateUpdate } from '../../api/validation/index.js';
-import { evaluatorFor } from '../../quota/evaluators.js';
-import { podTemplateOf, subresourcePartsOf } from './legacy.js';
-import { strategyFor } from '../strategies.js';
+import { checkQuantityDecoding, unprefixedFinalizerErrors } from '../../api/validation/index.js';
+import type { FieldError } from '../../errors.js';
+import { objectCountEvaluator } from '../../quota/evaluators.js';
 import { compareVersions, ResourceDefinitions, type ResourceDefinition, type ResourceHooks } from '../definitions.js';
+import { admissionregistration } from './admissionregistration.js';
+import { apiextensions } from './apiextensions.js';
+import { apiregistration } from './apiregistration.js';
+import { apps } from './apps.js';
+import { authentication } from './authentication.js';
+import { authorization } from './authorization.js';
+import { autoscaling } from './autoscaling.js';
+import { batch } from './batch.js';
+import { certificates } from './certificates.js';
+import { coordination } from './coordination.js';
+import { core } from './core.js';
+import { discovery } from './discovery.js';
+import { events } from './events.js';
+import { flowcontrol } from './flowcontrol.js';
+import { networking } from './networking.js';
+import { node } from './node.js';
+import { policy } from './policy.js';
+import { rbac } from './rbac.js';
+import { scheduling } from './scheduling.js';
+import { storage } from './storage.js';
+import type { BuiltinGroup, BuiltinSpec } from './types.js';
 
-/** The hooks of a built-in resource. */
-function hooksOf(group: string, resource: string, kind: string): ResourceHooks {
+const GROUPS: readonly BuiltinGroup[] = [
+  core, admissionregistration, apiextensions, apiregistration, apps, authentication, authorization, autoscaling, batch, certificates,
+  coordination, discovery, events, flowcontrol, networking, node, policy, rbac, scheduling, storage,
+];
+
+const NOTHING_SPECIAL: BuiltinSpec = {};
+
+/** The hooks of a built-in resource: its module's, and what every built-in gets. */
+function hooksOf(group: BuiltinGroup | undefined, resource: BuiltinResource, spec: BuiltinSpec): ResourceHooks {
+  const { kind } = resource;
+  const validation = spec.validation ?? {};
+  const metadataRules = group?.standardFinalizers === false ? (): FieldError[] => [] : unprefixedFinalizerErrors;
   const hooks: ResourceHooks = {
-    ...strategyFor({ group, resource }),
-    defaults: (obj, version) => applyDefaults({ group, version, kind }, obj),
-    validateCreate: (obj, version) => validateCreate({ group, version, kind, resource }, obj),
-    validateUpdate: (obj, old, version, subresource) => validateUpdate({ group, version, kind, resource }, obj, old, subresource),
-    convert: (obj, from, to) => convert(obj, group, resource, from, to),
-    table: {
-      columns: () => columnsFor(group, resource),
-      cells: (obj, now) => cellsFor(group, resource, obj, now),
-      conditions: (obj) => rowConditionsFor(group, resource, obj),
+    ...spec.strategy,
+    defaults(obj, version) {
+      spec.defaults?.[version]?.(obj);
+      normalizeQuantities({ group: resource.group, version, kind }, obj);
+    },
+    validateCreate(obj, version) {
+      checkQuantityDecoding({ kind, version }, obj);
+      return [...metadataRules(obj), ...(validation.create?.(obj) ?? [])];
+    },
+    validateUpdate(obj, old, version, subresource) {
+      if (subresource !== undefined) return validation.subresources?.[subresource]?.(obj, old) ?? [];
+      checkQuantityDecoding({ kind, version }, obj);
+      const own = validation.update ? validation.update(obj, old) : (validation.create?.(obj) ?? []);
+      return [...metadataRules(obj), ...own];
     },
   };
-  const parts = subresourcePartsOf(group, resource);
-  if (parts) hooks.subresourceParts = parts;
-  const fields = selectableFieldSpec(group, resource, kind);
-  if (fields) hooks.selectableFields = fields;
-  const quota = evaluatorFor(group, resource);
-  if (quota) hooks.quota = quota;
-  const template = podTemplateOf(group, resource);
-  if (template) hooks.podTemplate = template;
+  if (spec.table) hooks.table = spec.table;
+  if (spec.selectableFields) hooks.selectableFields = spec.selectableFields;
+  if (spec.podTemplate) hooks.podTemplate = spec.podTemplate;
+  if (spec.subresourceParts) hooks.subresourceParts = spec.subresourceParts;
+  if (spec.convert) hooks.convert = spec.convert;
+  if (spec.quota !== null) hooks.quota = spec.quota ?? objectCountEvaluator(resource.group, resource.resource);
   return hooks;
 }
 
@@ -60,6 +95,8 @@ export function builtinDefinitions(enabled: GroupVersionFilter = defaultEnabled)
     const order = groupOrder(first.group);
     const storageVersion = order.find((v) => versions.some((r) => r.version === v))!;
     const named = versions.find((r) => r.singularName) ?? first;
+    const group = GROUPS.find((g) => g.name === first.group);
+    const spec = group?.resources[first.resource] ?? NOTHING_SPECIAL;
     out.push({
       group: first.group,
       resource: first.resource,
@@ -69,13 +106,18 @@ export function builtinDefinitions(enabled: GroupVersionFilter = defaultEnabled)
       shortNames: named.shortNames,
       categories: named.categories,
       namespaced: first.namespaced,
-      versions: versions.map((r) => ({
-        version: r.version, verbs: r.verbs, subresources: r.subresources, storageVersionHash: r.storageVersionHash,
-        deprecationWarning: deprecationWarning({ group: r.group, version: r.version, resource: r.resource, kind: r.kind }),
-      })),
+      versions: versions.map((r) => {
+        const deprecation = spec.deprecated?.[r.version];
+        return {
+          version: r.version, verbs: r.verbs, subresources: r.subresources, storageVersionHash: r.storageVersionHash,
+          deprecationWarning: deprecation && deprecationWarning(r, deprecation),
+        };
+      }),
       storageVersion,
-      ...resourcePolicy(first.group, first.resource),
-      hooks: hooksOf(first.group, first.resource, first.kind),
+      nameRule: spec.nameRule ?? 'subdomain',
+      tracksGeneration: spec.tracksGeneration ?? false,
+      returnsDeletedObject: spec.returnsDeletedObject ?? false,
+      hooks: hooksOf(group, first, spec),
       builtin: true,
     });
   }

@@ -1,0 +1,16 @@
+// apiregistration.k8s.io: what is special about each of its resources.
+import { defaultAPIService } from '../../api/defaults/apiregistration.js';
+import { apiServiceTable } from '../../api/printers/index.js';
+import type { BuiltinGroup } from './types.js';
+
+export const apiregistration: BuiltinGroup = {
+  name: 'apiregistration.k8s.io',
+  // APIServices do not validate metadata with the core rules.
+  standardFinalizers: false,
+  resources: {
+    apiservices: {
+      defaults: { v1: defaultAPIService },
+      table: apiServiceTable,
+    },
+  },
+};
