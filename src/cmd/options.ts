@@ -16,10 +16,11 @@ export interface CommandLine {
 const HELP_COLUMN = 26;
 const HELP_WIDTH = 100;
 
-function wrap(words: string, width: number): string[] {
+/** Words (kept whole) filled into lines of at most `width`. */
+function wrap(words: string[], width: number): string[] {
   const lines: string[] = [];
   let line = '';
-  for (const word of words.split(' ')) {
+  for (const word of words) {
     if (line && line.length + 1 + word.length > width) {
       lines.push(line);
       line = word;
@@ -43,12 +44,13 @@ function helpText(): string {
   const entries = flags().map(({ flag, default: value }) => {
     const takes = flag.takes && flag.takes !== 'bool' ? ` ${flag.takes}` : '';
     const shown = shownDefault(flag, value);
-    return { left: `  --${flag.name}${takes}`, help: shown === undefined ? flag.help : `${flag.help} (default ${shown})` };
+    // The default stays on one line.
+    return { left: `  --${flag.name}${takes}`, words: [...flag.help.split(' '), ...(shown === undefined ? [] : [`(default ${shown})`])] };
   });
-  entries.push({ left: '  -h, --help', help: 'print this help' });
+  entries.push({ left: '  -h, --help', words: ['print', 'this', 'help'] });
   const indent = ' '.repeat(HELP_COLUMN);
-  const lines = entries.flatMap(({ left, help }) => {
-    const [first, ...rest] = wrap(help, HELP_WIDTH - HELP_COLUMN);
+  const lines = entries.flatMap(({ left, words }) => {
+    const [first, ...rest] = wrap(words, HELP_WIDTH - HELP_COLUMN);
     const head = left.length < HELP_COLUMN ? [left.padEnd(HELP_COLUMN) + first] : [left, indent + first];
     return [...head, ...rest.map((l) => indent + l)];
   });

@@ -82,6 +82,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   ctx.issuer = issuer;
   // Plugins that authorize further (CSR approval and signing) use the request authorizer.
   admissionServices.authorizer = security.context.authorizer;
+  // Only now: the hooks of the stages before write the server's own objects without admission.
   registry.admission = admission;
   await hooks.run('admission');
 

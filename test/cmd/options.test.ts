@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OptionsError, parseDuration, parseOptions } from '../../src/cmd/options.js';
+import { HELP, OptionsError, parseDuration, parseOptions } from '../../src/cmd/options.js';
+import { flags } from '../../src/server/options.js';
 
 describe('command-line options', () => {
+  it('is -h or --help', () => {
+    assert.equal(parseOptions(['-h']).help, true);
+    assert.equal(parseOptions(['--help']).help, true);
+  });
+
   it('has the reference defaults', () => {
     const o = parseOptions([]).options;
     assert.equal(o.bindAddress, '127.0.0.1');
@@ -44,6 +50,14 @@ describe('command-line options', () => {
     assert.throws(() => parseOptions(['--tls-cert-file', 'a.crt']), /go together/);
     assert.throws(() => parseOptions(['--service-cluster-ip-range', '10.0.0.0/8']), /specified --service-cluster-ip-range is too large/);
     assert.throws(() => parseOptions(['--service-node-port-range', '32767-30000']), /end port cannot be less than start port/);
+  });
+
+  it('lists every flag in --help, with its default', () => {
+    for (const { flag } of flags()) assert.ok(HELP.includes(`--${flag.name}`), flag.name);
+    assert.match(HELP, /--secure-port int +port to listen on; 0 picks a free one \(default 6443\)/);
+    assert.match(HELP, /\(default 5m0s\)/);
+    assert.match(HELP, /\(default "<data-dir>\/pki"\)/);
+    assert.ok(HELP.split('\n').every((line) => line.length <= 100));
   });
 
   it('reads Go durations', () => {
