@@ -1,7 +1,7 @@
-// The security filters, in the reference's order: authenticate → impersonate → authorize.
+// What the security filters ask, in the reference's order: authenticate → impersonate → authorize.
 // A bad credential is 401; a refused request 403 with the reference's message.
 import { StatusError } from '../errors.js';
-import type { ResourcePath } from '../api/paths.js';
+import type { RequestInfo } from '../api/request-info.js';
 import { forbiddenMessage, requestAttributes } from './attributes.js';
 import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials } from './types.js';
 import type { UserInfo } from '../api/user.js';
@@ -48,15 +48,15 @@ export class Guard {
     readonly authorizer: Authorizer,
   ) {}
 
-  /** The user a request acts as, after impersonation; throws 401/403. */
-  async user(req: RequestCredentials): Promise<UserInfo> {
+  /** Who sent the request; throws 401 for a bad credential or none (anonymous requests turned off). */
+  async authenticatedUser(req: RequestCredentials): Promise<UserInfo> {
     const result = await this.authenticate(req);
     if (result === undefined || result === 'invalid') throw UNAUTHORIZED();
-    return this.impersonate(result, req.headers);
+    return result;
   }
 
-  /** Impersonation headers, each checked against the `impersonate` verb. */
-  private impersonate(user: UserInfo, headers: RequestCredentials['headers']): UserInfo {
+  /** The user the request acts as: `user`, or whom its impersonation headers name, each checked against the `impersonate` verb. */
+  impersonate(user: UserInfo, headers: RequestCredentials['headers']): UserInfo {
     const asUser = headerValues(headers, IMPERSONATE_USER)[0];
     const groups = headerValues(headers, IMPERSONATE_GROUP).flatMap((g) => g.split(',').map((s) => s.trim())).filter(Boolean);
     const uid = headerValues(headers, IMPERSONATE_UID)[0];
@@ -89,9 +89,9 @@ export class Guard {
     return impersonated;
   }
 
-  /** Authorizes a request by its method and path; returns its attributes; throws 403. */
-  authorize(user: UserInfo, method: string, path: string, query: URLSearchParams, parsed?: ResourcePath | null): Attributes {
-    const attributes = requestAttributes(user, method, path, query, parsed);
+  /** Authorizes `user`'s request; returns its attributes; throws 403. */
+  authorize(user: UserInfo, info: RequestInfo): Attributes {
+    const attributes = requestAttributes(user, info);
     const decision = this.authorizer.authorize(attributes);
     if (!decision.allowed) throw forbidden(attributes, decision.reason);
     return attributes;

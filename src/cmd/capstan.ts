@@ -34,9 +34,9 @@ current-context: capstan
 }
 
 async function main(): Promise<void> {
-  let options;
+  let commandLine;
   try {
-    options = parseOptions(process.argv.slice(2));
+    commandLine = parseOptions(process.argv.slice(2));
   } catch (err) {
     if (err instanceof OptionsError) {
       process.stderr.write(`capstan: ${err.message}\n\n${HELP}`);
@@ -44,21 +44,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  if (options.help) {
+  if (commandLine.help) {
     process.stdout.write(HELP);
     return;
   }
   const started = performance.now();
-  const dataDir = resolve(options.dataDir);
+  const options = { ...commandLine.options, dataDir: resolve(commandLine.options.dataDir) };
+  const dataDir = options.dataDir;
   mkdirSync(dataDir, { recursive: true });
-  const server = await startServer({
-    bindAddress: options.bindAddress, port: options.securePort, storage: options.storage, dataDir, historyWindowMs: options.watchHistoryWindowMs,
-    insecure: options.insecureServing, certDir: options.certDir, tlsCertFile: options.tlsCertFile, tlsPrivateKeyFile: options.tlsPrivateKeyFile,
-    clientCaFile: options.clientCaFile, tokenAuthFile: options.tokenAuthFile, anonymousAuth: options.anonymousAuth,
-    authorizationMode: options.authorizationMode, advertiseAddress: options.advertiseAddress,
-    enableAdmissionPlugins: options.enableAdmissionPlugins, disableAdmissionPlugins: options.disableAdmissionPlugins,
-    serviceClusterIpRange: options.serviceClusterIpRange, serviceNodePortRange: options.serviceNodePortRange,
-  });
+  const server = await startServer(options);
   const kubeconfigPath = `${dataDir}/kubeconfig`;
   const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;
   const scheme = server.material ? 'https' : 'http';

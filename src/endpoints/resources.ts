@@ -1,7 +1,7 @@
 // The endpoint handlers for resource paths: request info → verb → registry → encoded answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
-import type { ResourcePath } from '../api/paths.js';
+import type { ResourceRequestInfo } from '../api/request-info.js';
 import { parseFieldSelector, parseLabelSelector, checkFieldSelector, objectFields } from '../api/selectors.js';
 import { decodeProtobufObject } from '../encoding/protobuf.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
@@ -54,8 +54,8 @@ export const LOOPBACK_ADMIN: UserInfo = { name: 'system:admin', groups: ['system
 /** Every built-in resource has a Table printer (or the default Name / Created At columns). */
 const TABLE_AVAILABLE = true;
 
-function isWatch(r: ResourcePath, query: URLSearchParams): boolean {
-  return r.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
+function isWatch(r: ResourceRequestInfo): boolean {
+  return r.verb === 'watch';
 }
 
 const FIELD_VALIDATION = ['', 'Ignore', 'Strict', 'Warn'];
@@ -186,16 +186,16 @@ export class ResourceHandler {
     return this.registry.definitions;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, r: ResourcePath, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequestInfo, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
     try {
       const method = req.method ?? 'GET';
-      const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r, query) ? 'watch' : 'list') : r.subresource && !OBJECT_SUBRESOURCES.has(r.subresource) ? 'other' : 'object';
-      const info0 = this.definitions.lookup(r.group, r.version, r.resource);
+      const target: Target = method !== 'GET' ? 'other' : r.name === undefined ? (isWatch(r) ? 'watch' : 'list') : r.subresource && !OBJECT_SUBRESOURCES.has(r.subresource) ? 'other' : 'object';
+      const info0 = this.definitions.lookup(r.apiGroup, r.apiVersion, r.resource);
       const protobufOk = info0 !== undefined && canEncodeProtobuf(info0.apiVersion, target === 'list' ? info0.listKind : info0.kind);
       const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk);
       out.format = negotiated.format;
-      const info = this.definitions.lookup(r.group, r.version, r.resource);
+      const info = this.definitions.lookup(r.apiGroup, r.apiVersion, r.resource);
       if (!info) throw resourceNotFound();
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();
       if (info.namespaced && r.namespace === undefined && r.name !== undefined) throw resourceNotFound();
@@ -213,7 +213,7 @@ export class ResourceHandler {
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourcePath, query: URLSearchParams, n: Negotiated, user: UserInfo, warnings: string[]): Promise<{ status: number; body: Body } | undefined> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceInfo, r: ResourceRequestInfo, query: URLSearchParams, n: Negotiated, user: UserInfo, warnings: string[]): Promise<{ status: number; body: Body } | undefined> {
     const method = req.method ?? 'GET';
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
@@ -240,7 +240,7 @@ export class ResourceHandler {
     if (r.name === undefined) {
       switch (method) {
         case 'GET': {
-          if (isWatch(r, query)) {
+          if (isWatch(r)) {
             allow('watch');
             await serveWatch(req, res, this.registry, info, ns, query, selectorFilter(info, query), n);
             return undefined;
@@ -274,7 +274,7 @@ export class ResourceHandler {
       }
     }
     const name = r.name;
-    if (method === 'GET' && !r.subresource && isWatch(r, query)) {
+    if (method === 'GET' && !r.subresource && isWatch(r)) {
       // A watch of one object: the collection's watch narrowed to its name.
       allow('watch');
       const selected = selectorFilter(info, query);

@@ -1,29 +1,39 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OptionsError, parseDuration, parseOptions } from '../../src/cmd/options.js';
+import { HELP, OptionsError, parseDuration, parseOptions } from '../../src/cmd/options.js';
+import { flags } from '../../src/server/options.js';
 
 describe('command-line options', () => {
+  it('is -h or --help', () => {
+    assert.equal(parseOptions(['-h']).help, true);
+    assert.equal(parseOptions(['--help']).help, true);
+  });
+
   it('has the reference defaults', () => {
-    const o = parseOptions([]);
+    const o = parseOptions([]).options;
     assert.equal(o.bindAddress, '127.0.0.1');
-    assert.equal(o.securePort, 6443);
+    assert.equal(o.port, 6443);
     assert.equal(o.dataDir, './.capstan');
     assert.equal(o.storage, 'sqlite');
-    assert.equal(o.watchHistoryWindowMs, 300_000);
+    assert.equal(o.historyWindowMs, 300_000);
   });
 
   it('parses every flag', () => {
     const o = parseOptions(['--bind-address', '0.0.0.0', '--secure-port=0', '--data-dir', '/tmp/x', '--storage', 'memory', '--watch-history-window', '1m30s']);
     assert.deepEqual(o, {
-      bindAddress: '0.0.0.0', securePort: 0, dataDir: '/tmp/x', storage: 'memory', watchHistoryWindowMs: 90_000, insecureServing: false,
-      certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
-      anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined, help: false,
-      enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
+      help: false,
+      options: {
+        bindAddress: '0.0.0.0', port: 0, dataDir: '/tmp/x', storage: 'memory', historyWindowMs: 90_000, insecure: false,
+        certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
+        anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined,
+        enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
+        namespaceDefaults: true, garbageCollector: true, kubernetesService: true,
+      },
     });
-    const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']);
+    const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;
     assert.deepEqual(admission.enableAdmissionPlugins, ['AlwaysPullImages', 'NodeRestriction']);
     assert.deepEqual(admission.disableAdmissionPlugins, ['ResourceQuota']);
-    const secure = parseOptions(['--token-auth-file', 't.csv', '--anonymous-auth=false', '--authorization-mode', 'AlwaysAllow', '--cert-dir', '/p']);
+    const secure = parseOptions(['--token-auth-file', 't.csv', '--anonymous-auth=false', '--authorization-mode', 'AlwaysAllow', '--cert-dir', '/p']).options;
     assert.equal(secure.anonymousAuth, false);
     assert.equal(secure.authorizationMode, 'AlwaysAllow');
     assert.equal(secure.tokenAuthFile, 't.csv');
@@ -40,6 +50,14 @@ describe('command-line options', () => {
     assert.throws(() => parseOptions(['--tls-cert-file', 'a.crt']), /go together/);
     assert.throws(() => parseOptions(['--service-cluster-ip-range', '10.0.0.0/8']), /specified --service-cluster-ip-range is too large/);
     assert.throws(() => parseOptions(['--service-node-port-range', '32767-30000']), /end port cannot be less than start port/);
+  });
+
+  it('lists every flag in --help, with its default', () => {
+    for (const { flag } of flags()) assert.ok(HELP.includes(`--${flag.name}`), flag.name);
+    assert.match(HELP, /--secure-port int +port to listen on; 0 picks a free one \(default 6443\)/);
+    assert.match(HELP, /\(default 5m0s\)/);
+    assert.match(HELP, /\(default "<data-dir>\/pki"\)/);
+    assert.ok(HELP.split('\n').every((line) => line.length <= 100));
   });
 
   it('reads Go durations', () => {

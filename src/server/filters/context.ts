@@ -1,0 +1,57 @@
+// What every filter of the chain sees (the request, the answer, and what earlier filters worked
+// out), and how the ordered list of filters becomes one handler.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo } from '../../api/request-info.js';
+import type { UserInfo } from '../../api/user.js';
+import type { Output } from '../../endpoints/request.js';
+
+export class RequestContext {
+  /** How answers are written: JSON, indented when the request asks for it (known once its request info is). */
+  readonly out: Output = { format: 'json', pretty: false };
+  private infoValue: RequestInfo | undefined;
+  private queryValue: URLSearchParams | undefined;
+  private userValue: UserInfo | undefined;
+
+  constructor(readonly req: IncomingMessage, readonly res: ServerResponse) {}
+
+  // Each value is set by one filter; reading it earlier is a mistake in the chain's order, and fails loudly.
+
+  /** Set by the request-info filter. */
+  get info(): RequestInfo {
+    return this.infoValue ?? unset('request info');
+  }
+
+  set info(value: RequestInfo) {
+    this.infoValue = value;
+  }
+
+  /** The query parameters; set by the request-info filter. */
+  get query(): URLSearchParams {
+    return this.queryValue ?? unset('query');
+  }
+
+  set query(value: URLSearchParams) {
+    this.queryValue = value;
+  }
+
+  /** Who the request acts as: set by authentication, replaced by impersonation. */
+  get user(): UserInfo {
+    return this.userValue ?? unset('user');
+  }
+
+  set user(value: UserInfo) {
+    this.userValue = value;
+  }
+}
+
+function unset(what: string): never {
+  throw new Error(`the ${what} of a request was read before the filter that sets it ran`);
+}
+
+/** One step of the chain: does its part, then calls `next` (or answers, and does not). */
+export type Filter = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+/** The filters, outermost first, around `handler`, as one function. */
+export function filterChain(filters: readonly Filter[], handler: (ctx: RequestContext) => Promise<void>): (ctx: RequestContext) => Promise<void> {
+  return filters.reduceRight<(ctx: RequestContext) => Promise<void>>((next, filter) => (ctx) => filter(ctx, () => next(ctx)), handler);
+}

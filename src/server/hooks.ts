@@ -1,0 +1,141 @@
+// Post-start hooks: the server's own first-start objects and the in-process controllers, each
+// started at its stage of the server's start, stopped at close, and checked for readiness. Those
+// doing the work of one of the reference's post-start hooks show as poststarthook/<name> in
+// /healthz, /livez and /readyz, as the reference's do.
+import type { AdmissionChain } from '../admission/chain.js';
+import type { TokenIssuer } from '../auth/tokens.js';
+import type { ServiceAllocators } from '../registry/allocators/service-allocation.js';
+import type { Registry } from '../registry/store.js';
+import type { ServingMaterial } from './certs.js';
+import type { HealthCheck } from './health.js';
+import type { Options } from './options.js';
+
+/**
+ * The stages of the server's start, in order. What runs at each is given what is known by then.
+ * - storage: the registry is open; no watch caches yet, no admission.
+ * - caches: the watch caches run; admission is not installed yet. The server's own first-start
+ *   objects are written before admission, since no plugin changes them and a chain that refuses
+ *   every write (AlwaysDeny) must not keep the server from starting.
+ * - admission: every write passes admission; TLS material and the token issuer are known.
+ * - serving: the listener is up and its port known.
+ */
+export type HookStage = 'storage' | 'caches' | 'admission' | 'serving';
+
+/** What a hook is built from. */
+export interface HookContext {
+  readonly options: Options;
+  /**
+   * The server's own registry, writing without admission: for the hooks of the stages before
+   * `admission` (first-start objects must pass no plugin; AlwaysDeny must not stop the start).
+   */
+  readonly serverRegistry: Registry;
+  /** The registry the controllers write through: admitted as the server's own user. */
+  readonly registry: Registry;
+  readonly admission: AdmissionChain;
+  readonly serviceAllocators: ServiceAllocators;
+  /** The cluster CA and serving certificates; none on plain HTTP. Known from the `admission` stage on. */
+  material?: ServingMaterial;
+  /** Issues service-account tokens; none on plain HTTP. Known from the `admission` stage on. */
+  issuer?: TokenIssuer;
+  /** The port served; from the `serving` stage on. */
+  port(): number;
+}
+
+/** A controller as the server runs it. */
+export interface Controller {
+  /** Resolves once its initial list or sync is done: it is ready from then on. */
+  start(): Promise<void>;
+  stop(): Promise<void> | void;
+}
+
+export interface PostStartHook {
+  readonly name: string;
+  readonly stage: HookStage;
+  /**
+   * The reference's post-start hook this one does (part of) the work of: listed as
+   * poststarthook/<reportsAs> in the health checks, passing once every hook reporting as it is
+   * ready. Controllers the reference runs in kube-controller-manager report as nothing.
+   */
+  readonly reportsAs?: string;
+  /** The controller, or undefined when this server does not run it (options, plain HTTP). */
+  create(ctx: HookContext): Controller | undefined;
+}
+
+/** A one-shot task as a hook's controller: ready once it is done; nothing to stop. */
+export function task(run: () => Promise<void>): Controller {
+  return { start: run, stop() {} };
+}
+
+/** A controller started by a function that returns its handle. */
+export function started(start: () => Promise<{ stop(): void }>): Controller {
+  let handle: { stop(): void } | undefined;
+  return {
+    async start() {
+      handle = await start();
+    },
+    stop: () => handle?.stop(),
+  };
+}
+
+interface Running {
+  hook: PostStartHook;
+  /** Undefined until its stage has run, then the controller (null when it does not run here). */
+  controller?: Controller | null;
+  ready: boolean;
+}
+
+/** The hooks of one server: started stage by stage, stopped together, checked for health. */
+export class PostStartHooks {
+  private readonly hooks: Running[];
+
+  constructor(hooks: readonly PostStartHook[], private readonly ctx: HookContext) {
+    const names = new Set<string>();
+    for (const h of hooks) {
+      if (names.has(h.name)) throw new Error(`post-start hook "${h.name}" is declared twice`);
+      names.add(h.name);
+    }
+    this.hooks = hooks.map((hook) => ({ hook, ready: false }));
+  }
+
+  /** Creates and starts, in their declared order, the hooks of `stage`. */
+  async run(stage: HookStage): Promise<void> {
+    for (const running of this.hooks) {
+      if (running.hook.stage !== stage) continue;
+      const controller = running.hook.create(this.ctx) ?? null;
+      running.controller = controller;
+      await controller?.start();
+      running.ready = true;
+    }
+  }
+
+  /** Stops every started hook, in their declared order. */
+  async stop(): Promise<void> {
+    for (const running of this.hooks) await running.controller?.stop();
+  }
+
+  /**
+   * One check per reference hook reported as, in the order first declared: failing ("not
+   * finished") while a hook reporting as it is not ready. A name whose every hook turned out not to
+   * run on this server is left out, as the reference leaves out hooks it does not install.
+   */
+  healthChecks(): HealthCheck[] {
+    const byName = new Map<string, Running[]>();
+    for (const r of this.hooks) {
+      if (r.hook.reportsAs === undefined) continue;
+      const group = byName.get(r.hook.reportsAs) ?? [];
+      group.push(r);
+      byName.set(r.hook.reportsAs, group);
+    }
+    return [...byName]
+      .filter(([, group]) => group.some((r) => r.controller !== null))
+      .map(([name, group]) => ({
+        name: `poststarthook/${name}`,
+        check: () => (group.every((r) => this.isReady(r)) ? undefined : 'not finished'),
+      }));
+  }
+
+  /** Ready once started; a hook that does not run here has nothing to wait for. */
+  private isReady(r: Running): boolean {
+    return r.controller === null || r.ready;
+  }
+}

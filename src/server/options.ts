@@ -1,0 +1,162 @@
+// The server's options: one table of every setting with its default and, where the command line
+// sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
+// read off the table, so a new flag is one entry here.
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../registry/allocators/service-allocation.js';
+
+/** A flag value that cannot be used; the message names the flag. */
+export class OptionsError extends Error {}
+
+interface Flag<T> {
+  /** As kube-apiserver spells it, without the leading dashes. */
+  readonly name: string;
+  /** What it takes, as --help shows it; 'bool' takes true or false; none for a switch (present or not). */
+  readonly takes?: 'string' | 'int' | 'duration' | 'strings' | 'bool';
+  readonly help: string;
+  /** The default as --help words it, where the value does not say it itself. */
+  readonly shownDefault?: string;
+  /** Reads the flag's text (a switch's is "true"); throws OptionsError. */
+  readonly parse: (text: string) => T;
+}
+
+interface Setting<T> {
+  readonly default: T;
+  /** Absent for settings only tests and embedders give (startServer's callers). */
+  readonly flag?: Flag<T>;
+}
+
+/** Go-style durations as kube-apiserver flags take them: "5m", "90s", "1h30m", "250ms". */
+export function parseDuration(text: string): number | undefined {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/y;
+  let total = 0;
+  let at = 0;
+  if (!text) return undefined;
+  while (at < text.length) {
+    re.lastIndex = at;
+    const m = re.exec(text);
+    if (!m) return undefined;
+    total += Number(m[1]) * units[m[2]!]!;
+    at = re.lastIndex;
+  }
+  return total;
+}
+
+/** Milliseconds as Go prints a duration: "5m0s", "1h0m0s", "1m30s", "250ms". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+}
+
+const text = (name: string, value: string, help: string): Setting<string> =>
+  ({ default: value, flag: { name, takes: 'string', help, parse: (t) => t } });
+
+const optionalText = (name: string, help: string, shownDefault?: string): Setting<string | undefined> =>
+  ({ default: undefined, flag: { name, takes: 'string', help, shownDefault, parse: (t) => t } });
+
+function oneOf<T extends string>(name: string, values: readonly T[], value: T, help: string): Setting<T> {
+  const parse = (t: string): T => {
+    if ((values as readonly string[]).includes(t)) return t as T;
+    throw new OptionsError(`--${name}: must be ${values.map((v) => `"${v}"`).join(' or ')}, not "${t}"`);
+  };
+  return { default: value, flag: { name, takes: 'string', help, parse } };
+}
+
+function port(name: string, value: number, help: string): Setting<number> {
+  const parse = (t: string): number => {
+    const n = Number(t);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new OptionsError(`--${name}: invalid port "${t}"`);
+    return n;
+  };
+  return { default: value, flag: { name, takes: 'int', help, parse } };
+}
+
+/** A duration flag; the option holds milliseconds. */
+function duration(name: string, value: string, help: string): Setting<number> {
+  const parse = (t: string): number => {
+    const ms = parseDuration(t);
+    if (ms === undefined || ms <= 0) throw new OptionsError(`--${name}: invalid duration "${t}"`);
+    return ms;
+  };
+  return { default: parse(value), flag: { name, takes: 'duration', help, parse } };
+}
+
+function boolean(name: string, value: boolean, help: string): Setting<boolean> {
+  const parse = (t: string): boolean => {
+    if (t !== 'true' && t !== 'false') throw new OptionsError(`--${name}: must be true or false, not "${t}"`);
+    return t === 'true';
+  };
+  return { default: value, flag: { name, takes: 'bool', help, parse } };
+}
+
+/** Off unless given: `--name` alone turns it on. */
+const toggle = (name: string, help: string): Setting<boolean> => ({ default: false, flag: { name, help, parse: (t) => t === 'true' } });
+
+/** A comma-separated list (empty entries dropped). */
+const list = (name: string, help: string): Setting<string[]> =>
+  ({ default: [], flag: { name, takes: 'strings', help, parse: (t) => t.split(',').map((s) => s.trim()).filter(Boolean) } });
+
+/** A setting with no flag. */
+const unflagged = <T>(value: T): Setting<T> => ({ default: value });
+
+/** Every setting, in --help's order. */
+export const SETTINGS = {
+  bindAddress: text('bind-address', '127.0.0.1', 'address to listen on'),
+  /** 0 picks a free port. */
+  port: port('secure-port', 6443, 'port to listen on; 0 picks a free one'),
+  /** Folder of the database file (sqlite) and the admin kubeconfig. */
+  dataDir: text('data-dir', './.capstan', 'folder for the database file and the admin kubeconfig'),
+  storage: oneOf('storage', ['sqlite', 'memory'], 'sqlite', '"sqlite" (a database file in --data-dir) or "memory"'),
+  /** How long changes stay available to watches, exact lists and continue tokens (ms). */
+  historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
+  /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */
+  certDir: optionalText('cert-dir', 'where the CA, serving and admin certificates are kept; created on first start when no certificate is given', '"<data-dir>/pki"'),
+  tlsCertFile: optionalText('tls-cert-file', 'serve with this certificate (and --tls-private-key-file) instead'),
+  tlsPrivateKeyFile: optionalText('tls-private-key-file', 'the private key of --tls-cert-file'),
+  clientCaFile: optionalText('client-ca-file', "trust client certificates signed by this CA (as well as capstan's own)"),
+  tokenAuthFile: optionalText('token-auth-file', 'static bearer tokens, one "token,user,uid,\\"group1,group2\\"" line each'),
+  /** Anonymous requests as system:anonymous (as the reference). */
+  anonymousAuth: boolean('anonymous-auth', true, 'serve requests without credentials as system:anonymous'),
+  authorizationMode: oneOf('authorization-mode', ['RBAC', 'AlwaysAllow'], 'RBAC', '"RBAC" or "AlwaysAllow"; system:masters is always allowed'),
+  advertiseAddress: optionalText('advertise-address', 'the address clients are told to use (added to the serving certificate)'),
+  /** Admission plugins beyond the defaults, and those turned off. */
+  enableAdmissionPlugins: list('enable-admission-plugins', 'admission plugins (comma-separated) to turn on beyond the defaults'),
+  disableAdmissionPlugins: list('disable-admission-plugins', 'admission plugins (comma-separated) to turn off'),
+  /** CIDR(s) Service cluster IPs come from: one, or an IPv4 and an IPv6 one separated by a comma. */
+  serviceClusterIpRange: text('service-cluster-ip-range', DEFAULT_SERVICE_CLUSTER_IP_RANGE, 'CIDR(s) Service cluster IPs are allocated from; one, or an IPv4 and an IPv6 one for dual-stack'),
+  /** NodePorts come from this range ("30000-32767"). */
+  serviceNodePortRange: text('service-node-port-range', DEFAULT_SERVICE_NODE_PORT_RANGE, 'ports NodePort services are allocated from'),
+  /** Plain HTTP, where a request without credentials acts as the loopback admin (tests only). */
+  insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
+  /** Run the controllers that give every namespace its default objects (tests that count revisions turn it off). */
+  namespaceDefaults: unflagged(true),
+  /** Run the garbage collector (its own tests run theirs). */
+  garbageCollector: unflagged(true),
+  /** Keep the `kubernetes` Service, Endpoints and EndpointSlice in `default` (tests that count objects turn it off). */
+  kubernetesService: unflagged(true),
+};
+
+type ValueOf<S> = S extends Setting<infer T> ? T : never;
+
+/** Everything the server is told, from the command line or from startServer's caller. */
+export type Options = { -readonly [K in keyof typeof SETTINGS]: ValueOf<(typeof SETTINGS)[K]> };
+
+/** `given` with every setting it leaves out (or undefined) at its default. */
+export function withDefaults(given: Partial<Options> = {}): Options {
+  const options: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as Array<[string, Setting<unknown>]>) {
+    const value = (given as Record<string, unknown>)[key];
+    // Lists are copied, so that no two servers share (and change) one default.
+    options[key] = value !== undefined ? value : Array.isArray(setting.default) ? [...setting.default] : setting.default;
+  }
+  return options as Options;
+}
+
+/** The settings that have a flag, with their option names. */
+export function flags(): Array<{ key: keyof Options; flag: Flag<unknown>; default: unknown }> {
+  return (Object.entries(SETTINGS) as Array<[keyof Options, Setting<unknown>]>)
+    .filter(([, s]) => s.flag !== undefined)
+    .map(([key, s]) => ({ key, flag: s.flag!, default: s.default }));
+}

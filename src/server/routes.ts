@@ -1,0 +1,70 @@
+// Where a request that passed the filters goes: health, /version, OpenAPI, discovery, or the
+// resource handler; anything else is the reference's plain-text 404.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ResourceDefinitions } from '../registry/definitions.js';
+import type { Discovery } from '../endpoints/discovery.js';
+import { negotiate } from '../endpoints/negotiation.js';
+import type { OpenApi } from '../endpoints/openapi.js';
+import { sendBytes, sendStatusError, sendText } from '../endpoints/request.js';
+import type { ResourceHandler } from '../endpoints/resources.js';
+import { methodNotAllowed } from '../errors.js';
+import type { RequestContext } from './filters/context.js';
+import type { Health } from './health.js';
+import { versionInfo } from './version.js';
+
+export interface Routes {
+  definitions: ResourceDefinitions;
+  health: Health;
+  openapi: OpenApi;
+  /** Discovery documents (made on first use: they name the port served). */
+  discovery(): Discovery;
+  resources: ResourceHandler;
+}
+
+export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
+  return async (ctx) => {
+    const { req, res, info, query, out } = ctx;
+    const path = info.path;
+    if (await routes.health.handle(req, res, path, query)) return;
+    if (path === '/version') {
+      if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
+      return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
+    }
+    if (path === '/openapi/v2') return serveOpenApi(res, req, routes.openapi.v2Document());
+    if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
+    if (path.startsWith('/openapi/v3/')) {
+      const doc = routes.openapi.v3Document(path.slice('/openapi/v3/'.length));
+      if (doc) return serveOpenApi(res, req, doc, query.has('hash'));
+      return sendText(res, 404, '404 page not found\n');
+    }
+    if (path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/')) {
+      const doc = routes.discovery().document(path);
+      if (doc) {
+        try {
+          const { format } = negotiate(req.headers.accept);
+          if (req.method !== 'GET') throw methodNotAllowed();
+          return sendBytes(res, 200, doc, { format, pretty: out.pretty });
+        } catch (err) {
+          return sendStatusError(res, err, out);
+        }
+      }
+    }
+    if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return sendText(res, 404, '404 page not found\n');
+    await routes.resources.handle(req, res, info, query, ctx.user);
+  };
+}
+
+function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Buffer; etag: string }, immutable = false): void {
+  if (req.headers['if-none-match'] === doc.etag) {
+    res.writeHead(304, { ETag: doc.etag });
+    res.end();
+    return;
+  }
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    ETag: doc.etag,
+    'Content-Length': doc.body.length,
+    'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private',
+  });
+  res.end(doc.body);
+}

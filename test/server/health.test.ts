@@ -1,0 +1,71 @@
+// /healthz, /livez and /readyz: the checks capstan lists are the reference's (same names, same
+// order), among them the post-start hooks capstan runs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RunningServer } from '../../src/server/server.js';
+import { call, fixture, memoryServer } from '../helpers.js';
+
+/** The check lines of a verbose answer, without the "[+]" and " ok". */
+const checkNames = (body: string) => body.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/^\[[+-]\]/, '').replace(/ (excluded: )?ok$/, ''));
+
+/** Whether `names` appear in `reference` in the same order (the reference may list more). */
+function inOrder(names: string[], reference: string[]): boolean {
+  let at = 0;
+  for (const n of names) {
+    at = reference.indexOf(n, at);
+    if (at < 0) return false;
+    at++;
+  }
+  return true;
+}
+
+describe('health endpoints', { timeout: 30_000 }, () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await memoryServer();
+  });
+  after(() => server.close());
+
+  for (const name of ['healthz', 'livez', 'readyz', 'healthz-etcd', 'readyz-etcd', 'livez-ping', 'livez-missing-check']) {
+    it(`answers ${name} as the reference`, async () => {
+      const f = fixture(`health/${name}`);
+      const r = await call(server.url, f.request.method, f.request.path);
+      assert.equal(r.status, f.response.status);
+      assert.equal(r.headers['content-type'], f.response.headers['content-type']);
+      assert.equal(r.text, f.response.body);
+    });
+  }
+
+  it('lists ping, log, etcd and its post-start hooks, in the reference\'s order', async () => {
+    for (const endpoint of ['healthz', 'livez']) {
+      const r = await call(server.url, 'GET', `/${endpoint}?verbose`);
+      assert.equal(r.status, 200);
+      const names = checkNames(r.text);
+      assert.deepEqual(names, ['ping', 'log', 'etcd', 'poststarthook/bootstrap-controller', 'poststarthook/rbac/bootstrap-roles']);
+      assert.ok(inOrder(names, checkNames(String(fixture(`health/${endpoint}-verbose`).response.body))), endpoint);
+      assert.ok(r.text.endsWith(`${endpoint} check passed\n`));
+    }
+    const ready = await call(server.url, 'GET', '/readyz?verbose&exclude=etcd');
+    const names = checkNames(ready.text);
+    assert.deepEqual(names, ['ping', 'log', 'etcd', 'etcd-readiness', 'poststarthook/bootstrap-controller', 'poststarthook/rbac/bootstrap-roles', 'shutdown']);
+    assert.ok(inOrder(names, checkNames(String(fixture('health/readyz-verbose-exclude-etcd').response.body))));
+    assert.match(ready.text, /^\[\+\]etcd excluded: ok$/m);
+  });
+
+  it('answers one hook\'s check by its name', async () => {
+    const r = await call(server.url, 'GET', '/readyz/poststarthook/bootstrap-controller');
+    assert.equal(r.status, 200);
+    assert.equal(r.text, 'ok');
+  });
+
+  it('has no RBAC bootstrap hook without RBAC', async () => {
+    const open = await memoryServer({ authorizationMode: 'AlwaysAllow' });
+    try {
+      const r = await call(open.url, 'GET', '/healthz?verbose');
+      assert.deepEqual(checkNames(r.text), ['ping', 'log', 'etcd', 'poststarthook/bootstrap-controller']);
+      assert.equal((await call(open.url, 'GET', '/healthz/poststarthook/rbac/bootstrap-roles')).status, 404);
+    } finally {
+      await open.close();
+    }
+  });
+});
