@@ -4,7 +4,6 @@
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
-import { signCertificateRequest, type ServingMaterial } from '../server/certs.js';
 import { type JsonObject, isObject, now } from '../json.js';
 
 /** The signer's longest certificate (--cluster-signing-duration's default, one year). */
@@ -28,7 +27,8 @@ export class CsrSigningController {
   private watcher: { stop(): void } | undefined;
   private readonly inFlight = new Set<string>();
 
-  constructor(private readonly registry: Registry, private readonly material: Pick<ServingMaterial, 'caCert' | 'caKey'>) {}
+  /** `sign`: the cluster CA's signature of a PKCS#10 request (PEM) with these usages and duration; PEM out. */
+  constructor(private readonly registry: Registry, private readonly signWithCa: (requestPem: string, signing: { usages: string[]; durationSeconds: number }) => Promise<string>) {}
 
   async start(): Promise<void> {
     const info = this.registry.definitions.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
@@ -68,7 +68,7 @@ export class CsrSigningController {
       const durationSeconds = Math.max(MIN_DURATION_SECONDS, Math.min(requested, MAX_DURATION_SECONDS));
       try {
         const pem = Buffer.from(String(spec['request'] ?? ''), 'base64').toString('utf8');
-        certificate = Buffer.from(await signCertificateRequest(this.material, pem, { usages, durationSeconds })).toString('base64');
+        certificate = Buffer.from(await this.signWithCa(pem, { usages, durationSeconds })).toString('base64');
       } catch (err) {
         failure = `unable to parse csr: ${err instanceof Error ? err.message : String(err)}`;
       }

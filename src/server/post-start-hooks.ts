@@ -12,6 +12,7 @@ import { ResourceQuotaController } from '../controllers/quota.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { StorageProtectionController } from '../controllers/storage-protection.js';
 import { TokenController } from '../controllers/token.js';
+import { signCertificateRequest } from './certs.js';
 import { started, task, type HookContext, type PostStartHook } from './hooks.js';
 
 const rbac = (c: HookContext) => c.options.authorizationMode === 'RBAC';
@@ -29,7 +30,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
-  { name: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, c.material) : undefined) },
+  { name: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
   { name: 'serviceaccount-token', stage: 'admission', create: (c) => (c.issuer && c.material ? new TokenController(c.registry, c.issuer, c.material.caCert) : undefined) },
   { name: 'namespace-defaults', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? new NamespaceDefaults(c.registry, c.material?.caCert) : undefined) },
   // The `kubernetes` Service points at the port actually served.
