@@ -1,6 +1,7 @@
 // Layering check for src/ (`npm run lint:layers`): each folder may import only the folders below it,
-// as the folder table of DESIGN.md says. node: builtins and npm packages are always fine; type-only
-// imports count. A failure names the broken direction, e.g. "registry-must-not-import-admission".
+// as the table below says (DESIGN.md's folder table, made exact). node: builtins and npm packages
+// are always fine; type-only imports count. A failure names the broken direction, e.g.
+// "registry-must-not-import-admission". A new folder of src/ gets its row here.
 
 /** Layer → the layers it may import (besides its own). Top-level files are layers of their own. */
 const MAY_IMPORT = {
@@ -23,7 +24,8 @@ const MAY_IMPORT = {
 // ─── TEMPORARY exceptions ──────────────────────────────────────────────────────────────────────
 // Imports (and the cycles they close) that break the table today. The code is being reshaped:
 // delete an entry when its import goes. Add none to make new code pass; move the code instead.
-// Comment an entry out to see its violation again.
+// To see them all again: LAYERS_NO_EXCEPTIONS=1 npm run lint:layers (depcruise's own hint,
+// --no-ignore-known, does not reach exceptions kept in the config).
 const TEMPORARY_EXCEPTIONS = [
   { from: 'src/registry/store.ts', to: 'src/admission/types.ts', why: 'the store builds AdmissionAttributes and takes an Operation' },
   { from: 'src/registry/store.ts', to: 'src/admission/chain.ts', why: 'the store is handed the whole AdmissionChain, not admission functions' },
@@ -55,12 +57,15 @@ function layerOf(path) {
   return layer;
 }
 
+/** How a layer is written in messages: "src/registry/", "src/json.ts". */
+const where = (layer) => (layer.endsWith('.ts') ? `src/${layer}` : `src/${layer}/`);
+
 const ruleName = (from, to) => `${from.replace('.ts', '')}-must-not-import-${to.replace('.ts', '')}`;
 
 const layerRules = LAYERS.flatMap((from) =>
   LAYERS.filter((to) => to !== from && !MAY_IMPORT[from].includes(to)).map((to) => ({
     name: ruleName(from, to),
-    comment: `src/${from} may import only: ${MAY_IMPORT[from].join(', ') || 'nothing of src'}`,
+    comment: `${where(from)} may import, of src/, only ${MAY_IMPORT[from].map(where).join(', ') || 'nothing'}`,
     severity: 'error',
     from: { path: pathOf(from) },
     to: { path: pathOf(to) },
@@ -90,6 +95,13 @@ module.exports = {
       to: { circular: true, via: { pathNot: '^src/$1/' } },
     },
     {
+      name: 'src-folder-missing-from-the-layer-table',
+      comment: 'Every folder of src/ has a row in MAY_IMPORT (.dependency-cruiser.cjs), or no rule would hold it.',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/', pathNot: LAYERS.map(pathOf) },
+    },
+    {
       name: 'src-must-not-import-outside-src',
       comment: 'The server never loads tests, benchmarks or scripts.',
       severity: 'error',
@@ -110,6 +122,6 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     // Our sources import "./x.js" and mean "./x.ts" (NodeNext).
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
-    knownViolations: TEMPORARY_EXCEPTIONS.map(knownViolation),
+    knownViolations: process.env.LAYERS_NO_EXCEPTIONS ? [] : TEMPORARY_EXCEPTIONS.map(knownViolation),
   },
 };
