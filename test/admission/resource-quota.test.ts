@@ -38,7 +38,7 @@ describe('ResourceQuota', () => {
     return until(() => `quota never reached the expected state: ${JSON.stringify(last.status)}`, async () => {
       last = (await mustOk(call(url, 'GET', `/api/v1/namespaces/${ns}/resourcequotas/${name}`))).json;
       return done(last) ? last : undefined;
-    }, 5000, 10);
+    }, 10_000, 10);
   }
 
   /** Creates a quota and waits for the controller to record it. */
