@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinResourceDefinitions } from '../src/registry/builtin/index.js';
 import type { ResourceDefinitions, ResourceHooks } from '../src/registry/definitions.js';
+import type { Evaluator } from '../src/quota/evaluators.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 
 function findRoot(): string {
@@ -39,6 +40,12 @@ let builtins: ResourceDefinitions | undefined;
 export function builtinHooks(group: string, resource: string): ResourceHooks {
   builtins ??= builtinResourceDefinitions();
   return builtins.definition(group, resource)?.hooks ?? {};
+}
+
+/** The quota evaluators of every built-in resource (what the quota controller measures with). */
+export function builtinEvaluators(): Evaluator[] {
+  builtins ??= builtinResourceDefinitions();
+  return [...builtins.definitions()].flatMap((d) => (d.hooks.quota ? [d.hooks.quota] : []));
 }
 
 export async function memoryServer(options: Partial<ServerOptions> = {}): Promise<RunningServer> {
@@ -130,13 +137,26 @@ export async function mustOk(reply: Promise<Reply>, status = 200): Promise<Reply
   return r;
 }
 
-/** Polls `check` until it gives a value (not undefined or false), at most `ms`; the value. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+/** Resolves after `ms` milliseconds: for a test that must let time pass (to see that nothing happens, or a deadline). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Polls `check` (at once, then every `everyMs`) until it gives a value other than undefined or
+ * false, and returns that value; fails after `ms` with `what` (a function can describe the state).
+ */
+export async function until<T>(
+  what: string | (() => string),
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 10_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    if (Date.now() > deadline) throw new Error(`not reached in ${ms} ms: ${typeof what === 'string' ? what : what()}`);
+    await sleep(everyMs);
   }
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, fixture, memoryServer, mustOk, placeholders, withoutManagedFields } from '../helpers.js';
+import { call, fixture, memoryServer, mustOk, placeholders, until, withoutManagedFields } from '../helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
 
@@ -35,12 +35,10 @@ describe('ResourceQuota', () => {
   /** Polls the quota until `done` holds for it (the controller works asynchronously). */
   async function quotaWhen(ns: string, name: string, done: (q: Json) => boolean): Promise<Json> {
     let last: Json = {};
-    for (let i = 0; i < 200; i++) {
+    return until(() => `quota never reached the expected state: ${JSON.stringify(last.status)}`, async () => {
       last = (await mustOk(call(url, 'GET', `/api/v1/namespaces/${ns}/resourcequotas/${name}`))).json;
-      if (done(last)) return last;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.fail(`quota never reached the expected state: ${JSON.stringify(last.status)}`);
+      return done(last) ? last : undefined;
+    }, 10_000, 10);
   }
 
   /** Creates a quota and waits for the controller to record it. */

@@ -19,7 +19,7 @@ import { ensureServingMaterial, type ServingMaterial } from '../../src/server/ce
 import type { RunningServer } from '../../src/server/server.js';
 import { Registry } from '../../src/registry/store.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
-import { call, memoryServer, mustOk } from '../helpers.js';
+import { call, memoryServer, mustOk, sleep } from '../helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- reviews are checked field by field */
 type Review = { apiVersion: string; kind: string; request: any };
@@ -36,10 +36,6 @@ function answer(review: Review, response: Record<string, unknown>): unknown {
 
 function jsonPatch(ops: unknown[]): Record<string, unknown> {
   return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 /** An HTTPS server answering reviews by path, recording every review it gets. */

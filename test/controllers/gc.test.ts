@@ -8,7 +8,7 @@ import { builtinResourceDefinitions } from '../../src/registry/builtin/index.js'
 import { GarbageCollector } from '../../src/controllers/gc.js';
 import { Registry } from '../../src/registry/store.js';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, type Reply } from '../helpers.js';
+import { call, memoryServer, sleep, until, type Reply } from '../helpers.js';
 
 const NS = 'default';
 const DEPLOY = `/apis/apps/v1/namespaces/${NS}/deployments`;
@@ -23,18 +23,6 @@ const podTemplate = (app: string) => ({ metadata: { labels: { app } }, spec: { c
 
 function ref(obj: Reply, block = true): Ref {
   return { apiVersion: obj.json.apiVersion, kind: obj.json.kind, name: obj.json.metadata.name, uid: obj.json.metadata.uid, controller: true, blockOwnerDeletion: block };
-}
-
-async function sleep(ms: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
-    await sleep(25);
-  }
 }
 
 describe('garbage collector', () => {

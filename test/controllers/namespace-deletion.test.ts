@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk } from '../helpers.js';
+import { call, memoryServer, mustOk, until, type Reply } from '../helpers.js';
 
 const podSpec = { containers: [{ name: 'c', image: 'nginx:1.25' }] };
 const template = (app: string) => ({ metadata: { labels: { app } }, spec: podSpec });
@@ -53,14 +53,13 @@ async function fill(url: string, namespace: string, perKind: number): Promise<vo
 }
 
 async function namespaceGone(url: string, namespace: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await call(url, 'GET', `/api/v1/namespaces/${namespace}`)).status !== 404) {
-    if (Date.now() > deadline) {
-      const ns = await call(url, 'GET', `/api/v1/namespaces/${namespace}`);
-      throw new Error(`namespace ${namespace} still there: ${ns.text}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let last: Reply | undefined;
+  await until(
+    () => `namespace ${namespace} still there: ${last?.text}`,
+    async () => (last = await call(url, 'GET', `/api/v1/namespaces/${namespace}`)).status === 404,
+    timeoutMs,
+    50,
+  );
 }
 
 async function assertEmpty(url: string, namespace: string): Promise<void> {
@@ -103,14 +102,12 @@ describe('namespace deletion', () => {
       const ns = await mustOk(call(server.url, 'GET', '/api/v1/namespaces/interrupted'));
       assert.equal(ns.json.status.phase, 'Terminating');
       // The new server's namespace controller carries on: everything but the held object goes.
-      const deadline = Date.now() + 15_000;
-      for (;;) {
+      let names: string[] = [];
+      await until(() => `left: ${names.join(',')}`, async () => {
         const left = await mustOk(call(server.url, 'GET', '/api/v1/namespaces/interrupted/configmaps'));
-        const names = left.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
-        if (names.length === 1 && names[0] === 'held') break;
-        if (Date.now() > deadline) throw new Error(`left: ${names.join(',')}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        names = left.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+        return names.length === 1 && names[0] === 'held';
+      }, 15_000, 50);
       await mustOk(call(server.url, 'PATCH', '/api/v1/namespaces/interrupted/configmaps/held', {
         body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' },
       }));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, until } from '../helpers.js';
+import { call, memoryServer, mustOk, sleep, until } from '../helpers.js';
 
 const NS = '/api/v1/namespaces/default';
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
@@ -26,7 +26,7 @@ describe('storage object in-use protection', () => {
       body: { metadata: { name: 'user' }, spec: { containers: [{ name: 'c', image: 'nginx' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] } },
     }), 201);
     await mustOk(call(server.url, 'DELETE', `${NS}/persistentvolumeclaims/data`));
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const held = await mustOk(call(server.url, 'GET', `${NS}/persistentvolumeclaims/data`));
     assert.ok(held.json.metadata.deletionTimestamp);
     await mustOk(call(server.url, 'DELETE', `${NS}/pods/user`));
@@ -39,7 +39,7 @@ describe('storage object in-use protection', () => {
     }), 201);
     await mustOk(call(server.url, 'PATCH', '/api/v1/persistentvolumes/vol/status', { body: { status: { phase: 'Bound' } }, headers: MERGE }));
     await mustOk(call(server.url, 'DELETE', '/api/v1/persistentvolumes/vol'));
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     assert.equal(await status('/api/v1/persistentvolumes/vol'), 200);
     await mustOk(call(server.url, 'PATCH', '/api/v1/persistentvolumes/vol/status', { body: { status: { phase: 'Released' } }, headers: MERGE }));
     await until('volume removed', async () => (await status('/api/v1/persistentvolumes/vol')) === 404);

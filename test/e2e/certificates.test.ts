@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { webcrypto } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { call, kubeconfigTls, until } from '../helpers.js';
+import { call, kubeconfigTls, sleep, until } from '../helpers.js';
 import { capstanForSuite, kubectl, ok } from './harness.js';
 
 /** A key and a PKCS#10 request for CN=user, O=group, as a user would make them. */
@@ -62,7 +62,7 @@ describe('certificate signing requests', () => {
     const { csr } = await request('mallory', 'developers');
     await ok(suite.current.kubeconfig, ['create', '-f', '-'], manifest('mallory', csr));
     await ok(suite.current.kubeconfig, ['certificate', 'deny', 'mallory']);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const denied = JSON.parse(await ok(suite.current.kubeconfig, ['get', 'csr', 'mallory', '-o', 'json']));
     assert.equal(denied.status.certificate, undefined);
     assert.deepEqual(denied.status.conditions.map((c: { type: string }) => c.type), ['Denied']);

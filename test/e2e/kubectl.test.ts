@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { referenceDir } from '../helpers.js';
+import { referenceDir, until } from '../helpers.js';
 import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
 const manifests = {
@@ -183,20 +183,16 @@ describe('kubectl against capstan', () => {
       await ok(kc, ['create', '-f', dep]);
     };
     const exists = async (name: string) => (await kubectl(kc, ['get', 'configmap', name, '-n', 'cascade'])).code === 0;
-    const eventually = async (check: () => Promise<boolean>) => {
-      for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
-      assert.ok(await check());
-    };
     await withDependent('orphaner');
     await ok(kc, ['delete', 'configmap', 'orphaner', '-n', 'cascade', '--cascade=orphan']);
-    await eventually(async () => !(await exists('orphaner')));
+    await until('orphaner deleted', async () => !(await exists('orphaner')), 20_000, 100);
     assert.ok(await exists('orphaner-dep'));
     const orphan = JSON.parse(await ok(kc, ['get', 'configmap', 'orphaner-dep', '-n', 'cascade', '-o', 'json']));
     assert.equal(orphan.metadata.ownerReferences, undefined);
     for (const mode of ['foreground', 'background']) {
       await withDependent(mode);
       await ok(kc, ['delete', 'configmap', mode, '-n', 'cascade', `--cascade=${mode}`]);
-      await eventually(async () => !(await exists(`${mode}-dep`)) && !(await exists(mode)));
+      await until(`${mode} and its dependent deleted`, async () => !(await exists(`${mode}-dep`)) && !(await exists(mode)), 20_000, 100);
     }
   });
 

@@ -2,6 +2,7 @@
 // held back by a PodDisruptionBudget).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { until } from '../helpers.js';
 import { capstanForSuite, kubectl, ok } from './harness.js';
 
 const node = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
@@ -35,11 +36,7 @@ describe('kubectl debug and drain', () => {
       await ok(kc, ['patch', 'pod', p, '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}']);
     }
     await ok(kc, ['create', 'pdb', 'q', '--selector=app=q', '--min-available=2']);
-    const deadline = Date.now() + 5000;
-    while (JSON.parse(await ok(kc, ['get', 'pdb', 'q', '-o', 'json'])).status?.currentHealthy !== 2) {
-      if (Date.now() > deadline) throw new Error('the budget was not observed');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until('the budget observed', async () => JSON.parse(await ok(kc, ['get', 'pdb', 'q', '-o', 'json'])).status?.currentHealthy === 2, 5000, 50);
     const held = await kubectl(kc, ['drain', 'node-2', '--force', '--timeout=2s']);
     assert.notEqual(held.code, 0);
     assert.match(held.stderr, /error when evicting pods\/"q\d" -n "default"/);

@@ -2,6 +2,7 @@
 // capstan command; a pod past the quota refused; usage given back after a delete.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { until } from '../helpers.js';
 import { capstanForSuite, kubectl, ok } from './harness.js';
 
 describe('kubectl and ResourceQuotas', () => {
@@ -10,12 +11,10 @@ describe('kubectl and ResourceQuotas', () => {
   /** `kubectl describe quota` until its output matches (the controller records usage asynchronously). */
   async function describeUntil(pattern: RegExp): Promise<string> {
     let out = '';
-    for (let i = 0; i < 100; i++) {
+    return until(() => `describe quota never matched ${pattern}:\n${out}`, async () => {
       out = await ok(suite.current.kubeconfig, ['describe', 'quota', 'q', '-n', 'quota-e2e']);
-      if (pattern.test(out)) return out;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail(`describe quota never matched ${pattern}:\n${out}`);
+      return pattern.test(out) ? out : undefined;
+    }, 20_000, 50);
   }
 
   it('create quota, describe it, get refused past it, and see usage come back after a delete', async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { call, kubeconfigTls, mustOk } from '../helpers.js';
+import { call, kubeconfigTls, mustOk, sleep, until } from '../helpers.js';
 import { kubectl, startCapstan, stopCapstan } from './harness.js';
 
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
@@ -15,21 +15,10 @@ const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
 type Capstan = Awaited<ReturnType<typeof startCapstan>>;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function serverOf(kubeconfig: string): string {
   const m = /server: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'));
   assert.ok(m, 'kubeconfig names a server');
   return m[1]!;
-}
-
-/** Polls until `check` holds; fails with `what` after `timeoutMs`. */
-async function eventually(what: () => string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting: ${what()}`);
-    await sleep(25);
-  }
 }
 
 /** Splits concatenated JSON documents (kubectl -o json -w prints one after the other). */
@@ -98,7 +87,7 @@ describe('kubectl get -w against capstan', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       const seen = () => `${events.map((e) => `${e.type} ${e.object.metadata.name}`).join(', ')} / stderr: ${stderr}`;
-      await eventually(seen, () => events.length >= 1);
+      await until(seen, () => events.length >= 1);
       const run = async (args: string[]) => {
         const r = await kubectl(kc, args);
         assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
@@ -106,7 +95,7 @@ describe('kubectl get -w against capstan', () => {
       await run(['create', 'configmap', 'live', '-n', 'kw', '--from-literal=a=1']);
       await run(['patch', 'configmap', 'live', '-n', 'kw', '--type', 'merge', '-p', '{"data":{"a":"2"}}']);
       await run(['delete', 'configmap', 'live', '-n', 'kw']);
-      await eventually(seen, () => events.length >= 4);
+      await until(seen, () => events.length >= 4);
       await sleep(200);
       assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED pre', 'ADDED live', 'MODIFIED live', 'DELETED live']);
       assert.deepEqual(events[1]!.object.data, { a: '1' });
@@ -174,7 +163,7 @@ describe('a @kubernetes/client-node informer against capstan', () => {
     const show = () => `${log.join(' | ')} (restarts: ${restarts})`;
     try {
       await informer.start();
-      await eventually(show, () => log.length >= 1);
+      await until(show, () => log.length >= 1);
       assert.deepEqual(log, ['add before {"v":"0"}']);
 
       const write = async (method: string, name: string, body?: object) => {
@@ -188,7 +177,7 @@ describe('a @kubernetes/client-node informer against capstan', () => {
       await write('PATCH', 'b', { data: { v: '2' } });
       await write('PATCH', 'before', { data: { v: '1' } });
       await write('DELETE', 'b');
-      await eventually(show, () => log.length >= 8);
+      await until(show, () => log.length >= 8);
       await sleep(200);
       assert.deepEqual(log.slice(1), [
         'add a {"v":"1"}',
@@ -217,7 +206,7 @@ describe('a @kubernetes/client-node informer against capstan', () => {
       await write('POST', 'd', { metadata: { name: 'd' }, data: { v: '1' } });
       paused = false;
       await informer.start();
-      await eventually(show, () => log.some((l) => l.startsWith('add d')), 15_000);
+      await until(show, () => log.some((l) => l.startsWith('add d')), 15_000);
       await sleep(200);
       // The informer resumes its watch from the last version it saw (capstan keeps the revision
       // across the restart), so it gets every change made since, in order, and nothing twice.
@@ -231,7 +220,7 @@ describe('a @kubernetes/client-node informer against capstan', () => {
       assert.deepEqual(informer.list(ns).map((o) => o.metadata?.name).filter((n) => n !== 'kube-root-ca.crt'), ['d']);
       // And it keeps watching.
       await write('PATCH', 'd', { data: { v: '2' } });
-      await eventually(show, () => log[log.length - 1] === 'update d {"v":"2"}');
+      await until(show, () => log[log.length - 1] === 'update d {"v":"2"}');
     } finally {
       stopped = true;
       clearTimeout(restartTimer);

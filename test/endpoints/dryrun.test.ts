@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk } from '../helpers.js';
+import { call, memoryServer, mustOk, sleep } from '../helpers.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
@@ -44,7 +44,7 @@ describe('dryRun=All', () => {
     const revision = before.json.metadata.resourceVersion;
     const live = (await mustOk(call(url, 'GET', `${CM}/live`))).json;
     const w = watch(url, CM, revision);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
 
     const created = await mustOk(call(url, 'POST', `${CM}?dryRun=All`, { body: { metadata: { name: 'ghost' }, data: { b: '2' } } }), 201);
     assert.equal(created.json.metadata.name, 'ghost');
@@ -68,7 +68,7 @@ describe('dryRun=All', () => {
     const collection = await mustOk(call(url, 'DELETE', `${CM}?dryRun=All`));
     assert.deepEqual(collection.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['live']);
 
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     w.stop();
     assert.deepEqual(w.events, [], 'no watch event');
     const afterList = await mustOk(call(url, 'GET', CM));

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders, mustOk } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, mustOk, sleep } from '../helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -240,7 +240,7 @@ describe('list: resourceVersion × resourceVersionMatch × paging (the SPEC tabl
     const ns = `cell-${++cell}`;
     const { rvW } = await seed(ns);
     const pending = call(server.url, 'GET', `${cms(ns)}?resourceVersion=${rvW + 1}`);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await makeConfigMap(server.url, ns, 'late', { v: '1' });
     const reply = await pending;
     assert.equal(reply.status, 200, reply.text);
@@ -319,7 +319,7 @@ describe('get: resourceVersion unset / "0" / other value', () => {
   it('other value not reached yet: waits for it, then answers', async () => {
     const target = rvW + 1;
     const pending = call(server.url, 'GET', `${cms('g')}/obj?resourceVersion=${target}`);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const rv = await patchConfigMap(server.url, 'g', 'obj', { data: { v: '4' } });
     assert.equal(rv, target);
     const r = await pending;
@@ -521,7 +521,7 @@ describe('continue tokens and exact lists of compacted versions (history window 
   });
 
   it('list-continue-crafted-old-rv: once compacted, 410 Expired with a fresh token that carries on from the same key', async () => {
-    await new Promise((r) => setTimeout(r, 900));
+    await sleep(900);
     const reply = await call(server.url, 'GET', crafted.request.path, { headers: crafted.request.headers });
     assert.equal(reply.status, 410, reply.text);
     assert.equal(reply.headers['content-type'], crafted.response.headers['content-type']);
@@ -538,7 +538,7 @@ describe('continue tokens and exact lists of compacted versions (history window 
     const first = await list(server.url, `${cms('ref-errors')}?limit=1`);
     assert.deepEqual(names(first.items), ['a']);
     await patchConfigMap(server.url, 'ref-errors', 'y', { data: { v: 'later' } });
-    await new Promise((r) => setTimeout(r, 900));
+    await sleep(900);
     await patchConfigMap(server.url, 'ref-errors', 'y', { data: { v: 'latest' } });
     const reply = await call(server.url, 'GET', `${cms('ref-errors')}?limit=1&continue=${encodeURIComponent(first.metadata.continue!)}`);
     assert.equal(reply.status, 410, reply.text);
@@ -550,7 +550,7 @@ describe('continue tokens and exact lists of compacted versions (history window 
   });
 
   it('Exact (and the legacy limit+resourceVersion) at a compacted version: 410 "The resourceVersion for the provided list is too old."', async () => {
-    await new Promise((r) => setTimeout(r, 900));
+    await sleep(900);
     const expected = statusBody(410, 'Expired', 'The resourceVersion for the provided list is too old.');
     for (const q of ['resourceVersion=7&resourceVersionMatch=Exact', 'resourceVersion=7&limit=1', 'resourceVersion=7&resourceVersionMatch=Exact&limit=1']) {
       const reply = await call(server.url, 'GET', `${cms('ref-errors')}?${q}`);

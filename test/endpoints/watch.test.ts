@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders, mustOk } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, mustOk, sleep } from '../helpers.js';
 
 /** The recorder's User-Agent, so that writes get its field manager name (`recorder`). */
 const UA = { 'User-Agent': 'recorder/1.0 (record.mjs; node)' };
@@ -117,8 +117,6 @@ class WatchStream {
     for (const w of waiters) w();
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function cms(ns: string): string {
   return `/api/v1/namespaces/${ns}/configmaps`;
@@ -273,7 +271,7 @@ describe('the reference watch fixtures, reproduced', { concurrency: true }, () =
     // Revision 1 must be out of the retained history, as in the long-running reference.
     const server = await refWatchServer(300);
     try {
-      await new Promise((r) => setTimeout(r, 800));
+      await sleep(800);
       await create(server.url, 'ref-watch', 'gamma', { k: '1' });
       const f = fixture('watch/configmaps-watch-resourceversion-1');
       const w = await record(server, f.request.path, undefined, 2000);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
-import { call, fixture, memoryServer, mustOk, type Reply } from '../helpers.js';
+import { call, fixture, memoryServer, mustOk, until, type Reply } from '../helpers.js';
 
 const SERVICES = '/api/v1/namespaces/default/services';
 
@@ -329,14 +329,12 @@ describe('the kubernetes Service', () => {
     endpointslice: '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes',
   };
 
-  async function eventually(path: string): Promise<Reply> {
-    for (let i = 0; i < 100; i++) {
+  /** The object at `path` once it is there again (the controller makes it again within 2 s). */
+  const eventually = (path: string): Promise<Reply> =>
+    until(`${path} made again`, async () => {
       const r = await call(server.url, 'GET', path);
-      if (r.status === 200) return r;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`${path} was not made again`);
-  }
+      return r.status === 200 ? r : undefined;
+    }, 2000, 20);
 
   it('exists with the first address, port 443 to the served port, and the reference\'s labels', async () => {
     const svc = (await mustOk(call(server.url, 'GET', paths.service))).json;
@@ -373,11 +371,6 @@ describe('the kubernetes Service', () => {
   it('has its ports put back when they are changed', async () => {
     const merge = { 'Content-Type': 'application/merge-patch+json' };
     await mustOk(call(server.url, 'PATCH', paths.endpoints, { headers: merge, body: JSON.stringify({ subsets: [{ addresses: [{ ip: '192.0.2.99' }], ports: [{ port: 1 }] }] }) }));
-    for (let i = 0; i < 100; i++) {
-      const eps = (await call(server.url, 'GET', paths.endpoints)).json;
-      if (eps.subsets[0].addresses[0].ip === '192.0.2.7') return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.fail('the Endpoints were not put back');
+    await until('the Endpoints put back', async () => (await call(server.url, 'GET', paths.endpoints)).json.subsets[0].addresses[0].ip === '192.0.2.7', 2000, 20);
   });
 });

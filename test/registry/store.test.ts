@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders } from '../helpers.js';
+import { call, fixture, memoryServer, placeholders, sleep, until } from '../helpers.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
@@ -11,14 +11,6 @@ const deployment = (name: string, replicas = 1) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
   spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
 });
-
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('registry object semantics', () => {
   let server: RunningServer;
@@ -135,7 +127,7 @@ describe('registry object semantics', () => {
     assert.ok(del.json.metadata.deletionTimestamp);
     assert.deepEqual(del.json.spec.finalizers, ['kubernetes']);
     // The namespace controller empties it, then removes the "kubernetes" finalizer and it goes.
-    await until(async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404);
+    await until('namespace doomed gone', async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404, 5000, 50);
     assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/doomed/configmaps/c')).status, 404);
   });
 
@@ -147,10 +139,10 @@ describe('registry object semantics', () => {
     assert.equal((await call(server.url, 'DELETE', ns)).status, 200);
     const expected = fixture('errors/terminating-namespace-object').response.body as { status: { conditions: Array<Record<string, string>> } };
     let got: { status: { phase: string; conditions?: Array<Record<string, string>> } } | undefined;
-    await until(async () => {
+    await until('five namespace conditions', async () => {
       got = (await call(server.url, 'GET', ns)).json;
       return (got?.status.conditions?.length ?? 0) === 5;
-    });
+    }, 5000, 50);
     assert.equal(got!.status.phase, 'Terminating');
     assert.deepEqual(placeholders(got!.status.conditions), expected.status.conditions);
     assert.equal((await call(server.url, 'GET', `${ns}/configmaps/free`)).status, 404);
@@ -159,7 +151,7 @@ describe('registry object semantics', () => {
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.json, late.response.body);
     await call(server.url, 'PATCH', `${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
-    await until(async () => (await call(server.url, 'GET', ns)).status === 404);
+    await until('namespace ref-terminating gone', async () => (await call(server.url, 'GET', ns)).status === 404, 5000, 50);
   });
 
   it('namespaces/{name}/finalize changes only spec.finalizers', async () => {
@@ -212,7 +204,7 @@ describe('registry object semantics', () => {
     await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'w' } } });
     await call(server.url, 'POST', '/api/v1/namespaces/w/configmaps', { body: { metadata: { name: 'one' } } });
     const watching = call(server.url, 'GET', '/api/v1/namespaces/w/configmaps?watch=1&timeoutSeconds=1');
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     await call(server.url, 'POST', '/api/v1/namespaces/w/configmaps', { body: { metadata: { name: 'two' } } });
     await call(server.url, 'DELETE', '/api/v1/namespaces/w/configmaps/one');
     const reply = await watching;
@@ -230,7 +222,7 @@ describe('history window', () => {
       const rv = Number(first.json.metadata.resourceVersion);
       await call(server.url, 'GET', CM); // starts the watch cache
       await call(server.url, 'PUT', `${CM}/old`, { body: { metadata: { name: 'old' }, data: { a: 'b' } } });
-      await new Promise((r) => setTimeout(r, 900));
+      await sleep(900);
       await call(server.url, 'POST', CM, { body: { metadata: { name: 'new' } } });
       const watch = await call(server.url, 'GET', `${CM}?watch=1&resourceVersion=${rv}`);
       assert.equal(watch.status, 200);

@@ -10,6 +10,7 @@ import { compareKeys, prefixEnd } from '../../src/storage/keys.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { SqliteStorage } from '../../src/storage/sqlite.js';
 import { StorageError, type Encode, type Storage, type StorageErrorCode, type StorageEvent } from '../../src/storage/types.js';
+import { sleep, until } from '../helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'capstan-storage-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -30,16 +31,6 @@ function isError(code: StorageErrorCode, revision?: number): (err: unknown) => b
     return true;
   };
 }
-
-async function waitFor(cond: () => boolean, what: string, ms = 2000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
-const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
 
 function collect(store: Storage, prefix: string, from: number): { events: StorageEvent[]; stop: () => void } {
   const events: StorageEvent[] = [];
@@ -114,7 +105,7 @@ for (const backend of backends) {
       const w = collect(store, '/t', 1);
       const d = await store.delete('/t', undefined, (rev, last) => Buffer.from(`gone@${rev} was ${last.toString()}`));
       assert.equal(text(d.value), 'gone@2 was t@1');
-      await waitFor(() => w.events.length === 1, 'delete event');
+      await until('delete event', () => w.events.length === 1, 2000, 1);
       const [e] = w.events;
       assert.deepEqual([e?.type, text(e?.value), text(e?.prevValue), e?.createRevision, e?.modRevision], ['delete', 'gone@2 was t@1', 't@1', 1, 2]);
       w.stop();
@@ -190,8 +181,8 @@ for (const backend of backends) {
       await store.delete('/w/a'); // 5
       await store.create('/w2/sibling', enc('s')); // 6
       await store.update('/w/b', 4, enc('b')); // 7
-      await waitFor(() => w.events.length >= 4, 'four events');
-      await settle();
+      await until('four events', () => w.events.length >= 4, 2000, 1);
+      await sleep(10);
       assert.deepEqual(revs(w.events), [3, 4, 5, 7]);
       assert.deepEqual(w.events.map((e) => e.type), ['update', 'create', 'delete', 'update']);
       assert.deepEqual(w.events.map((e) => text(e.prevValue)), ['a@1', undefined, 'a@3', 'b@4']);
@@ -199,7 +190,7 @@ for (const backend of backends) {
       w.stop();
 
       const fromZero = collect(store, '', 0);
-      await waitFor(() => fromZero.events.length >= 7, 'full replay');
+      await until('full replay', () => fromZero.events.length >= 7, 2000, 1);
       assert.deepEqual(revs(fromZero.events), range(1, 7));
       fromZero.stop();
 
@@ -207,7 +198,7 @@ for (const backend of backends) {
       await store.create('/f/1', enc('f')); // 8
       await store.create('/f/2', enc('f')); // 9
       await store.create('/f/3', enc('f')); // 10
-      await waitFor(() => future.events.length >= 1, 'event after a future revision');
+      await until('event after a future revision', () => future.events.length >= 1, 2000, 1);
       assert.deepEqual(revs(future.events), [10]);
       future.stop();
     });
@@ -231,8 +222,8 @@ for (const backend of backends) {
       await Promise.all(writes);
       const last = store.currentRevision();
       assert.equal(last, 150);
-      for (const w of watchers) await waitFor(() => w.events.length >= last - w.from, `events after ${w.from}`);
-      await settle();
+      for (const w of watchers) await until(`events after ${w.from}`, () => w.events.length >= last - w.from, 2000, 1);
+      await sleep(10);
       for (const w of watchers) {
         assert.deepEqual(revs(w.events), range(w.from + 1, last), `watcher from ${w.from}`);
         w.stop();
@@ -246,7 +237,7 @@ for (const backend of backends) {
       assert.throws(() => store.watch('/k/', 2, () => {}), isError('Compacted', 3));
       assert.throws(() => store.watch('/k/', 0, () => {}), isError('Compacted', 3));
       const w = collect(store, '/k/', 3);
-      await waitFor(() => w.events.length >= 2, 'retained history');
+      await until('retained history', () => w.events.length >= 2, 2000, 1);
       assert.deepEqual(revs(w.events), [4, 5]);
       w.stop();
       await store.compact(2); // never goes backwards
@@ -258,12 +249,12 @@ for (const backend of backends) {
     it('stop() ends delivery, even of queued events', async () => {
       const w = collect(store, '/s/', 0);
       await store.create('/s/1', enc('v'));
-      await waitFor(() => w.events.length === 1, 'first event');
+      await until('first event', () => w.events.length === 1, 2000, 1);
       w.stop();
       await store.create('/s/2', enc('v'));
       const queued = collect(store, '/s/', 0);
       queued.stop(); // its replay was queued but not yet delivered
-      await settle();
+      await sleep(10);
       assert.equal(w.events.length, 1);
       assert.equal(queued.events.length, 0);
     });
@@ -277,7 +268,7 @@ for (const backend of backends) {
       const good = collect(store, '/b/', 0);
       await store.create('/b/1', enc('v'));
       await store.create('/b/2', enc('v'));
-      await waitFor(() => good.events.length === 2, 'events for the good listener');
+      await until('events for the good listener', () => good.events.length === 2, 2000, 1);
       assert.equal(thrown, 2);
       bad.stop();
       good.stop();
@@ -360,7 +351,7 @@ describe('SqliteStorage durability', () => {
       assert.throws(() => store.watch('/r/', 39, () => {}), isError('Compacted', 40));
       const w = collect(store, '/r/', 40);
       assert.equal((await store.create('/r/new', enc('n'))).modRevision, 54);
-      await waitFor(() => w.events.length >= 14, 'replay after restart');
+      await until('replay after restart', () => w.events.length >= 14, 2000, 1);
       assert.deepEqual(revs(w.events), range(41, 54));
       assert.deepEqual(w.events.slice(-3).map((e) => e.type), ['delete', 'create', 'create']);
       assert.equal(text(w.events.at(-3)?.value), 'r9@10', 'delete event carries the last value');
