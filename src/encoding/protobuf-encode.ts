@@ -578,11 +578,7 @@ function writeEnvelope(w: Writer, apiVersion: string, kind: string, raw: (w: Wri
 /** magic + runtime.Unknown{typeMeta{apiVersion, kind}, raw, contentEncoding "", contentType ""}. */
 export function encodeProtobufEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
   const w = new Writer(raw.length + 64);
-  writeEnvelope(w, apiVersion, kind, (ww) => {
-    ww.ensure(raw.length);
-    ww.buf.set(raw, ww.pos);
-    ww.pos += raw.length;
-  });
+  writeEnvelope(w, apiVersion, kind, (ww) => copyInto(ww, raw));
   return w.finish();
 }
 
@@ -662,12 +658,29 @@ function writeWatchEvent(w: Writer, type: string, obj: Record<string, unknown>):
  * no magic, no Unknown around the event; the object inside carries its own envelope).
  */
 export function encodeProtobufWatchEvent(type: string, obj: Record<string, unknown>): Buffer {
-  const w = new Writer();
-  w.ensure(4);
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  return encodeProtobufWatchEventOfMessage(type, apiVersion, kind, encodeProtobufRaw(apiVersion, kind, obj));
+}
+
+/** The same frame around an object's message already made (see encodeProtobufRaw). */
+export function encodeProtobufWatchEventOfMessage(type: string, apiVersion: string, kind: string, message: Buffer): Buffer {
+  const w = new Writer(message.length + apiVersion.length + kind.length + type.length + 48);
   w.pos = 4;
-  writeWatchEvent(w, type, obj);
+  w.string(1, type);
+  const object = w.begin(2); // RawExtension
+  const raw = w.begin(1);
+  writeEnvelope(w, apiVersion, kind, (ww) => copyInto(ww, message));
+  w.end(raw);
+  w.end(object);
   w.buf.writeUInt32BE(w.pos - 4, 0);
   return w.finish();
+}
+
+function copyInto(w: Writer, bytes: Uint8Array): void {
+  w.ensure(bytes.length);
+  w.buf.set(bytes, w.pos);
+  w.pos += bytes.length;
 }
 
 /** Loads the proto root (shared with the decoder). */
@@ -676,27 +689,17 @@ export function preloadProtobufEncoder(): void {
 }
 
 /**
- * A list assembled from its items' messages, each encoded once per object version and reused by
- * every list that contains it (every Kubernetes list is {ListMeta metadata = 1; repeated items = 2}).
+ * A list assembled from its items' messages (each made once per object version by the caller's
+ * cache; every Kubernetes list is {ListMeta metadata = 1; repeated items = 2}).
  */
-export function encodeProtobufListOfItems(listKind: string, apiVersion: string, metadata: Record<string, unknown>, itemKind: string, items: readonly Buffer[], itemJson: (b: Buffer) => Record<string, unknown>): Buffer {
+export function encodeProtobufListOfMessages(listKind: string, apiVersion: string, metadata: Record<string, unknown>, messages: readonly Buffer[]): Buffer {
   const listMeta = protobufRegistry().root.lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
-  const raws = items.map((b) => {
-    let raw = itemMessages.get(b);
-    if (!raw) {
-      raw = encodeProtobufRaw(apiVersion, itemKind, itemJson(b));
-      itemMessages.set(b, raw);
-    }
-    return raw;
-  });
-  const w = new Writer(raws.reduce((n, r) => n + r.length + 6, 256));
+  const w = new Writer(messages.reduce((n, r) => n + r.length + 6, 256));
   writeEnvelope(w, apiVersion, listKind, (ww) => {
     const meta = ww.begin(1);
     writeMessage(ww, listMeta, metadata);
     ww.end(meta);
-    for (const raw of raws) ww.bytes(2, raw);
+    for (const message of messages) ww.bytes(2, message);
   });
   return w.finish();
 }
-
-const itemMessages = new WeakMap<Buffer, Buffer>();

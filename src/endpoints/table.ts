@@ -1,23 +1,28 @@
-// Server-rendered Table (meta.k8s.io Table) for gets, lists and watch events.
+// Server-rendered Table (meta.k8s.io Table) for gets, lists and watch events: the resource's
+// printer, handed to the Table encoding.
 import type { ResourceInfo } from '../api/catalog.js';
 import { cellsFor, columnsFor, rowConditionsFor } from '../api/printers/index.js';
+import { encodeTable, type IncludeObject, type TablePrinter } from '../encoding/table.js';
 
-import type { IncludeObject } from './representations.js';
+const printers = new Map<string, TablePrinter>();
 
-export function renderTable(info: ResourceInfo, items: readonly Buffer[], listMeta: Record<string, unknown>, include: IncludeObject, apiVersion: string): Buffer {
-  const now = Date.now();
-  const rows = items.map((bytes) => {
-    const obj = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-    let object: unknown = null;
-    if (include === 'Object') object = obj;
-    else if (include === 'Metadata') object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj['metadata'] ?? {} };
-    const conditions = rowConditionsFor(info.group, info.resource, obj);
-    return conditions && conditions.length ? { cells: cellsFor(info.group, info.resource, obj, now), conditions, object } : { cells: cellsFor(info.group, info.resource, obj, now), object };
-  });
-  let metadata = listMeta;
-  if (listMeta['resourceVersion'] === undefined && items.length === 1) {
-    const meta = (JSON.parse(items[0]!.toString('utf8')) as { metadata?: { resourceVersion?: string } }).metadata;
-    metadata = { resourceVersion: meta?.resourceVersion };
+/** The resource's printer, one object per resource (rows are kept per printer). */
+function printerOf(info: ResourceInfo): TablePrinter {
+  const key = `${info.group}/${info.resource}`;
+  let printer = printers.get(key);
+  if (!printer) {
+    const { group, resource } = info;
+    printer = {
+      columns: () => columnsFor(group, resource),
+      cells: (obj, now) => cellsFor(group, resource, obj, now),
+      conditions: (obj) => rowConditionsFor(group, resource, obj),
+    };
+    printers.set(key, printer);
   }
-  return Buffer.from(JSON.stringify({ kind: 'Table', apiVersion, metadata, columnDefinitions: columnsFor(info.group, info.resource), rows }));
+  return printer;
+}
+
+/** The Table of the items as JSON chunks; `listMeta` is {} for a single object. */
+export function renderTable(info: ResourceInfo, items: readonly Buffer[], listMeta: Record<string, unknown>, include: IncludeObject, apiVersion: string): Buffer[] {
+  return encodeTable(items, printerOf(info), { apiVersion, metadata: listMeta, include, now: Date.now() });
 }
