@@ -3,10 +3,14 @@
 // first time a request needs it, then reused by every list, get and watcher. The cache is a WeakMap
 // keyed by the bytes: a version that leaves the watch cache takes its derived forms with it.
 //
-// Kept as long as the version (each costs a parse to make): the Protobuf message, the
-// PartialObjectMetadata per apiVersion, a Table row's printer inputs and conditions.
-// Held weakly (shared until the next full garbage collection, then made again): the parsed object,
-// about twice the size of the bytes, and the watch frames, copies of bytes that are kept anyway.
+// What is kept as long as the version is small or irreplaceable: the Protobuf message (a parse and
+// an encoding to make), where the metadata lies in the bytes (PartialObjectMetadata is the bytes'
+// own metadata text in a wrapper), a Table row's printer inputs and conditions.
+// What is held weakly (shared until the next full garbage collection, then made again cheaply):
+// the watch frames and PartialObjectMetadata documents, copies of bytes that are kept anyway.
+// The parsed object, about twice the size of the bytes, is kept only while it is among the last
+// few parsed: the watchers of one event, and the forms made of one version in turn, share it,
+// and the parses of a list still die young.
 import type { JsonObject } from '../json.js';
 import { typePrefix } from './lists.js';
 import { encodeProtobufEnvelope, encodeProtobufList, encodeProtobufRaw, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
@@ -38,10 +42,12 @@ interface Derived {
   jsonFrames?: Record<string, WeakRef<Buffer>>;
   protobuf?: ProtobufMessage;
   protobufFrames?: Record<string, WeakRef<Buffer>>;
-  metadata?: Record<string, Buffer>;
-  /** The object as JSON.stringify writes it, when the bytes are not already exactly that. */
-  restringified?: Buffer;
+  /** The metadata as JSON.stringify writes it: a slice of the bytes (or, when they hold it otherwise, a copy). */
+  metadata?: Buffer;
+  metadataDocuments?: Record<string, WeakRef<Buffer>>;
+  /** Whether the bytes are exactly what JSON.stringify writes of the object; `restringified` when not. */
   canonical?: boolean;
+  restringified?: Buffer;
   row?: RowData & { printer: RowPrinter };
 }
 
@@ -64,6 +70,18 @@ function weakly<T extends object>(slots: Record<string, WeakRef<T>>, key: string
   return made;
 }
 
+/**
+ * A copy in memory of its own. Small buffers share 8 KiB pool slabs with short-lived ones; a
+ * buffer kept as long as a version would hold its whole slab.
+ */
+function unpooled(bytes: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+}
+
+// ---- the parsed object ----
+
 /** The last objects parsed, newest first. */
 const recentlyParsed: Array<{ bytes: Buffer; obj: JsonObject }> = [];
 const RECENT_PARSES = 4;
@@ -77,6 +95,8 @@ export function parsedObject(bytes: Buffer): JsonObject {
   return obj;
 }
 
+// ---- JSON ----
+
 const FRAME_END = Buffer.from('}\n');
 
 /** `{"type":T,"object":…}\n`, the JSON watch event, shared by every watcher sent it. */
@@ -85,12 +105,73 @@ export function jsonWatchFrame(type: string, bytes: Buffer): Buffer {
   return weakly((d.jsonFrames ??= {}), type, () => Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), bytes, FRAME_END]));
 }
 
+/** The object as JSON.stringify writes it: the bytes themselves when they are that already (as stored objects are). */
+export function stringifiedObject(bytes: Buffer): Buffer {
+  const d = entry(bytes);
+  if (d.canonical === undefined) {
+    const again = Buffer.from(JSON.stringify(parsedObject(bytes)));
+    d.canonical = again.equals(bytes);
+    if (!d.canonical) d.restringified = unpooled(again);
+  }
+  return d.canonical ? bytes : d.restringified!;
+}
+
+// ---- PartialObjectMetadata ----
+
+/** The object's metadata as JSON.stringify writes it ({} when it has none). */
+function metadataJson(bytes: Buffer): Buffer {
+  const d = entry(bytes);
+  if (!d.metadata) {
+    const obj = parsedObject(bytes);
+    const text = Buffer.from(JSON.stringify(obj['metadata'] ?? {}));
+    d.metadata = metadataSlice(bytes, obj, text) ?? unpooled(text);
+  }
+  return d.metadata;
+}
+
+/** Stored objects are {"kind":…,"apiVersion":…,"metadata":{…},…}: their metadata text is already in the bytes. */
+function metadataSlice(bytes: Buffer, obj: JsonObject, text: Buffer): Buffer | undefined {
+  const { kind, apiVersion } = obj;
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string') return undefined;
+  const prefix = prefixOf(kind, apiVersion);
+  const at = prefix.length + METADATA_KEY.length;
+  if (!startsWith(bytes, prefix) || !bytes.subarray(prefix.length, at).equals(METADATA_KEY)) return undefined;
+  const slice = bytes.subarray(at, at + text.length);
+  return slice.equals(text) ? slice : undefined;
+}
+const METADATA_KEY = Buffer.from('"metadata":');
+
+const metadataHeads = new Map<string, Buffer>();
+
+/**
+ * PartialObjectMetadata of the given apiVersion (meta.k8s.io/v1 or v1beta1) as three chunks that
+ * point into kept bytes: `{"kind":"PartialObjectMetadata","apiVersion":V,"metadata":`, the
+ * metadata, `}`. Lists and Table rows are written from these without copying.
+ */
+export function partialObjectMetadataChunks(bytes: Buffer, apiVersion: string): [Buffer, Buffer, Buffer] {
+  let head = metadataHeads.get(apiVersion);
+  if (!head) {
+    head = Buffer.from(`{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(apiVersion)},"metadata":`);
+    metadataHeads.set(apiVersion, head);
+  }
+  return [head, metadataJson(bytes), OBJECT_END];
+}
+const OBJECT_END = Buffer.from('}');
+
+/** The object as one PartialObjectMetadata document, shared by every watcher sent it. */
+export function partialObjectMetadata(bytes: Buffer, apiVersion: string): Buffer {
+  const d = entry(bytes);
+  return weakly((d.metadataDocuments ??= {}), apiVersion, () => Buffer.concat(partialObjectMetadataChunks(bytes, apiVersion)));
+}
+
+// ---- Protobuf ----
+
 /** The object's Protobuf message (no envelope) as the given kind of the given apiVersion: what a list holds per item. */
 export function protobufMessage(bytes: Buffer, apiVersion: string, kind: string): Buffer {
   const d = entry(bytes);
   const made = d.protobuf;
   if (made && made.apiVersion === apiVersion && made.kind === kind) return made.message;
-  d.protobuf = { apiVersion, kind, message: encodeProtobufRaw(apiVersion, kind, parsedObject(bytes)) };
+  d.protobuf = { apiVersion, kind, message: unpooled(encodeProtobufRaw(apiVersion, kind, parsedObject(bytes))) };
   return d.protobuf.message;
 }
 
@@ -112,8 +193,7 @@ function ownProtobuf(bytes: Buffer): ProtobufMessage {
  * whole each time.
  */
 export function protobufObject(bytes: Buffer): Buffer {
-  const made = entry(bytes).protobuf;
-  if (!made) {
+  if (!entry(bytes).protobuf) {
     const obj = parsedObject(bytes);
     const kind = obj['kind'];
     if (Array.isArray(obj['items']) && typeof kind === 'string' && kind.endsWith('List')) {
@@ -133,28 +213,7 @@ export function protobufWatchFrame(type: string, bytes: Buffer): Buffer {
   });
 }
 
-/** The object as PartialObjectMetadata of the given apiVersion (meta.k8s.io/v1 or v1beta1): its metadata only. */
-export function partialObjectMetadata(bytes: Buffer, apiVersion: string): Buffer {
-  const d = entry(bytes);
-  const byVersion = (d.metadata ??= {});
-  let made = byVersion[apiVersion];
-  if (!made) {
-    made = Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion, metadata: parsedObject(bytes)['metadata'] ?? {} }));
-    byVersion[apiVersion] = made;
-  }
-  return made;
-}
-
-/** The object as JSON.stringify writes it: the bytes themselves when they are that already (as stored objects are). */
-export function stringifiedObject(bytes: Buffer): Buffer {
-  const d = entry(bytes);
-  if (d.canonical === undefined) {
-    const again = Buffer.from(JSON.stringify(parsedObject(bytes)));
-    d.canonical = again.equals(bytes);
-    if (!d.canonical) d.restringified = again;
-  }
-  return d.canonical ? bytes : d.restringified!;
-}
+// ---- Table ----
 
 /** A Table row's kept data for this printer: made once per version (and printer), printed from at each request. */
 export function tableRowData(bytes: Buffer, printer: RowPrinter): RowData {
@@ -166,6 +225,8 @@ export function tableRowData(bytes: Buffer, printer: RowPrinter): RowData {
   d.row = { printer, inputs: copy, conditions: conditions && conditions.length ? JSON.stringify(conditions) : undefined };
   return d.row;
 }
+
+// ---- helpers ----
 
 const prefixes = new Map<string, Buffer>();
 

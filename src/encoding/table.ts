@@ -4,7 +4,7 @@
 // Byte for byte what JSON.stringify writes of {kind, apiVersion, metadata, columnDefinitions, rows}.
 import type { TableColumn } from '../api/printers/index.js';
 import type { JsonObject } from '../json.js';
-import { parsedObject, partialObjectMetadata, stringifiedObject, tableRowData, type RowPrinter } from './derived.js';
+import { parsedObject, partialObjectMetadataChunks, stringifiedObject, tableRowData, type RowPrinter } from './derived.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -25,7 +25,9 @@ export interface TableOptions {
 /** The version of the PartialObjectMetadata a row carries, whatever the Table's own version. */
 const ROW_METADATA_VERSION = 'meta.k8s.io/v1';
 
-/** Text and buffers appended in order; text is gathered into one buffer between byte chunks. */
+const SMALL = 128;
+
+/** Text and buffers appended in order; text (and small buffers) gathered into one buffer between big ones. */
 class Chunks {
   readonly chunks: Buffer[] = [];
   private text = '';
@@ -35,6 +37,10 @@ class Chunks {
   }
 
   bytes(bytes: Buffer): void {
+    if (bytes.length < SMALL) {
+      this.text += bytes.toString('utf8');
+      return;
+    }
     this.flush();
     this.chunks.push(bytes);
   }
@@ -51,9 +57,9 @@ class Chunks {
   }
 }
 
-function rowObject(bytes: Buffer, include: IncludeObject): Buffer | undefined {
-  if (include === 'Metadata') return partialObjectMetadata(bytes, ROW_METADATA_VERSION);
-  if (include === 'Object') return stringifiedObject(bytes);
+function rowObject(bytes: Buffer, include: IncludeObject): readonly Buffer[] | undefined {
+  if (include === 'Metadata') return partialObjectMetadataChunks(bytes, ROW_METADATA_VERSION);
+  if (include === 'Object') return [stringifiedObject(bytes)];
   return undefined;
 }
 
@@ -71,7 +77,7 @@ export function encodeTable(items: readonly Buffer[], printer: TablePrinter, opt
     if (row.conditions !== undefined) out.write(`,"conditions":${row.conditions}`);
     out.write(',"object":');
     const object = rowObject(bytes, options.include);
-    if (object) out.bytes(object);
+    if (object) for (const chunk of object) out.bytes(chunk);
     else out.write('null');
     out.write('}');
   });

@@ -2,7 +2,7 @@
 // and lists, for metadata informers) and Table (server-rendered columns, for kubectl get). Every
 // derived form of a stored version comes from the derived cache (encoding/derived.ts).
 import type { ResourceInfo } from '../api/catalog.js';
-import { partialObjectMetadata, protobufMessage } from '../encoding/derived.js';
+import { partialObjectMetadata, partialObjectMetadataChunks, protobufMessage } from '../encoding/derived.js';
 import { encodeList, ProtobufBody, type Body } from '../encoding/lists.js';
 import { encodeProtobufListOfMessages } from '../encoding/protobuf-encode.js';
 import type { IncludeObject } from '../encoding/table.js';
@@ -36,7 +36,7 @@ export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, 
     const chunks: Buffer[] = [Buffer.from(`{"kind":"PartialObjectMetadataList","apiVersion":${JSON.stringify(n.transformVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`)];
     list.items.forEach((bytes, i) => {
       if (i > 0) chunks.push(COMMA);
-      chunks.push(partialObjectMetadata(bytes, n.transformVersion!));
+      chunks.push(...partialObjectMetadataChunks(bytes, n.transformVersion!));
     });
     chunks.push(LIST_END);
     return chunks;

@@ -10,6 +10,7 @@ import {
   jsonWatchFrame,
   parsedObject,
   partialObjectMetadata,
+  partialObjectMetadataChunks,
   protobufMessage,
   protobufObject,
   protobufWatchFrame,
@@ -75,10 +76,21 @@ test('PartialObjectMetadata per apiVersion; the parsed object is shared', LIMIT,
   for (const apiVersion of ['meta.k8s.io/v1', 'meta.k8s.io/v1beta1']) {
     const made = partialObjectMetadata(bytes, apiVersion);
     assert.deepEqual(JSON.parse(made.toString()), { kind: 'PartialObjectMetadata', apiVersion, metadata: obj['metadata'] });
-    assert.equal(partialObjectMetadata(bytes, apiVersion), made);
+    assert.equal(partialObjectMetadata(bytes, apiVersion), made, 'shared by the watchers of an event');
   }
   assert.equal(parsedObject(bytes), parsedObject(bytes));
   assert.deepEqual(parsedObject(bytes), obj);
+});
+
+test('PartialObjectMetadata chunks point into the stored bytes; other bytes get the metadata as JSON.stringify writes it', LIMIT, () => {
+  const bytes = bytesOf(configMap('m'));
+  const [head, metadata, end] = partialObjectMetadataChunks(bytes, 'meta.k8s.io/v1');
+  assert.equal(metadata.buffer, bytes.buffer, 'a slice of the stored bytes, not a copy');
+  assert.equal(Buffer.concat([head, metadata, end]).toString(), JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: configMap('m')['metadata'] }));
+  const spaced = Buffer.from('{"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "n"}}');
+  assert.equal(partialObjectMetadata(spaced, 'meta.k8s.io/v1beta1').toString(), '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1beta1","metadata":{"name":"n"}}');
+  const bare = Buffer.from('{"kind":"ConfigMap","apiVersion":"v1","data":{}}');
+  assert.equal(partialObjectMetadata(bare, 'meta.k8s.io/v1').toString(), '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{}}');
 });
 
 test('the whole object as JSON.stringify writes it: the stored bytes when they already are', LIMIT, () => {
