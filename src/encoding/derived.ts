@@ -3,8 +3,8 @@
 // first time a request needs it, then reused by every list, get and watcher. The cache is a WeakMap
 // keyed by the bytes: a version that leaves the watch cache takes its derived forms with it.
 //
-// What is kept as long as the version is small or irreplaceable: the Protobuf message (a parse and
-// an encoding to make), where the metadata lies in the bytes (PartialObjectMetadata is the bytes'
+// What is kept as long as the version is small or irreplaceable: the Protobuf envelope and message
+// (one buffer; a parse and an encoding to make), where the metadata lies in the bytes (PartialObjectMetadata is the bytes'
 // own metadata text in a wrapper), a Table row's printer inputs and conditions.
 // What is held weakly (shared until the next full garbage collection, then made again cheaply):
 // the watch frames and PartialObjectMetadata documents, copies of bytes that are kept anyway.
@@ -13,7 +13,7 @@
 // and the parses of a list still die young.
 import type { JsonObject } from '../json.js';
 import { typePrefix } from './lists.js';
-import { encodeProtobufEnvelope, encodeProtobufList, encodeProtobufRaw, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
+import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
 import { readCopy } from './read-copy.js';
 
 /** How a Table prints a row: the resource's printer, handed in by the caller. */
@@ -35,7 +35,12 @@ export interface RowData {
 interface ProtobufMessage {
   apiVersion: string;
   kind: string;
+  /** The object in its envelope, as a get answers it. */
+  envelope: Buffer;
+  /** The message alone (a slice of the envelope), as a list holds it. */
   message: Buffer;
+  /** Known to be the object's own kind and apiVersion. */
+  own?: boolean;
 }
 
 interface Derived {
@@ -171,37 +176,44 @@ export function protobufMessage(bytes: Buffer, apiVersion: string, kind: string)
   const d = entry(bytes);
   const made = d.protobuf;
   if (made && made.apiVersion === apiVersion && made.kind === kind) return made.message;
-  d.protobuf = { apiVersion, kind, message: unpooled(encodeProtobufRaw(apiVersion, kind, parsedObject(bytes))) };
+  d.protobuf = { apiVersion, kind, ...encodeProtobufEnveloped(apiVersion, kind, parsedObject(bytes)) };
   return d.protobuf.message;
 }
 
 /** The message as the object's own kind and apiVersion (an envelope and a watch event name them). */
 function ownProtobuf(bytes: Buffer): ProtobufMessage {
-  const made = entry(bytes).protobuf;
+  const d = entry(bytes);
+  const made = d.protobuf;
+  if (made?.own) return made;
   // Stored objects start with their kind and apiVersion: no parse to see that the message made fits.
-  if (made && startsWith(bytes, prefixOf(made.kind, made.apiVersion))) return made;
+  if (made && startsWith(bytes, prefixOf(made.kind, made.apiVersion))) {
+    made.own = true;
+    return made;
+  }
   const obj = parsedObject(bytes);
   const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
   const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
   protobufMessage(bytes, apiVersion, kind);
-  return entry(bytes).protobuf!;
+  d.protobuf!.own = true;
+  return d.protobuf!;
 }
 
 /**
- * The Protobuf document of a JSON one: an object in its envelope (magic + runtime.Unknown), from the
- * kept message. A list document (a list answered as one buffer, not a stored version) is encoded
+ * The Protobuf document of a JSON one: an object in its envelope (magic + runtime.Unknown), kept
+ * with the version. A list document (a list answered as one buffer, not a stored version) is encoded
  * whole each time.
  */
 export function protobufObject(bytes: Buffer): Buffer {
-  if (!entry(bytes).protobuf) {
+  const made = entry(bytes).protobuf;
+  if (made?.own) return made.envelope;
+  if (!made) {
     const obj = parsedObject(bytes);
     const kind = obj['kind'];
     if (Array.isArray(obj['items']) && typeof kind === 'string' && kind.endsWith('List')) {
       return encodeProtobufList(kind, String(obj['apiVersion']), (obj['metadata'] ?? {}) as JsonObject, obj['items'] as JsonObject[]);
     }
   }
-  const own = ownProtobuf(bytes);
-  return encodeProtobufEnvelope(own.apiVersion, own.kind, own.message);
+  return ownProtobuf(bytes).envelope;
 }
 
 /** A Protobuf watch event frame (length, then WatchEvent), shared by every watcher sent it. */

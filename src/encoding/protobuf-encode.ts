@@ -256,6 +256,13 @@ class Writer {
   finish(): Buffer {
     return Buffer.from(this.buf.subarray(0, this.pos));
   }
+
+  /** The bytes in memory of their own, outside the Buffer pool (for bytes kept long). */
+  finishUnpooled(): Buffer {
+    const own = Buffer.allocUnsafeSlow(this.pos);
+    this.buf.copy(own, 0, 0, this.pos);
+    return own;
+  }
 }
 
 function toBigInt(v: unknown): bigint {
@@ -608,6 +615,28 @@ export function canEncodeProtobuf(apiVersion: string, kind: string): boolean {
 
 /** Answers of canEncodeProtobuf: asked on every request, the same every time. */
 const encodable = new Map<string, boolean>();
+
+/** What follows raw in an envelope: contentEncoding "" and contentType "" (see writeEnvelope). */
+const ENVELOPE_TRAILER_LENGTH = 4;
+
+/**
+ * The object in its envelope (as encodeProtobufObject, but with the kind and apiVersion given), in
+ * memory of its own, with its message (what encodeProtobufRaw gives) as a slice of the same bytes:
+ * one buffer to keep for both.
+ */
+export function encodeProtobufEnveloped(apiVersion: string, kind: string, obj: Record<string, unknown>): { envelope: Buffer; message: Buffer } {
+  const type = typeOrThrow(apiVersion, kind);
+  const w = new Writer();
+  let length = 0;
+  writeEnvelope(w, apiVersion, kind, (ww) => {
+    const start = ww.pos;
+    writeMessage(ww, type, obj);
+    length = ww.pos - start;
+  });
+  const envelope = w.finishUnpooled();
+  const end = envelope.length - ENVELOPE_TRAILER_LENGTH;
+  return { envelope, message: envelope.subarray(end - length, end) };
+}
 
 /** The object's message (no magic, no envelope). */
 export function encodeProtobufRaw(apiVersion: string, kind: string, obj: Record<string, unknown>): Buffer {

@@ -65,6 +65,19 @@ test('Protobuf forms equal what the encoders make of the parsed object, made onc
   assert.deepEqual(protobufObject(otherBytes), encodeProtobufObject(other));
 });
 
+test('the kept envelope holds the message: one buffer for gets and lists, whatever the lengths', LIMIT, () => {
+  for (const size of [0, 100, 20_000, 3_000_000]) {
+    const obj = { ...configMap(`big-${size}`), data: { k: 'x'.repeat(size) } };
+    const bytes = bytesOf(obj);
+    const message = protobufMessage(bytes, 'v1', 'ConfigMap');
+    const envelope = protobufObject(bytes);
+    assert.deepEqual(message, encodeProtobufRaw('v1', 'ConfigMap', obj));
+    assert.deepEqual(envelope, encodeProtobufObject(obj));
+    assert.equal(message.buffer, envelope.buffer, `${size}: a slice of the envelope`);
+    assert.equal(protobufObject(bytes), envelope, 'kept');
+  }
+});
+
 test('a list document answered as one buffer is encoded as a list', LIMIT, () => {
   const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '3' }, items: [configMap('d')] };
   assert.deepEqual(protobufObject(bytesOf(list)), encodeProtobufList('ConfigMapList', 'v1', list.metadata, list.items));
