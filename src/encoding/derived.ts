@@ -3,9 +3,9 @@
 // first time a request needs it, then reused by every list, get and watcher. The cache is a WeakMap
 // keyed by the bytes: a version that leaves the watch cache takes its derived forms with it.
 //
-// What is kept as long as the version is small or irreplaceable: the Protobuf envelope and message
-// (one buffer; a parse and an encoding to make), where the metadata lies in the bytes (PartialObjectMetadata is the bytes'
-// own metadata text in a wrapper), a Table row's printer inputs and conditions.
+// What is kept as long as the version is small or costly to make again: the Protobuf envelope with
+// its message (one buffer), where the metadata lies in the bytes (PartialObjectMetadata is the
+// bytes' own metadata text in a wrapper), a Table row's printer inputs and conditions.
 // What is held weakly (shared until the next full garbage collection, then made again cheaply):
 // the watch frames and PartialObjectMetadata documents, copies of bytes that are kept anyway.
 // The parsed object, about twice the size of the bytes, is kept only while it is among the last
