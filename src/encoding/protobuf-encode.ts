@@ -256,6 +256,13 @@ class Writer {
   finish(): Buffer {
     return Buffer.from(this.buf.subarray(0, this.pos));
   }
+
+  /** The bytes in memory of their own, outside the Buffer pool (for bytes kept long). */
+  finishUnpooled(): Buffer {
+    const own = Buffer.allocUnsafeSlow(this.pos);
+    this.buf.copy(own, 0, 0, this.pos);
+    return own;
+  }
 }
 
 function toBigInt(v: unknown): bigint {
@@ -578,11 +585,7 @@ function writeEnvelope(w: Writer, apiVersion: string, kind: string, raw: (w: Wri
 /** magic + runtime.Unknown{typeMeta{apiVersion, kind}, raw, contentEncoding "", contentType ""}. */
 export function encodeProtobufEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
   const w = new Writer(raw.length + 64);
-  writeEnvelope(w, apiVersion, kind, (ww) => {
-    ww.ensure(raw.length);
-    ww.buf.set(raw, ww.pos);
-    ww.pos += raw.length;
-  });
+  writeEnvelope(w, apiVersion, kind, (ww) => copyInto(ww, raw));
   return w.finish();
 }
 
@@ -612,6 +615,28 @@ export function canEncodeProtobuf(apiVersion: string, kind: string): boolean {
 
 /** Answers of canEncodeProtobuf: asked on every request, the same every time. */
 const encodable = new Map<string, boolean>();
+
+/** What follows raw in an envelope: contentEncoding "" and contentType "" (see writeEnvelope). */
+const ENVELOPE_TRAILER_LENGTH = 4;
+
+/**
+ * The object in its envelope (as encodeProtobufObject, but with the kind and apiVersion given), in
+ * memory of its own, with its message (what encodeProtobufRaw gives) as a slice of the same bytes:
+ * one buffer to keep for both.
+ */
+export function encodeProtobufEnveloped(apiVersion: string, kind: string, obj: Record<string, unknown>): { envelope: Buffer; message: Buffer } {
+  const type = typeOrThrow(apiVersion, kind);
+  const w = new Writer();
+  let length = 0;
+  writeEnvelope(w, apiVersion, kind, (ww) => {
+    const start = ww.pos;
+    writeMessage(ww, type, obj);
+    length = ww.pos - start;
+  });
+  const envelope = w.finishUnpooled();
+  const end = envelope.length - ENVELOPE_TRAILER_LENGTH;
+  return { envelope, message: envelope.subarray(end - length, end) };
+}
 
 /** The object's message (no magic, no envelope). */
 export function encodeProtobufRaw(apiVersion: string, kind: string, obj: Record<string, unknown>): Buffer {
@@ -662,12 +687,29 @@ function writeWatchEvent(w: Writer, type: string, obj: Record<string, unknown>):
  * no magic, no Unknown around the event; the object inside carries its own envelope).
  */
 export function encodeProtobufWatchEvent(type: string, obj: Record<string, unknown>): Buffer {
-  const w = new Writer();
-  w.ensure(4);
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  return encodeProtobufWatchEventOfMessage(type, apiVersion, kind, encodeProtobufRaw(apiVersion, kind, obj));
+}
+
+/** The same frame around an object's message already made (see encodeProtobufRaw). */
+export function encodeProtobufWatchEventOfMessage(type: string, apiVersion: string, kind: string, message: Buffer): Buffer {
+  const w = new Writer(message.length + apiVersion.length + kind.length + type.length + 48);
   w.pos = 4;
-  writeWatchEvent(w, type, obj);
+  w.string(1, type);
+  const object = w.begin(2); // RawExtension
+  const raw = w.begin(1);
+  writeEnvelope(w, apiVersion, kind, (ww) => copyInto(ww, message));
+  w.end(raw);
+  w.end(object);
   w.buf.writeUInt32BE(w.pos - 4, 0);
   return w.finish();
+}
+
+function copyInto(w: Writer, bytes: Uint8Array): void {
+  w.ensure(bytes.length);
+  w.buf.set(bytes, w.pos);
+  w.pos += bytes.length;
 }
 
 /** Loads the proto root (shared with the decoder). */
@@ -676,27 +718,17 @@ export function preloadProtobufEncoder(): void {
 }
 
 /**
- * A list assembled from its items' messages, each encoded once per object version and reused by
- * every list that contains it (every Kubernetes list is {ListMeta metadata = 1; repeated items = 2}).
+ * A list assembled from its items' messages (each made once per object version by the caller's
+ * cache; every Kubernetes list is {ListMeta metadata = 1; repeated items = 2}).
  */
-export function encodeProtobufListOfItems(listKind: string, apiVersion: string, metadata: Record<string, unknown>, itemKind: string, items: readonly Buffer[], itemJson: (b: Buffer) => Record<string, unknown>): Buffer {
+export function encodeProtobufListOfMessages(listKind: string, apiVersion: string, metadata: Record<string, unknown>, messages: readonly Buffer[]): Buffer {
   const listMeta = protobufRegistry().root.lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
-  const raws = items.map((b) => {
-    let raw = itemMessages.get(b);
-    if (!raw) {
-      raw = encodeProtobufRaw(apiVersion, itemKind, itemJson(b));
-      itemMessages.set(b, raw);
-    }
-    return raw;
-  });
-  const w = new Writer(raws.reduce((n, r) => n + r.length + 6, 256));
+  const w = new Writer(messages.reduce((n, r) => n + r.length + 6, 256));
   writeEnvelope(w, apiVersion, listKind, (ww) => {
     const meta = ww.begin(1);
     writeMessage(ww, listMeta, metadata);
     ww.end(meta);
-    for (const raw of raws) ww.bytes(2, raw);
+    for (const message of messages) ww.bytes(2, message);
   });
   return w.finish();
 }
-
-const itemMessages = new WeakMap<Buffer, Buffer>();

@@ -1,19 +1,17 @@
 // The transformations a client may ask for in Accept: PartialObjectMetadata (metadata-only objects
-// and lists, for metadata informers) and Table (server-rendered columns, for kubectl get).
+// and lists, for metadata informers) and Table (server-rendered columns, for kubectl get). Every
+// derived form of a stored version comes from the derived cache (encoding/derived.ts).
 import type { ResourceInfo } from '../registry/definitions.js';
+import { partialObjectMetadata, partialObjectMetadataChunks, protobufMessage } from '../encoding/derived.js';
 import { encodeList, ProtobufBody, type Body } from '../encoding/lists.js';
-import { encodeProtobufListOfItems } from '../encoding/protobuf-encode.js';
+import { encodeProtobufListOfMessages } from '../encoding/protobuf-encode.js';
+import type { IncludeObject } from '../encoding/table.js';
 import { badRequest } from '../errors.js';
 import type { ObjectList } from '../registry/store.js';
 import type { Negotiated } from './negotiation.js';
 import { renderTable } from './table.js';
 
-function metadataOnly(bytes: Buffer, apiVersion: string): Record<string, unknown> {
-  const obj = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: obj['metadata'] ?? {} };
-}
-
-export type IncludeObject = 'None' | 'Metadata' | 'Object';
+export type { IncludeObject } from '../encoding/table.js';
 
 export function includeObjectOf(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject') ?? 'Metadata';
@@ -25,20 +23,29 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
 
 /** One object in the negotiated representation (JSON bytes; the caller serializes). */
 export function renderObject(info: ResourceInfo, bytes: Buffer, n: Negotiated, query: URLSearchParams): Buffer {
-  if (n.transform === 'PartialObjectMetadata') return Buffer.from(JSON.stringify(metadataOnly(bytes, n.transformVersion!)));
-  if (n.transform === 'Table') return renderTable(info, [bytes], {}, includeObjectOf(query), n.transformVersion!);
+  if (n.transform === 'PartialObjectMetadata') return partialObjectMetadata(bytes, n.transformVersion!);
+  if (n.transform === 'Table') return Buffer.concat(renderTable(info, [bytes], {}, includeObjectOf(query), n.transformVersion!));
   return bytes;
 }
 
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
+
 export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, query: URLSearchParams): Body {
   if (n.transform === 'PartialObjectMetadataList') {
-    const items = list.items.map((b) => metadataOnly(b, n.transformVersion!));
-    return Buffer.from(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: n.transformVersion, metadata: list.metadata, items }));
+    const chunks: Buffer[] = [Buffer.from(`{"kind":"PartialObjectMetadataList","apiVersion":${JSON.stringify(n.transformVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`)];
+    list.items.forEach((bytes, i) => {
+      if (i > 0) chunks.push(COMMA);
+      chunks.push(...partialObjectMetadataChunks(bytes, n.transformVersion!));
+    });
+    chunks.push(LIST_END);
+    return chunks;
   }
   if (n.transform === 'Table') return renderTable(info, list.items, list.metadata, includeObjectOf(query), n.transformVersion!);
   if (n.format === 'protobuf') {
     // Already Protobuf (the serializer leaves a Protobuf body as it is).
-    return new ProtobufBody(encodeProtobufListOfItems(info.listKind, info.apiVersion, list.metadata, info.kind, list.items, (b) => JSON.parse(b.toString('utf8')) as Record<string, unknown>));
+    const messages = list.items.map((bytes) => protobufMessage(bytes, info.apiVersion, info.kind));
+    return new ProtobufBody(encodeProtobufListOfMessages(info.listKind, info.apiVersion, list.metadata, messages));
   }
   return encodeList(info.listKind, info.apiVersion, list.metadata, list.items, info.kind);
 }

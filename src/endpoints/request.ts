@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists.js';
-import { encodeProtobufList, encodeProtobufObject } from '../encoding/protobuf-encode.js';
+import { protobufObject } from '../encoding/derived.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
 import { contentTypeOf, type Format } from './negotiation.js';
 
@@ -39,24 +39,10 @@ export interface Output {
   pretty: boolean;
 }
 
-/** Protobuf of stored bytes, made once per object version and kept as long as the version is. */
-const protobufOf = new WeakMap<Buffer, Buffer>();
-
 function toProtobuf(body: Body): Buffer {
   if (body instanceof ProtobufBody) return body.bytes;
-  if (!Array.isArray(body)) {
-    const cached = protobufOf.get(body);
-    if (cached) return cached;
-  }
-  const obj = JSON.parse(joinBody(body).toString('utf8')) as Record<string, unknown>;
-  let bytes: Buffer;
-  if (Array.isArray(obj['items']) && typeof obj['kind'] === 'string' && obj['kind'].endsWith('List')) {
-    bytes = encodeProtobufList(obj['kind'], String(obj['apiVersion']), (obj['metadata'] ?? {}) as Record<string, unknown>, obj['items'] as Record<string, unknown>[]);
-  } else {
-    bytes = encodeProtobufObject(obj);
-  }
-  if (Buffer.isBuffer(body)) protobufOf.set(body, bytes);
-  return bytes;
+  // A stored version's message is made once and kept with it (encoding/derived.ts).
+  return protobufObject(Array.isArray(body) ? Buffer.concat(body) : body);
 }
 
 /**

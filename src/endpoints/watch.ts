@@ -9,7 +9,7 @@ import { collectionPrefix } from '../registry/keys.js';
 import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';
 import type { Registry } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
-import { encodeProtobufWatchEvent } from '../encoding/protobuf-encode.js';
+import { jsonWatchFrame, parsedObject, protobufWatchFrame } from '../encoding/derived.js';
 import type { Negotiated } from './negotiation.js';
 import { renderEventObject } from './representations.js';
 import { StorageError, type Watcher } from '../storage/types.js';
@@ -40,11 +40,13 @@ export async function serveWatch(
   const sameVersion = registry.storageInfo(info).version === info.version;
   // Protobuf watches stream length-prefixed WatchEvent frames; JSON ones newline-delimited documents.
   const protobuf = n.format === 'protobuf';
-  const out = (type: string, object: Buffer): Buffer => (protobuf ? protobufFrame(type, object) : frame(type, object));
-  // Events go out in stored bytes (framed once, shared by watchers) unless a version or a transformation asks otherwise.
+  // Frames are made once per object version and type, and shared by every watcher sent them.
+  const out = (type: string, object: Buffer): Buffer => (protobuf ? protobufWatchFrame(type, object) : jsonWatchFrame(type, object));
+  // Events go out in stored bytes unless a version or a transformation asks otherwise.
   const plain = sameVersion && !n.transform;
   const render = (value: Buffer) => renderEventObject(info, sameVersion ? value : registry.servedBytes(info, value), n, query);
-  const matches = (value: Buffer | undefined): boolean => value !== undefined && (!filter || filter(decodeJson(value)));
+  // Filters only read the object: every watcher of an event shares one parse.
+  const matches = (value: Buffer | undefined): boolean => value !== undefined && (!filter || filter(parsedObject(value)));
 
   let from: number;
   const initial: Buffer[] = [];
@@ -94,7 +96,7 @@ export async function serveWatch(
         send(out(type, render(withResourceVersion(e.prevValue!, e.rev))));
         return;
       }
-      send(plain && !protobuf ? e.frame(type) : out(type, plain ? e.value : render(e.value)));
+      send(out(type, plain ? e.value : render(e.value)));
     }, end);
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Compacted') {
@@ -129,22 +131,3 @@ function withResourceVersion(bytes: Buffer, revision: number): Buffer {
   obj['metadata'] = meta;
   return Buffer.from(JSON.stringify(obj));
 }
-
-/** Protobuf frames per object version and type, made once and shared by watchers. */
-const protobufFrames = new WeakMap<Buffer, Map<string, Buffer>>();
-
-function protobufFrame(type: string, object: Buffer): Buffer {
-  let byType = protobufFrames.get(object);
-  if (!byType) protobufFrames.set(object, (byType = new Map()));
-  let bytes = byType.get(type);
-  if (!bytes) {
-    bytes = encodeProtobufWatchEvent(type, decodeJson(object));
-    byType.set(type, bytes);
-  }
-  return bytes;
-}
-
-function frame(type: string, object: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
-}
-

@@ -1,7 +1,7 @@
 // The watch cache: for one resource prefix, every current object plus the changes of the retained
 // window, fed by the storage's watch. Gets, lists (now or at an exact retained revision, paged) and
-// watches (from any retained revision) are served from memory; each event is framed once and the
-// same bytes go to every watcher.
+// watches (from any retained revision) are served from memory. The cache keeps bytes and events
+// only: what is made of the bytes for a client (frames, other encodings) is the encoding layer's.
 import { compareKeys, prefixEnd } from './keys.js';
 import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
 
@@ -12,7 +12,6 @@ interface Version {
 }
 
 export class CacheEvent {
-  private framed?: Map<string, Buffer>;
   constructor(
     readonly type: EventType,
     readonly key: string,
@@ -21,19 +20,7 @@ export class CacheEvent {
     readonly rev: number,
     readonly at: number,
   ) {}
-
-  /** `{"type":T,"object":…}\n`, built once per event and type, shared by every watcher. */
-  frame(type: string): Buffer {
-    this.framed ??= new Map();
-    let bytes = this.framed.get(type);
-    if (!bytes) {
-      bytes = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), this.value, FRAME_END]);
-      this.framed.set(type, bytes);
-    }
-    return bytes;
-  }
 }
-const FRAME_END = Buffer.from('}\n');
 
 export interface CacheListOptions {
   /** Keys under this prefix (at least the cacher's own). */

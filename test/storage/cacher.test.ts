@@ -7,6 +7,7 @@ import { Cacher, type CacheEvent, type CacherOptions } from '../../src/storage/c
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { StorageError } from '../../src/storage/types.js';
 import { sleep, until } from '../helpers.js';
+import { jsonWatchFrame } from '../../src/encoding/derived.js';
 
 const LIMIT = { timeout: 5_000 };
 const PREFIX = '/r/';
@@ -288,7 +289,7 @@ describe('watch cache: watches', () => {
     assert.deepEqual(w.seen, ['create /r/a a1@1', 'create /r/b b1@5', 'delete /r/a a1@6']);
   });
 
-  it('frames each event once: the same bytes for every watcher', LIMIT, async () => {
+  it('gives every watcher the same event, framed once by the derived cache', LIMIT, async () => {
     const storage = new MemoryStorage();
     const cacher = await start(storage);
     const got: CacheEvent[] = [];
@@ -298,10 +299,10 @@ describe('watch cache: watches', () => {
     await until('both watchers', () => got.length >= 2, 2000, 1);
     const [first, second] = got as [CacheEvent, CacheEvent];
     assert.equal(first, second);
-    const frame = first.frame('ADDED');
+    const frame = jsonWatchFrame('ADDED', first.value);
     assert.equal(frame.toString(), '{"type":"ADDED","object":"a1"}\n');
-    assert.equal(second.frame('ADDED'), frame);
-    assert.equal(first.frame('MODIFIED').toString(), '{"type":"MODIFIED","object":"a1"}\n');
+    assert.equal(jsonWatchFrame('ADDED', second.value), frame);
+    assert.equal(jsonWatchFrame('MODIFIED', first.value).toString(), '{"type":"MODIFIED","object":"a1"}\n');
     one.stop();
     two.stop();
   });

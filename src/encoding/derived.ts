@@ -1,0 +1,258 @@
+// The one cache of what is made from a stored object version: the immutable JSON bytes the storage
+// and the watch cache hold, one Buffer per version. Every other form is made from those bytes the
+// first time a request needs it, then reused by every list, get and watcher. The cache is a WeakMap
+// keyed by the bytes: a version that leaves the watch cache takes its derived forms with it.
+//
+// What is kept as long as the version is small or costly to make again: the Protobuf envelope with
+// its message (one buffer), where the metadata lies in the bytes (PartialObjectMetadata is the
+// bytes' own metadata text in a wrapper), a Table row's printer inputs and conditions.
+// What is held weakly (shared until the next full garbage collection, then made again cheaply):
+// the watch frames and PartialObjectMetadata documents, copies of bytes that are kept anyway.
+// The parsed object, about twice the size of the bytes, is kept only while it is among the last
+// few parsed: the watchers of one event, and the forms made of one version in turn, share it,
+// and the parses of a list still die young.
+import type { JsonObject } from '../json.js';
+import { typePrefix } from './lists.js';
+import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
+import { readCopy } from './read-copy.js';
+
+/** How a Table prints a row: the resource's printer, handed in by the caller. */
+export interface RowPrinter {
+  /** The cells at time `now` (ms); must read the object the same way whatever `now` is. */
+  cells(obj: JsonObject, now: number): unknown[];
+  /** The row's conditions, which do not depend on the time. */
+  conditions?(obj: JsonObject): readonly unknown[] | undefined;
+}
+
+/** What a Table row keeps between requests; its cells are printed from `inputs` at each request's time. */
+export interface RowData {
+  /** The part of the object the printer reads (see read-copy.ts). */
+  inputs: JsonObject;
+  /** The conditions as JSON, when there are any. */
+  conditions: string | undefined;
+}
+
+interface ProtobufMessage {
+  apiVersion: string;
+  kind: string;
+  /** The object in its envelope, as a get answers it. */
+  envelope: Buffer;
+  /** The message alone (a slice of the envelope), as a list holds it. */
+  message: Buffer;
+  /** Known to be the object's own kind and apiVersion. */
+  own?: boolean;
+}
+
+interface Derived {
+  jsonFrames?: Record<string, WeakRef<Buffer>>;
+  protobuf?: ProtobufMessage;
+  protobufFrames?: Record<string, WeakRef<Buffer>>;
+  /** The metadata as JSON.stringify writes it: a slice of the bytes (or, when they hold it otherwise, a copy). */
+  metadata?: Buffer;
+  metadataDocuments?: Record<string, WeakRef<Buffer>>;
+  /** Whether the bytes are exactly what JSON.stringify writes of the object; `restringified` when not. */
+  canonical?: boolean;
+  restringified?: Buffer;
+  row?: RowData & { printer: RowPrinter };
+}
+
+const derived = new WeakMap<Buffer, Derived>();
+
+function entry(bytes: Buffer): Derived {
+  let d = derived.get(bytes);
+  if (!d) {
+    d = {};
+    derived.set(bytes, d);
+  }
+  return d;
+}
+
+function weakly<T extends object>(slots: Record<string, WeakRef<T>>, key: string, make: () => T): T {
+  const kept = slots[key]?.deref();
+  if (kept) return kept;
+  const made = make();
+  slots[key] = new WeakRef(made);
+  return made;
+}
+
+/**
+ * A copy in memory of its own. Small buffers share 8 KiB pool slabs with short-lived ones; a
+ * buffer kept as long as a version would hold its whole slab.
+ */
+function unpooled(bytes: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+}
+
+// ---- the parsed object ----
+
+/** The last objects parsed, newest first. */
+const recentlyParsed: Array<{ bytes: Buffer; obj: JsonObject }> = [];
+const RECENT_PARSES = 4;
+
+/** The object the bytes hold. Shared by every caller: read it, never change it. */
+export function parsedObject(bytes: Buffer): JsonObject {
+  for (const recent of recentlyParsed) if (recent.bytes === bytes) return recent.obj;
+  const obj = JSON.parse(bytes.toString('utf8')) as JsonObject;
+  recentlyParsed.unshift({ bytes, obj });
+  if (recentlyParsed.length > RECENT_PARSES) recentlyParsed.pop();
+  return obj;
+}
+
+// ---- JSON ----
+
+const FRAME_END = Buffer.from('}\n');
+
+/** `{"type":T,"object":…}\n`, the JSON watch event, shared by every watcher sent it. */
+export function jsonWatchFrame(type: string, bytes: Buffer): Buffer {
+  const d = entry(bytes);
+  return weakly((d.jsonFrames ??= {}), type, () => Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), bytes, FRAME_END]));
+}
+
+/** The object as JSON.stringify writes it: the bytes themselves when they are that already (as stored objects are). */
+export function stringifiedObject(bytes: Buffer): Buffer {
+  const d = entry(bytes);
+  if (d.canonical === undefined) {
+    const again = Buffer.from(JSON.stringify(parsedObject(bytes)));
+    d.canonical = again.equals(bytes);
+    if (!d.canonical) d.restringified = unpooled(again);
+  }
+  return d.canonical ? bytes : d.restringified!;
+}
+
+// ---- PartialObjectMetadata ----
+
+/** The object's metadata as JSON.stringify writes it ({} when it has none). */
+function metadataJson(bytes: Buffer): Buffer {
+  const d = entry(bytes);
+  if (!d.metadata) {
+    const obj = parsedObject(bytes);
+    const text = Buffer.from(JSON.stringify(obj['metadata'] ?? {}));
+    d.metadata = metadataSlice(bytes, obj, text) ?? unpooled(text);
+  }
+  return d.metadata;
+}
+
+/** Stored objects are {"kind":…,"apiVersion":…,"metadata":{…},…}: their metadata text is already in the bytes. */
+function metadataSlice(bytes: Buffer, obj: JsonObject, text: Buffer): Buffer | undefined {
+  const { kind, apiVersion } = obj;
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string') return undefined;
+  const prefix = prefixOf(kind, apiVersion);
+  const at = prefix.length + METADATA_KEY.length;
+  if (!startsWith(bytes, prefix) || !bytes.subarray(prefix.length, at).equals(METADATA_KEY)) return undefined;
+  const slice = bytes.subarray(at, at + text.length);
+  return slice.equals(text) ? slice : undefined;
+}
+const METADATA_KEY = Buffer.from('"metadata":');
+
+const metadataHeads = new Map<string, Buffer>();
+
+/**
+ * PartialObjectMetadata of the given apiVersion (meta.k8s.io/v1 or v1beta1) as three chunks that
+ * point into kept bytes: `{"kind":"PartialObjectMetadata","apiVersion":V,"metadata":`, the
+ * metadata, `}`. Lists and Table rows are written from these without copying.
+ */
+export function partialObjectMetadataChunks(bytes: Buffer, apiVersion: string): [Buffer, Buffer, Buffer] {
+  let head = metadataHeads.get(apiVersion);
+  if (!head) {
+    head = Buffer.from(`{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(apiVersion)},"metadata":`);
+    metadataHeads.set(apiVersion, head);
+  }
+  return [head, metadataJson(bytes), OBJECT_END];
+}
+const OBJECT_END = Buffer.from('}');
+
+/** The object as one PartialObjectMetadata document, shared by every watcher sent it. */
+export function partialObjectMetadata(bytes: Buffer, apiVersion: string): Buffer {
+  const d = entry(bytes);
+  return weakly((d.metadataDocuments ??= {}), apiVersion, () => Buffer.concat(partialObjectMetadataChunks(bytes, apiVersion)));
+}
+
+// ---- Protobuf ----
+
+/** The object's Protobuf message (no envelope) as the given kind of the given apiVersion: what a list holds per item. */
+export function protobufMessage(bytes: Buffer, apiVersion: string, kind: string): Buffer {
+  const d = entry(bytes);
+  const made = d.protobuf;
+  if (made && made.apiVersion === apiVersion && made.kind === kind) return made.message;
+  d.protobuf = { apiVersion, kind, ...encodeProtobufEnveloped(apiVersion, kind, parsedObject(bytes)) };
+  return d.protobuf.message;
+}
+
+/** The message as the object's own kind and apiVersion (an envelope and a watch event name them). */
+function ownProtobuf(bytes: Buffer): ProtobufMessage {
+  const d = entry(bytes);
+  const made = d.protobuf;
+  if (made?.own) return made;
+  // Stored objects start with their kind and apiVersion: no parse to see that the message made fits.
+  if (made && startsWith(bytes, prefixOf(made.kind, made.apiVersion))) {
+    made.own = true;
+    return made;
+  }
+  const obj = parsedObject(bytes);
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
+  const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
+  protobufMessage(bytes, apiVersion, kind);
+  d.protobuf!.own = true;
+  return d.protobuf!;
+}
+
+/**
+ * The Protobuf document of a JSON one: an object in its envelope (magic + runtime.Unknown), kept
+ * with the version. A list document (a list answered as one buffer, not a stored version) is encoded
+ * whole each time.
+ */
+export function protobufObject(bytes: Buffer): Buffer {
+  const made = entry(bytes).protobuf;
+  if (made?.own) return made.envelope;
+  if (!made) {
+    const obj = parsedObject(bytes);
+    const kind = obj['kind'];
+    if (Array.isArray(obj['items']) && typeof kind === 'string' && kind.endsWith('List')) {
+      return encodeProtobufList(kind, String(obj['apiVersion']), (obj['metadata'] ?? {}) as JsonObject, obj['items'] as JsonObject[]);
+    }
+  }
+  return ownProtobuf(bytes).envelope;
+}
+
+/** A Protobuf watch event frame (length, then WatchEvent), shared by every watcher sent it. */
+export function protobufWatchFrame(type: string, bytes: Buffer): Buffer {
+  const d = entry(bytes);
+  return weakly((d.protobufFrames ??= {}), type, () => {
+    const own = ownProtobuf(bytes);
+    return encodeProtobufWatchEventOfMessage(type, own.apiVersion, own.kind, own.message);
+  });
+}
+
+// ---- Table ----
+
+/** A Table row's kept data for this printer: made once per version (and printer), printed from at each request. */
+export function tableRowData(bytes: Buffer, printer: RowPrinter): RowData {
+  const d = entry(bytes);
+  if (d.row?.printer === printer) return d.row;
+  const obj = parsedObject(bytes);
+  const { copy } = readCopy(obj, (view) => printer.cells(view, Date.now()));
+  const conditions = printer.conditions?.(obj);
+  d.row = { printer, inputs: copy, conditions: conditions && conditions.length ? JSON.stringify(conditions) : undefined };
+  return d.row;
+}
+
+// ---- helpers ----
+
+const prefixes = new Map<string, Buffer>();
+
+/** `{"kind":K,"apiVersion":V,`, one buffer per kind and version. */
+function prefixOf(kind: string, apiVersion: string): Buffer {
+  const key = `${apiVersion}/${kind}`;
+  let prefix = prefixes.get(key);
+  if (!prefix) {
+    prefix = typePrefix(kind, apiVersion);
+    prefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
+function startsWith(bytes: Buffer, prefix: Buffer): boolean {
+  return bytes.length >= prefix.length && bytes.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
