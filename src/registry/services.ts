@@ -4,9 +4,10 @@
 // (Registry.provide); the registry never imports auth/.
 import type { UserInfo } from '../api/user.js';
 
-/** What is asked of the authorizer (the reference's authorizer attributes). */
+/** What is asked of the authorizer, as the reference's authorizer.Attributes (auth/ authorizes these). */
 export interface AccessAttributes {
   user: UserInfo;
+  /** get, list, watch, create, update, patch, delete, deletecollection; impersonate, bind, escalate, use, approve, sign…; for non-resource requests the lower-cased HTTP method (get, post, put, patch, delete, head, options). */
   verb: string;
   resourceRequest: boolean;
   apiGroup?: string;
@@ -15,13 +16,13 @@ export interface AccessAttributes {
   subresource?: string;
   name?: string;
   namespace?: string;
-  /** The URL path of a non-resource request. */
+  /** The URL path of a non-resource request (/healthz, /api, /openapi/v2, …). */
   path?: string;
 }
 
 export interface AccessDecision {
   allowed: boolean;
-  /** Why, in the authorizer's words; "" when it has no opinion. */
+  /** Why (the reference's RBAC reason text, e.g. `RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to User "z"`), or "" when no opinion. */
   reason: string;
 }
 
