@@ -4,19 +4,10 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, decodeJwt, errors as joseErrors, type JWTPayload } from 'jose';
 import { rfc3339 } from '../json.js';
+import type { BoundObjectRef, ServiceAccountRef } from '../registry/services.js';
 
-export interface ServiceAccountRef {
-  namespace: string;
-  name: string;
-  uid: string;
-}
-
-export interface BoundObjectRef {
-  kind: 'Pod' | 'Secret';
-  apiVersion?: string;
-  name: string;
-  uid: string;
-}
+// The service account a token is for, and the object it is bound to (as TokenRequest asks for them).
+export type { BoundObjectRef, ServiceAccountRef };
 
 export interface VerifiedToken {
   user: { name: string; uid: string; groups: string[]; extra?: Record<string, string[]> };

@@ -63,9 +63,9 @@ export class DisruptionController {
     if (this.stopped) return;
     const pdbInfo = this.registry.definitions.lookup('policy', 'v1', 'poddisruptionbudgets')!;
     const podInfo = this.registry.definitions.lookup('', 'v1', 'pods')!;
-    const budgets = (await this.registry.list(pdbInfo, namespace, { kind: 'current' })).items.map(decodeJson);
+    const budgets = (await this.registry.list(pdbInfo, namespace)).items.map(decodeJson);
     if (budgets.length === 0) return;
-    const pods = (await this.registry.list(podInfo, namespace, { kind: 'current' })).items.map(decodeJson);
+    const pods = (await this.registry.list(podInfo, namespace)).items.map(decodeJson);
     for (const pdb of budgets) await this.syncBudget(pdbInfo, pdb, pods);
   }
 

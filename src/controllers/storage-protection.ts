@@ -66,7 +66,7 @@ export class StorageProtectionController {
   }
 
   private async syncNamespace(namespace: string): Promise<void> {
-    const list = await this.registry.list(this.info('persistentvolumeclaims'), namespace, { kind: 'current' });
+    const list = await this.registry.list(this.info('persistentvolumeclaims'), namespace);
     for (const bytes of list.items) await this.syncClaim(decodeJson(bytes));
   }
 
@@ -75,7 +75,7 @@ export class StorageProtectionController {
     if (!meta['deletionTimestamp'] || !finalizersOf(claim).includes(PVC_PROTECTION)) return;
     const namespace = String(meta['namespace']);
     const name = String(meta['name']);
-    const pods = await this.registry.list(this.info('pods'), namespace, { kind: 'current' });
+    const pods = await this.registry.list(this.info('pods'), namespace);
     const inUse = pods.items.map(decodeJson).some((pod) => !isFinished(pod) && claimsOf(pod).includes(name));
     if (!inUse) await this.release(this.info('persistentvolumeclaims'), namespace, name, PVC_PROTECTION);
   }

@@ -75,7 +75,7 @@ export class TokenController {
   private async removeTokensOf(sa: JsonObject): Promise<void> {
     const meta = metadataOf(sa);
     const secrets = this.registry.definitions.lookup('', 'v1', 'secrets')!;
-    const list = await this.registry.list(secrets, String(meta['namespace']), { kind: 'current' });
+    const list = await this.registry.list(secrets, String(meta['namespace']));
     for (const bytes of list.items) {
       const secret = decodeJson(bytes);
       const annotations = metadataOf(secret)['annotations'];

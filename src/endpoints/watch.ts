@@ -3,10 +3,11 @@
 // another version: only the changes after it (an ERROR event with 410 when that history is gone).
 // With selectors, an object that stops matching is DELETED and one that starts matching ADDED.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ListOptions } from '../api/options.js';
 import type { ResourceInfo } from '../registry/definitions.js';
 
 import { collectionPrefix } from '../registry/keys.js';
-import { listPlan, parseResourceVersion, tooOldResourceVersion } from '../registry/readoptions.js';
+import { tooOldResourceVersion } from '../registry/readoptions.js';
 import type { Registry } from '../registry/store.js';
 import type { CacheEvent } from '../storage/cacher.js';
 import { jsonWatchFrame, parsedObject, protobufWatchFrame } from '../encoding/derived.js';
@@ -25,16 +26,17 @@ export async function serveWatch(
   registry: Registry,
   info: ResourceInfo,
   namespace: string | undefined,
-  query: URLSearchParams,
+  /** The request's ListOptions, decoded and validated. */
+  options: ListOptions,
   filter: ((obj: JsonObject) => boolean) | undefined,
-  n: Negotiated = { format: 'json' },
+  n: Negotiated,
+  /** The request's query, for the representation's own parameters (a Table's includeObject). */
+  query: URLSearchParams,
 ): Promise<void> {
-  listPlan(query, true); // validates resourceVersionMatch and friends as the reference does
-  const requested = parseResourceVersion(query.get('resourceVersion'));
-  const timeoutParam = query.get('timeoutSeconds');
+  const requested = options.resourceVersion;
   // Without timeoutSeconds the server closes a watch after a random 30–60 minutes, as the reference.
-  const timeoutMs = timeoutParam !== null && Number(timeoutParam) > 0 ? Number(timeoutParam) * 1000 : (30 + Math.random() * 30) * 60_000;
-  const bookmarks = query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1';
+  const timeoutMs = options.timeoutSeconds !== undefined ? options.timeoutSeconds * 1000 : (30 + Math.random() * 30) * 60_000;
+  const bookmarks = options.allowWatchBookmarks ?? false;
   const cacher = await registry.cacher(info);
   const prefix = collectionPrefix(info, namespace);
   const sameVersion = registry.storageInfo(info).version === info.version;

@@ -12,6 +12,7 @@ import type { SelectableFieldSpec } from '../api/selectable-fields.js';
 import type { FieldError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Evaluator } from '../quota/evaluators.js';
+import type { Registry, WriteContext, WriteResult } from './store.js';
 import type { Strategy } from './strategies.js';
 
 export interface SubresourceInfo {
@@ -62,6 +63,22 @@ export interface VersionSpec {
 /** A subresource write keeps the stored object but for its own part, taken from the desired one. */
 export type PartUpdate = (current: JsonObject, desired: JsonObject) => JsonObject;
 
+/** A create the resource answers itself, as the generic create handler hands it over. */
+export interface CreateCall {
+  /** The endpoint's resource and version. */
+  info: ResourceInfo;
+  namespace: string | undefined;
+  /** The object a created subresource belongs to; absent for a create on the collection. */
+  name?: string;
+  /** The decoded body: of the resource's kind, or of the subresource's (Binding, Eviction, TokenRequest). */
+  body: JsonObject;
+  /** Who creates: field manager, dry run, user, warnings, admission. */
+  writer: WriteContext;
+}
+
+/** Answers a create (201 and a body, as a stored create answers); what it needs from above is in `registry.services`. */
+export type CreateHook = (registry: Registry, call: CreateCall) => Promise<WriteResult>;
+
 /** Where a resource differs from the generic store; every hook is optional. */
 export interface ResourceHooks extends Strategy {
   /** The reference's defaults for an object of this resource in `version`, in place. */
@@ -72,6 +89,13 @@ export interface ResourceHooks extends Strategy {
   validateUpdate?(obj: JsonObject, old: JsonObject, version: string, subresource?: string): FieldError[];
   /** What a write to each subresource may change, beyond the generic `status`. */
   subresourceParts?: Readonly<Record<string, PartUpdate>>;
+  /**
+   * A resource that stores nothing of its own (the review APIs, bindings): a create is answered
+   * by this instead of being stored.
+   */
+  create?: CreateHook;
+  /** Subresources that act when created (serviceaccounts/token, pods/binding, pods/eviction), by name. */
+  subresourceCreates?: Readonly<Record<string, CreateHook>>;
   /** Converts an object between two served versions (apiVersion is set by the caller). */
   convert?(obj: JsonObject, fromVersion: string, toVersion: string): JsonObject;
   table?: TablePrinter;

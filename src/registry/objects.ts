@@ -11,6 +11,12 @@ export function stringField(obj: JsonObject, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** An object-valued field; {} when absent or not an object (a copy's root to read, or to write back). */
+export function objectField(obj: JsonObject, key: string): JsonObject {
+  const v = obj[key];
+  return isObject(v) ? v : {};
+}
+
 // ObjectMeta fields in the order the reference serializes them.
 const METADATA_ORDER = [
   'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',

@@ -1,7 +1,12 @@
-// ListOptions / GetOptions as the reference validates them: resourceVersion, resourceVersionMatch,
-// limit and continue, turned into a plan for the watch cache (see SPEC "Resource version semantics").
-import { badRequest, fieldForbidden, fieldNotSupported, invalid, StatusError, type FieldError } from '../errors.js';
-import { isObject } from '../json.js';
+// How a list is read (see SPEC "Resource version semantics"): its decoded ListOptions turned into a
+// plan for the watch cache, what its selectors select, the continue token's format, and the
+// answers for versions too new or too old.
+import { objectFields } from '../api/selectors.js';
+import type { ContinueToken, ListOptions } from '../api/options.js';
+import { badRequest, StatusError } from '../errors.js';
+import { isObject, type JsonObject } from '../json.js';
+import type { ResourceInfo } from './definitions.js';
+import { metadataOf } from './objects.js';
 
 export type ReadPlan =
   /** The current state, at least as new as `notOlderThan` (wait for it when the store is behind). */
@@ -9,22 +14,7 @@ export type ReadPlan =
   /** Exactly the state at `revision` (410 when it is no longer retained). */
   | { kind: 'exact'; revision: number; limit?: number; afterKey?: string /* continue: start key, inclusive */ };
 
-export interface ContinueToken {
-  revision: number;
-  /** The key (relative to the list's prefix) the next page starts at, inclusive. */
-  start: string;
-}
-
-const MATCH_VALUES = ['Exact', 'NotOlderThan', ''];
-
-/** resourceVersion as a number; "" → undefined. The reference fails "abc" with a strconv message. */
-export function parseResourceVersion(text: string | null): number | undefined {
-  if (text === null || text === '') return undefined;
-  if (!/^\d+$/.test(text)) {
-    throw badRequest(`resourceVersion: Invalid value: "${text}": strconv.ParseUint: parsing "${text}": invalid syntax`);
-  }
-  return Number(text);
-}
+export type { ContinueToken };
 
 /** The first error Go's encoding/json reports for a text, for continue-token messages. */
 function goJsonFirstError(text: string): string {
@@ -69,40 +59,32 @@ export function encodeContinue(revision: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start })).toString('base64');
 }
 
-function listOptionsInvalid(errors: FieldError[]): StatusError {
-  return invalid('ListOptions', 'meta.k8s.io', '', errors);
+/** How to serve a list with these options from the watch cache. */
+export function readPlan(options: ListOptions): ReadPlan {
+  const { resourceVersion: rv, resourceVersionMatch: match, limit, continue: token } = options;
+  if (token) {
+    // rv -1: the token a 410 hands out to carry on inconsistently, from the latest state.
+    if (token.revision === -1) return { kind: 'current', limit, afterKey: token.start };
+    return { kind: 'exact', revision: token.revision, limit, afterKey: token.start };
+  }
+  if (rv === undefined) return { kind: 'current', limit };
+  // "0": any version — from the cache, whole (the reference's cache does not page).
+  if (rv === 0) return { kind: 'current' };
+  if (match === 'Exact') return { kind: 'exact', revision: rv, limit };
+  if (match === 'NotOlderThan' || limit === undefined) return { kind: 'current', notOlderThan: rv, limit };
+  return { kind: 'exact', revision: rv, limit };
 }
 
-/** Validates the list query and decides how to serve it. */
-export function listPlan(query: URLSearchParams, isWatch: boolean): { plan: ReadPlan; token?: ContinueToken } {
-  const rvText = query.get('resourceVersion') ?? '';
-  const match = query.get('resourceVersionMatch') ?? '';
-  const continueText = query.get('continue') ?? '';
-  const limitText = query.get('limit');
-  const limit = limitText && /^-?\d+$/.test(limitText) && Number(limitText) > 0 ? Number(limitText) : undefined;
-  if (match !== '') {
-    const errors: FieldError[] = [];
-    if (isWatch) errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch'));
-    if (rvText === '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (continueText !== '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (!MATCH_VALUES.includes(match)) errors.push(fieldNotSupported('resourceVersionMatch', match, MATCH_VALUES));
-    else if (match === 'Exact' && rvText === '0') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-    if (errors.length) throw listOptionsInvalid(errors);
-  }
-  const rv = parseResourceVersion(rvText);
-  if (continueText !== '') {
-    if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
-    const token = decodeContinue(continueText);
-    // rv -1: the token a 410 hands out to carry on inconsistently, from the latest state.
-    if (token.revision === -1) return { plan: { kind: 'current', limit, afterKey: token.start }, token };
-    return { plan: { kind: 'exact', revision: token.revision, limit, afterKey: token.start }, token };
-  }
-  if (rv === undefined) return { plan: { kind: 'current', limit } };
-  // "0": any version — from the cache, whole (the reference's cache does not page).
-  if (rv === 0) return { plan: { kind: 'current' } };
-  if (match === 'Exact') return { plan: { kind: 'exact', revision: rv, limit } };
-  if (match === 'NotOlderThan' || limit === undefined) return { plan: { kind: 'current', notOlderThan: rv, limit } };
-  return { plan: { kind: 'exact', revision: rv, limit } };
+/** What the options' label and field selectors select; undefined when they select everything. */
+export function selectionOf(info: ResourceInfo, options: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ((obj: JsonObject) => boolean) | undefined {
+  const { labelSelector: labels, fieldSelector: fields } = options;
+  if (!labels && !fields) return undefined;
+  const selectable = info.definition.hooks.selectableFields;
+  return (obj) => {
+    if (labels && !labels.matches(metadataOf(obj)['labels'] as Record<string, string> | undefined)) return false;
+    if (fields && !fields.matches(objectFields(selectable, obj))) return false;
+    return true;
+  };
 }
 
 export const TOO_LARGE_WAIT_MS = 3000;

@@ -4,13 +4,13 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { validateObjectMeta } from '../api/names.js';
 import {
-  alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
+  alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, methodNotAllowed, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher } from '../storage/cacher.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import {
-  CONTINUE_EXPIRED_MESSAGE, encodeContinue, TOO_LARGE_WAIT_MS, tooLargeResourceVersion, type ReadPlan,
+  CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
 } from './readoptions.js';
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import type { Claim } from './strategies.js';
@@ -19,6 +19,10 @@ import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 import type { Operation } from '../api/operation.js';
+import {
+  deleteOptionsObject, writeOptionsObject, type DeleteOptions as RequestDeleteOptions, type GetOptions, type ListOptions, type PatchOptions, type WriteOptions,
+} from '../api/options.js';
+import type { RegistryServices } from './services.js';
 import type { UserInfo } from '../api/user.js';
 import { type JsonObject, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3339 } from '../json.js';
 
@@ -32,13 +36,8 @@ export interface WriteResult {
   body: Buffer;
 }
 
-export interface DeleteOptions {
-  dryRun?: boolean;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  gracePeriodSeconds?: number;
-  propagationPolicy?: string;
-  /** The deprecated DeleteOptions.orphanDependents (true: Orphan, false: Background). */
-  orphanDependents?: boolean;
+/** A delete's DeleteOptions, and who deletes. */
+export interface DeleteOptions extends RequestDeleteOptions {
   /** Who deletes (for admission); the server itself when absent. */
   user?: UserInfo;
   warnings?: string[];
@@ -119,8 +118,8 @@ export interface WriteContext {
   user?: UserInfo;
   /** Warnings for the client, collected along the write (admission, field validation). */
   warnings?: string[];
-  /** The request's CreateOptions / UpdateOptions / PatchOptions, as admission reviews carry them. */
-  options?: JsonObject;
+  /** The request's CreateOptions / UpdateOptions / PatchOptions (admission reviews carry them). */
+  options?: WriteOptions;
   /** The write's admission (mutating, then validating); none for the server's own first-start writes. */
   admission?: AdmissionFor;
 }
@@ -138,6 +137,8 @@ export interface RegistryOptions {
 
 export class Registry {
   private readonly cachers = new Map<string, Promise<Cacher>>();
+  /** What resources need from above the registry (see provide); shared with every view of it. */
+  readonly services: RegistryServices = {};
   /** The admission of writes that bring none (see withAdmission); none on the server's own registry. */
   private readonly defaultAdmission?: AdmissionFor;
 
@@ -177,6 +178,14 @@ export class Registry {
    */
   withAdmission(admission: AdmissionFor): Registry {
     return Object.create(this, { defaultAdmission: { value: admission } }) as Registry;
+  }
+
+  /**
+   * Hands in what resources need from the layers above (authorizer, token issuer, …), at server
+   * wiring time; every view of this registry (withAdmission) sees them.
+   */
+  provide(services: RegistryServices): void {
+    Object.assign(this.services, services);
   }
 
   /** The version objects of this resource are stored in: the group's most preferred one serving it. */
@@ -224,7 +233,8 @@ export class Registry {
     }
   }
 
-  async get(info: ResourceInfo, namespace: string | undefined, name: string, resourceVersion?: number): Promise<Buffer> {
+  async get(info: ResourceInfo, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<Buffer> {
+    const { resourceVersion } = options;
     if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
     const value = (await this.cacher(info)).get(objectKey(info, namespace, name));
     if (!value) throw notFound(qr(info), name);
@@ -251,8 +261,10 @@ export class Registry {
     return inVersion(info, obj, String(obj['apiVersion'] ?? '').split('/').pop()!);
   }
 
-  /** A list as the plan says: the current state or an exact retained revision, paged. */
-  async list(info: ResourceInfo, namespace: string | undefined, plan: ReadPlan, filter?: (obj: JsonObject) => boolean): Promise<ObjectList> {
+  /** A list as the options ask: the current state or an exact retained revision, selected, paged. */
+  async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
+    const plan = readPlan(options);
+    const filter = selectionOf(info, options);
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
     let result;
@@ -325,9 +337,9 @@ export class Registry {
     if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
   }
 
-  /** The admission of a write by `ctx` (none when the writer brings none). */
-  private admissionOf(operation: Operation, info: ResourceInfo, namespace: string | undefined, name: string, ctx: WriteContext, subresource?: string): Admission | undefined {
-    return (ctx.admission ?? this.defaultAdmission)?.({ operation, info, subresource, namespace: info.namespaced ? namespace : undefined, name, options: ctx.options, dryRun: ctx.dryRun ?? false });
+  /** The admission of a write by `ctx` (none when the writer brings none); `options` as reviews carry them. */
+  private admissionOf(operation: Operation, info: ResourceInfo, namespace: string | undefined, name: string, ctx: Pick<WriteContext, 'admission' | 'dryRun'>, options: JsonObject | undefined, subresource?: string): Admission | undefined {
+    return (ctx.admission ?? this.defaultAdmission)?.({ operation, info, subresource, namespace: info.namespaced ? namespace : undefined, name, options, dryRun: ctx.dryRun ?? false });
   }
 
   /** Defaulting as the reference's decoder does it, for the endpoint's version. */
@@ -335,7 +347,10 @@ export class Registry {
     info.definition.hooks.defaults?.(obj, info.version);
   }
 
+  /** A create: stored, unless the resource answers creates itself (reviews, bindings: see ResourceHooks.create). */
   async create(info: ResourceInfo, namespace: string | undefined, body: JsonObject, ctx: WriteContext = SYSTEM_WRITER): Promise<WriteResult> {
+    const answer = info.definition.hooks.create;
+    if (answer) return answer(this, { info, namespace, body, writer: ctx });
     this.checkTypeMeta(info, body);
     const meta = metadataOf(body);
     this.checkNamespace(info, namespace, meta);
@@ -346,7 +361,7 @@ export class Registry {
     }
     const storeInfo = this.storageInfo(info);
     const strategy = info.definition.hooks;
-    const admission = this.admissionOf('CREATE', info, namespace, explicitName ?? '', ctx);
+    const admission = this.admissionOf('CREATE', info, namespace, explicitName ?? '', ctx, ctx.options && writeOptionsObject(ctx.options));
     for (let attempt = 0; ; attempt++) {
       const obj = structuredClone(body);
       const m = metadataOf(obj);
@@ -399,6 +414,13 @@ export class Registry {
     }
   }
 
+  /** A create of a subresource that acts (serviceaccounts/token, pods/binding, pods/eviction); 405 for others. */
+  async createSubresource(info: ResourceInfo, namespace: string | undefined, name: string, subresource: string, body: JsonObject, ctx: WriteContext): Promise<WriteResult> {
+    const answer = info.definition.hooks.subresourceCreates?.[subresource];
+    if (!answer) throw methodNotAllowed();
+    return answer(this, { info, namespace, name, body, writer: ctx });
+  }
+
   /**
    * Read-modify-write with optimistic concurrency: `mutate` gets the current object (in the
    * endpoint's version) and returns the desired one. Retries on a storage conflict unless the
@@ -414,7 +436,7 @@ export class Registry {
   ): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
-    const admission = this.admissionOf('UPDATE', info, namespace, name, ctx, subresource);
+    const admission = this.admissionOf('UPDATE', info, namespace, name, ctx, ctx.options && writeOptionsObject(ctx.options), subresource);
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(key);
       if (!current) throw notFound(qr(info), name);
@@ -549,7 +571,7 @@ export class Registry {
    * Server-side apply: merges the applied configuration into the live object (creating it when
    * absent) with the field manager's ownership rules; 409 on conflicts unless forced.
    */
-  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean; user?: UserInfo; warnings?: string[]; options?: JsonObject; admission?: AdmissionFor }, subresource?: string): Promise<WriteResult> {
+  async apply(info: ResourceInfo, namespace: string | undefined, name: string, applied: JsonObject, options: { manager: string; force: boolean; dryRun?: boolean; user?: UserInfo; warnings?: string[]; options?: PatchOptions; admission?: AdmissionFor }, subresource?: string): Promise<WriteResult> {
     const meta = metadataOf(applied);
     const given = stringField(meta, 'name');
     if (given !== undefined && given !== name) throw badRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
@@ -613,7 +635,7 @@ export class Registry {
       }
       const strategy = info.definition.hooks;
       if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
-      const admission = this.admissionOf('DELETE', info, namespace, name, { manager: '', admission: options.admission, dryRun: options.dryRun, options: deleteOptionsObject(options) });
+      const admission = this.admissionOf('DELETE', info, namespace, name, options, deleteOptionsObject(options));
       if (admission) {
         const old = decodeJson(current.value);
         await admission.mutate(undefined, old);
@@ -666,8 +688,9 @@ export class Registry {
     }
   }
 
-  /** deletecollection: deletes every (matching) object; answers with the list of what was deleted. */
-  async deleteCollection(info: ResourceInfo, namespace: string | undefined, filter?: (obj: JsonObject) => boolean, options: DeleteOptions = {}): Promise<ObjectList> {
+  /** deletecollection: deletes every object the list options select; answers with the list of what was deleted. */
+  async deleteCollection(info: ResourceInfo, namespace: string | undefined, listOptions: ListOptions = {}, options: DeleteOptions = {}): Promise<ObjectList> {
+    const filter = selectionOf(info, listOptions);
     const page = await this.storage.list(collectionPrefix(info, namespace));
     const deleted: Buffer[] = [];
     for (const item of page.items) {
@@ -708,17 +731,6 @@ function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
   const finalizers = metadataOf(obj)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return true;
   return info.definition.hooks.heldBySpec?.(obj) ?? false;
-}
-
-/** The DeleteOptions of a delete as admission reviews carry them. */
-function deleteOptionsObject(options: DeleteOptions): JsonObject {
-  const out: JsonObject = { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' };
-  if (options.gracePeriodSeconds !== undefined) out['gracePeriodSeconds'] = options.gracePeriodSeconds;
-  if (options.preconditions) out['preconditions'] = { ...options.preconditions };
-  if (options.orphanDependents !== undefined) out['orphanDependents'] = options.orphanDependents;
-  if (options.propagationPolicy !== undefined) out['propagationPolicy'] = options.propagationPolicy;
-  if (options.dryRun) out['dryRun'] = ['All'];
-  return out;
 }
 
 /** A terminating object may lose finalizers but gain none (the reference's metadata update rule). */

@@ -1,6 +1,7 @@
 // The security layer built from the options: TLS material (created on first start), the
 // authenticators in the reference's order, the authorizer (RBAC or AlwaysAllow; system:masters is
-// always allowed), the bootstrap RBAC policy, and what the review and token APIs need.
+// always allowed), RBAC's escalation check for the handlers, and the services the review and token
+// APIs need of the registry (handed in by the server's wiring).
 import type { IncomingMessage } from 'node:http';
 import { authenticator, credentialsFromRequest, loadTokenFile } from '../auth/authenticators.js';
 import { alwaysAllow, Guard, withMasters } from '../auth/guard.js';
@@ -10,6 +11,7 @@ import { TokenIssuer } from '../auth/tokens.js';
 import type { Authorizer, RequestCredentials } from '../auth/types.js';
 import type { UserInfo } from '../api/user.js';
 import { LOOPBACK_ADMIN, type SecurityContext } from '../endpoints/resources.js';
+import type { RegistryServices } from '../registry/services.js';
 import type { Registry } from '../registry/store.js';
 import type { Cacher } from '../storage/cacher.js';
 import type { ServingMaterial } from './certs.js';
@@ -28,7 +30,10 @@ export interface SecurityOptions {
 
 export interface Security {
   guard: Guard;
+  /** What the endpoint handlers need. */
   context: SecurityContext;
+  /** What the registry's review and token resources need (Registry.provide). */
+  services: RegistryServices;
   credentials(req: IncomingMessage): RequestCredentials;
 }
 
@@ -64,7 +69,8 @@ function describeRule(r: PolicyRule): string {
  * its writer holds (unless allowed to `bind` it).
  */
 function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
-  return (user: UserInfo, info: { resource: string }, obj: Record<string, unknown>, namespace: string | undefined): void => {
+  return (user: UserInfo, info: { group: string; resource: string }, obj: Record<string, unknown>, namespace: string | undefined): void => {
+    if (info.group !== GROUP) return;
     const meta = (obj['metadata'] ?? {}) as { name?: string };
     const name = meta.name ?? '';
     const allowedTo = (verb: string, resource: string, roleName: string, ns: string | undefined) =>
@@ -124,18 +130,17 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
     if (options.insecure && !req.headers['authorization'] && !req.clientCertificate) return { ...LOOPBACK_ADMIN, groups: [...LOOPBACK_ADMIN.groups] };
     return authenticate(req);
   }, authorizer);
-  const context: SecurityContext = {
+  const context: SecurityContext = { escalationCheck: rbac ? escalationCheck(rbac, authorizer) : undefined };
+  const services: RegistryServices = {
     authorizer,
-    apiAudiences: [API_AUDIENCE],
-    rulesFor: rbac ? (user: UserInfo, namespace: string) => rbac!.rulesFor(user, namespace) as never : undefined,
+    rulesFor: rbac ? (user, namespace) => rbac!.rulesFor(user, namespace) : undefined,
     reviewToken: async (token, audiences) => {
       const result = await authenticate({ headers: { authorization: `Bearer ${token}` } });
       if (!result || result === 'invalid' || result.name === 'system:anonymous') return undefined;
       return { user: result, audiences: audiences.length ? audiences : [API_AUDIENCE] };
     },
-    issueToken: issuer ? (sa, audiences, seconds, bound) => issuer.issue(sa, audiences, seconds, bound) : undefined,
-    escalationCheck: rbac ? escalationCheck(rbac, authorizer) : undefined,
+    tokens: issuer && { audiences: [API_AUDIENCE], issue: (sa, audiences, seconds, bound) => issuer.issue(sa, audiences, seconds, bound) },
   };
   const credentials = (req: IncomingMessage): RequestCredentials => credentialsFromRequest(req);
-  return { security: { guard, context, credentials }, rbac, issuer };
+  return { security: { guard, context, services, credentials }, rbac, issuer };
 }

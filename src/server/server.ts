@@ -87,8 +87,10 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     anonymousAuth: options.anonymousAuth, authorizationMode: options.authorizationMode,
   });
   ctx.issuer = issuer;
+  // The review and token resources answer from the server's authorizer, authenticator and issuer.
+  serverRegistry.provide(security.services);
   // Plugins that authorize further (CSR approval and signing) use the request authorizer.
-  admissionServices.authorizer = security.context.authorizer;
+  admissionServices.authorizer = security.services.authorizer;
   await hooks.run('admission');
 
   let shuttingDown = false;

@@ -81,7 +81,7 @@ export async function readObject(registry: Registry, group: string, resource: st
 export async function listObjects(registry: Registry, group: string, resource: string, namespace?: string): Promise<JsonObject[]> {
   const info = registry.definitions.versionsOf(group, resource)[0];
   if (!info) return [];
-  const list = await registry.list(info, info.namespaced ? namespace : undefined, { kind: 'current' });
+  const list = await registry.list(info, info.namespaced ? namespace : undefined);
   return list.items.map(decodeJson);
 }
 

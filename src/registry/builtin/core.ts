@@ -23,7 +23,10 @@ import { objectCountEvaluator, persistentVolumeClaimEvaluator, podEvaluator, ser
 import { serviceStrategy } from '../allocators/service-strategy.js';
 import { createOnUpdate } from '../strategies.js';
 import { namespaceStrategy, podStrategy, replicationControllerStrategy, secretStrategy } from './core-strategies.js';
+import { bindNamedPod, bindThisPod } from './pod-binding.js';
+import { evictPod } from './pod-eviction.js';
 import { podTemplateAt } from './pod-template.js';
+import { requestToken } from './token-request.js';
 import type { BuiltinGroup } from './types.js';
 import { type JsonObject } from '../../json.js';
 
@@ -42,8 +45,8 @@ const legacyCount = (resource: string) => objectCountEvaluator('', resource, res
 export const core: BuiltinGroup = {
   name: '',
   resources: {
-    // Virtual: a pod's binding is written through pods/binding; never charged to quota.
-    bindings: { quota: null },
+    // Virtual: a create binds the pod the Binding names; never charged to quota.
+    bindings: { quota: null, create: bindNamedPod },
     componentstatuses: { table: componentStatusTable, quota: null },
     configmaps: {
       validation: { create: validateConfigMap, update: validateConfigMapUpdate },
@@ -113,6 +116,7 @@ export const core: BuiltinGroup = {
         // pods/{name}/binding: the server computes the whole bound pod (node name, condition, annotations).
         binding: (_current, desired) => desired,
       },
+      subresourceCreates: { binding: bindThisPod, eviction: evictPod },
     },
     podtemplates: {
       tracksGeneration: true,
@@ -145,7 +149,7 @@ export const core: BuiltinGroup = {
       selectableFields: secretFields,
       quota: legacyCount('secrets'),
     },
-    serviceaccounts: { returnsDeletedObject: true, table: serviceAccountTable },
+    serviceaccounts: { returnsDeletedObject: true, table: serviceAccountTable, subresourceCreates: { token: requestToken } },
     services: {
       nameRule: 'dns1035',
       returnsDeletedObject: true,

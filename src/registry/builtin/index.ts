@@ -69,6 +69,8 @@ function hooksOf(group: BuiltinGroup | undefined, resource: BuiltinResource, spe
   if (spec.podTemplate) hooks.podTemplate = spec.podTemplate;
   if (spec.subresourceParts) hooks.subresourceParts = spec.subresourceParts;
   if (spec.convert) hooks.convert = spec.convert;
+  if (spec.create) hooks.create = spec.create;
+  if (spec.subresourceCreates) hooks.subresourceCreates = spec.subresourceCreates;
   if (spec.quota !== null) hooks.quota = spec.quota ?? objectCountEvaluator(resource.group, resource.resource);
   return hooks;
 }

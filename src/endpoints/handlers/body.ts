@@ -1,0 +1,33 @@
+// Request bodies of creates and updates: JSON, YAML or Protobuf, decoded as the kind the endpoint
+// expects; an object of the endpoint's own kind is checked for unknown and repeated fields as the
+// request's fieldValidation asks.
+import { decodeObject } from '../../encoding/decode.js';
+import { checkObjectBody, type FieldValidation } from '../../encoding/fieldvalidation.js';
+import { decodeProtobufObject } from '../../encoding/protobuf.js';
+import { unsupportedMediaType } from '../../errors.js';
+import type { JsonObject } from '../../json.js';
+import { mediaTypeOf } from '../negotiation.js';
+import { readBody } from '../request.js';
+import type { Scope } from './scope.js';
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/** The decoded body; with `fields`, checked (and unknown fields dropped) as fieldValidation says. */
+export async function objectBody(scope: Scope, kind: string, fields?: { level: FieldValidation }): Promise<JsonObject> {
+  const { req, info, registry } = scope;
+  const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
+  if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), kind).object;
+  if (type !== 'application/json' && type !== 'application/yaml') {
+    await readBody(req).catch(() => undefined);
+    throw unsupportedMediaType();
+  }
+  const raw = await readBody(req);
+  const body = decodeObject(raw, type, kind);
+  if (fields) {
+    // A body of another kind or version is refused (or converted) before it is decoded.
+    if (body['apiVersion'] !== info.apiVersion || body['kind'] !== info.kind) registry.checkTypeMeta(info, body);
+    const endpoint = { group: info.group, version: info.version, kind: info.kind };
+    checkObjectBody({ text: raw.toString('utf8'), yaml: type === 'application/yaml', object: body, endpoint }, fields.level, scope.warnings);
+  }
+  return body;
+}

@@ -1,0 +1,73 @@
+// patch: JSON patch, merge patch, strategic merge patch or server-side apply of an object (or of
+// its status and other object subresources), or a patch of its scale.
+import { decodeObject, decodePatch } from '../../encoding/decode.js';
+import { applyDuplicates, PatchFieldCheck } from '../../encoding/fieldvalidation.js';
+import { badRequest, methodNotAllowed, StatusError } from '../../errors.js';
+import { applyStrategicMergePatch } from '../../fieldmanager/index.js';
+import { applyJsonPatch } from '../../fieldmanager/jsonpatch.js';
+import { applyMergePatch } from '../../fieldmanager/mergepatch.js';
+import { type JsonObject, isObject } from '../../json.js';
+import { mediaTypeOf } from '../negotiation.js';
+import { decodePatchOptions, fieldValidationLevel } from '../options.js';
+import { readBody } from '../request.js';
+import { writerOf, type Answer, type Scope } from './scope.js';
+
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+const PATCH_TYPES = new Set([JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH]);
+
+const SCALE = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
+function unsupportedPatchType(): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+}
+
+/** A merge patch must be an object (as the reference's decoding into a map). */
+function mergePatchOf(patch: unknown): JsonObject {
+  if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+  return patch;
+}
+
+export async function handlePatch(scope: Scope): Promise<Answer> {
+  const { req, registry, info, request, query, user, warnings } = scope;
+  const { namespace, name, subresource } = request;
+  if (name === undefined) throw methodNotAllowed();
+  const type = mediaTypeOf(req.headers['content-type']);
+  // A scale is patched, never applied.
+  if (!PATCH_TYPES.has(type) || (subresource === 'scale' && type === APPLY_PATCH)) throw unsupportedPatchType();
+  const options = decodePatchOptions(query, type === APPLY_PATCH);
+  const writer = writerOf(scope, options);
+  const raw = await readBody(req);
+  if (subresource === 'scale') {
+    const patch = decodePatch(raw);
+    return registry.updateScale(info, namespace, name, (scale) => {
+      if (type === JSON_PATCH) return applyJsonPatch(scale, patch);
+      if (type === STRATEGIC_MERGE_PATCH) return applyStrategicMergePatch(SCALE, scale, mergePatchOf(patch));
+      return applyMergePatch(scale, mergePatchOf(patch));
+    }, writer);
+  }
+  const level = fieldValidationLevel(options);
+  if (type === APPLY_PATCH) {
+    const applied = decodeObject(raw, 'application/yaml', info.kind);
+    const applying = { manager: writer.manager, force: options.force, dryRun: writer.dryRun, user, warnings, options, admission: writer.admission };
+    const refused = applyDuplicates(raw.toString('utf8'), level, warnings);
+    if (refused) {
+      // The reference refuses repeated keys only once the apply itself went through.
+      await registry.apply(info, namespace, name, applied, { ...applying, dryRun: true }, subresource);
+      throw refused;
+    }
+    return registry.apply(info, namespace, name, applied, applying, subresource);
+  }
+  const patch = decodePatch(raw);
+  const gvk = { group: info.group, version: info.version, kind: info.kind };
+  const kindOfPatch = type === JSON_PATCH ? 'json' : type === STRATEGIC_MERGE_PATCH ? 'strategic' : 'merge';
+  const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, level, warnings);
+  const apply = type === JSON_PATCH
+    ? (current: JsonObject) => fields.patched(() => applyJsonPatch(current, patch))
+    : type === STRATEGIC_MERGE_PATCH
+      ? (current: JsonObject) => fields.patched(() => applyStrategicMergePatch(gvk, current, mergePatchOf(patch)))
+      : (current: JsonObject) => fields.patched(() => applyMergePatch(current, mergePatchOf(patch)));
+  return registry.patch(info, namespace, name, apply, subresource, writer);
+}

@@ -1,0 +1,18 @@
+// watch: the collection's changes (or one object's: the collection's watch narrowed to its name),
+// streamed by ../watch.ts from the options the request decoded.
+import type { JsonObject } from '../../json.js';
+import { metadataOf } from '../../registry/objects.js';
+import { selectionOf } from '../../registry/readoptions.js';
+import { decodeListOptions } from '../options.js';
+import { serveWatch } from '../watch.js';
+import type { Answer, Scope } from './scope.js';
+
+export async function handleWatch(scope: Scope): Promise<Answer> {
+  const { req, res, registry, info, request, query, negotiated } = scope;
+  const options = decodeListOptions(query, info, true);
+  const selected = selectionOf(info, options);
+  const name = request.name;
+  const filter = name === undefined ? selected : (obj: JsonObject) => metadataOf(obj)['name'] === name && (!selected || selected(obj));
+  await serveWatch(req, res, registry, info, request.namespace, options, filter, negotiated, query);
+  return undefined;
+}
