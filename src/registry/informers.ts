@@ -65,13 +65,15 @@ class InformerSubscription implements Subscription {
   baseline: CacheSnapshot | undefined;
   stopped = false;
 
-  constructor(private readonly informer: Informer, private readonly handlers: InformerHandlers, private readonly nameStart: number) {}
+  constructor(private readonly all: Set<InformerSubscription>, private readonly handlers: InformerHandlers, private readonly nameStart: number) {
+    all.add(this);
+  }
 
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.watcher?.stop();
-    this.informer.forget(this);
+    this.all.delete(this);
   }
 
   version(key: string, bytes: Buffer): ObjectVersion {
@@ -117,7 +119,7 @@ export class Informer {
   /** Moves on every start and stop, so a start that a stop overtook is dropped. */
   private epoch = 0;
   private everStarted = false;
-  /** changeNumber() is this plus the cache's newest change revision (see start). */
+  /** changeNumber() is this plus the cache's newest change revision (see attach). */
   private changeBase = 0;
   /** changeNumber() while stopped. */
   private stoppedChange = 0;
@@ -154,9 +156,13 @@ export class Informer {
     this.stoppedChange = last + 1;
   }
 
-  /** Resolves once the informer follows the watch cache it was last started with. */
-  ready(): Promise<void> {
-    return this.starting;
+  /** Resolves once the informer follows the watch cache it was last started with (a restart meanwhile included). */
+  async ready(): Promise<void> {
+    let awaited: Promise<void>;
+    do {
+      awaited = this.starting;
+      await awaited;
+    } while (awaited !== this.starting);
   }
 
   private attach(cacher: Cacher): void {
@@ -173,10 +179,6 @@ export class Informer {
       s.baseline = undefined;
       tellDifference(s, before, now);
     }
-  }
-
-  forget(s: InformerSubscription): void {
-    this.subscriptions.delete(s);
   }
 
   // ---- reads ----
@@ -213,8 +215,7 @@ export class Informer {
    * change after them. The replay happens before subscribe returns; changes come afterwards.
    */
   subscribe(handlers: InformerHandlers, options: SubscribeOptions = {}): Subscription {
-    const s = new InformerSubscription(this, handlers, this.prefix.length);
-    this.subscriptions.add(s);
+    const s = new InformerSubscription(this.subscriptions, handlers, this.prefix.length);
     const cacher = this.cacher;
     if (!cacher) {
       s.baseline = NOTHING;
