@@ -3,6 +3,7 @@
 // a request the signer refuses gets a Failed condition.
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { type JsonObject, isObject, now } from '../json.js';
 
@@ -24,7 +25,7 @@ function conditionsOf(csr: JsonObject): JsonObject[] {
 }
 
 export class CsrSigningController {
-  private watcher: { stop(): void } | undefined;
+  private subscription: Subscription | undefined;
   private readonly inFlight = new Set<string>();
 
   /** `sign`: the cluster CA's signature of a PKCS#10 request (PEM) with these usages and duration; PEM out. */
@@ -33,13 +34,12 @@ export class CsrSigningController {
   async start(): Promise<void> {
     const info = this.registry.definitions.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
     if (!info) return;
-    this.watcher = await this.registry.follow(info, (csr, deleted) => {
-      if (!deleted) this.consider(csr);
-    });
+    const consider = (csr: ObjectVersion) => this.consider(csr.object);
+    this.subscription = (await this.registry.informer(info)).subscribe({ added: consider, updated: consider });
   }
 
   stop(): void {
-    this.watcher?.stop();
+    this.subscription?.stop();
   }
 
   private consider(csr: JsonObject): void {

@@ -4,8 +4,9 @@ import { selectsLabels } from '../api/label-selector-object.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
 import type { ResourceInfo } from '../registry/definitions.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
-import { type JsonObject, decodeJson, isObject, jsonEqual, now } from '../json.js';
+import { type JsonObject, isObject, jsonEqual, now } from '../json.js';
 
 
 /** An int-or-string budget value against a pod count ("50%" rounds up, as the reference's). */
@@ -22,7 +23,7 @@ function isHealthy(pod: JsonObject): boolean {
 }
 
 export class DisruptionController {
-  private readonly watchers: { stop(): void }[] = [];
+  private readonly subscriptions: Subscription[] = [];
   private readonly dirty = new Set<string>();
   private scheduled = false;
   private stopped = false;
@@ -34,14 +35,15 @@ export class DisruptionController {
     if (!pdbs) return;
     const pods = this.registry.definitions.lookup('', 'v1', 'pods')!;
     // Any change of a budget or a pod may change the budgets of that namespace.
-    const mark = (obj: JsonObject) => this.mark(String(metadataOf(obj)['namespace']));
-    this.watchers.push(await this.registry.follow(pdbs, mark));
-    this.watchers.push(await this.registry.follow(pods, mark, false));
+    const mark = (obj: ObjectVersion) => this.mark(obj.namespace!);
+    const handlers = { added: mark, updated: mark, deleted: mark };
+    this.subscriptions.push((await this.registry.informer(pdbs)).subscribe(handlers));
+    this.subscriptions.push((await this.registry.informer(pods)).subscribe(handlers, { replay: false }));
   }
 
   stop(): void {
     this.stopped = true;
-    for (const w of this.watchers) w.stop();
+    for (const s of this.subscriptions) s.stop();
   }
 
   private mark(namespace: string): void {
@@ -63,9 +65,9 @@ export class DisruptionController {
     if (this.stopped) return;
     const pdbInfo = this.registry.definitions.lookup('policy', 'v1', 'poddisruptionbudgets')!;
     const podInfo = this.registry.definitions.lookup('', 'v1', 'pods')!;
-    const budgets = (await this.registry.list(pdbInfo, namespace)).items.map(decodeJson);
+    const budgets = (await this.registry.informer(pdbInfo)).list(namespace);
     if (budgets.length === 0) return;
-    const pods = (await this.registry.list(podInfo, namespace)).items.map(decodeJson);
+    const pods = (await this.registry.informer(podInfo)).list(namespace);
     for (const pdb of budgets) await this.syncBudget(pdbInfo, pdb, pods);
   }
 

@@ -9,16 +9,16 @@
 // - Orphan: the owner's reference is removed from every dependent, then its "orphan" finalizer.
 //
 // A graph of the objects that matter (those with owner references or a collector finalizer) and
-// of their owners' uids is kept from the watch cache of every served resource. Owners are verified
-// by name and uid (in the dependent's namespace when the owner's kind is namespaced), from the cache
-// and, before anything is deleted on their absence, from storage. A client of the registry only.
+// of their owners' uids is kept from the informer of every served resource. Owners are verified
+// by name and uid (in the dependent's namespace when the owner's kind is namespaced), from the
+// informer and, before anything is deleted on their absence, from storage. A client of the registry only.
 import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
-import type { CacheEvent } from '../storage/cacher.js';
-import { type JsonObject, decodeJson } from '../json.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
+import type { JsonObject } from '../json.js';
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
@@ -75,8 +75,8 @@ export class GarbageCollector {
   private readonly uidByKey = new Map<string, string>();
   /** owner uid → uids of the dependents that name it. */
   private readonly dependents = new Map<string, Set<string>>();
-  /** The watch of each followed resource, by its storage prefix. */
-  private readonly watchers = new Map<string, { stop(): void }>();
+  /** The subscription to each followed resource, by its storage prefix. */
+  private readonly watchers = new Map<string, Subscription>();
   private unsubscribe?: () => void;
   /** (apiVersion, kind) → resource (storage version), or null when nothing served has that kind. */
   private readonly resolved = new Map<string, ResourceInfo | null>();
@@ -109,12 +109,13 @@ export class GarbageCollector {
   /** Loads a resource's objects into the graph, then follows their changes (storage version). */
   private async followResource(info: ResourceInfo): Promise<void> {
     if (!info.verbs.includes('list') || !info.verbs.includes('watch')) return;
-    const cacher = await this.registry.cacher(info);
-    if (this.watchers.has(cacher.prefix) || this.stopped) return;
-    // List and watch with nothing in between: the watch carries on from the list's revision.
-    const listed = cacher.list({ prefix: cacher.prefix });
-    for (const value of listed.items) this.observe(info, undefined, value, false);
-    this.watchers.set(cacher.prefix, cacher.watch(listed.revision, (e) => this.onEvent(info, e)));
+    const informer = await this.registry.informer(info);
+    if (this.watchers.has(informer.prefix) || this.stopped) return;
+    this.watchers.set(informer.prefix, informer.subscribe({
+      added: (o, initial) => this.observe(info, o, !initial),
+      updated: (o) => this.observe(info, o, true),
+      deleted: (o) => this.onDeleted(o),
+    }));
   }
 
   private unfollow(resource: { group: string; resource: string }): void {
@@ -135,31 +136,29 @@ export class GarbageCollector {
 
   // ---- the graph ----
 
-  private onEvent(info: ResourceInfo, e: CacheEvent): void {
+  private onDeleted(o: ObjectVersion): void {
     if (this.stopped) return;
-    if (e.type === 'delete') {
-      const uid = this.uidByKey.get(e.key);
-      if (uid) this.removeNode(uid);
-      // The owner side: whoever named the deleted object now has a dangling reference.
-      if (this.dependents.size > 0) {
-        const goneUid = uid ?? stringOf(metadataOf(decodeJson(e.value))['uid']);
-        for (const dep of this.dependents.get(goneUid ?? '') ?? []) this.enqueue(dep);
-      }
-      return;
+    const uid = this.uidByKey.get(o.key);
+    if (uid) this.removeNode(uid);
+    // The owner side: whoever named the deleted object now has a dangling reference.
+    if (this.dependents.size > 0) {
+      const goneUid = uid ?? stringOf(metadataOf(o.object)['uid']);
+      for (const dep of this.dependents.get(goneUid ?? '') ?? []) this.enqueue(dep);
     }
-    this.observe(info, e.key, e.value, true);
   }
 
   /** Brings the graph up to date with an object's current state; queues what needs a look. */
-  private observe(info: ResourceInfo, key: string | undefined, value: Buffer, live: boolean): void {
-    const known = key !== undefined && this.uidByKey.has(key);
+  private observe(info: ResourceInfo, o: ObjectVersion, live: boolean): void {
+    if (this.stopped) return;
+    const value = o.bytes;
+    const known = this.uidByKey.has(o.key);
     if (!known && !value.includes('ownerReferences') && !value.includes(FOREGROUND) && !value.includes('"orphan"')) return;
-    const meta = metadataOf(decodeJson(value));
+    const meta = metadataOf(o.object);
     const uid = stringOf(meta['uid']);
     const name = stringOf(meta['name']);
     if (!uid || !name) return;
     const namespace = info.namespaced ? stringOf(meta['namespace']) : undefined;
-    const objKey = key ?? this.registry.keyOf(info, namespace, name);
+    const objKey = o.key;
     const owners = ownerRefsOf(meta);
     const finalizers = finalizersOf(meta);
     const deleting = Boolean(meta['deletionTimestamp']);
@@ -317,11 +316,9 @@ export class GarbageCollector {
     if (!info) return 'solid';
     if (info.namespaced && node.namespace === undefined) return 'solid';
     const namespace = info.namespaced ? node.namespace : undefined;
-    const cacher = await this.registry.cacher(info);
-    const cached = cacher.get(this.registry.keyOf(info, namespace, ref.name));
-    let owner: JsonObject | undefined = cached ? decodeJson(cached) : undefined;
+    let owner = (await this.registry.informer(info)).get(namespace, ref.name);
     if (!owner || metadataOf(owner)['uid'] !== ref.uid) {
-      // The cache may lag a write just made: absence is confirmed from storage before it counts.
+      // The informer may lag a write just made: absence is confirmed from storage before it counts.
       owner = await this.registry.getObject(info, namespace, ref.name);
       if (!owner || metadataOf(owner)['uid'] !== ref.uid) return 'dangling';
     }

@@ -7,7 +7,7 @@ import { StatusError } from '../errors.js';
 import { familyOfIp } from '../registry/allocators/ip-range.js';
 import { metadataOf } from '../registry/objects.js';
 import { SYSTEM_WRITER, type Registry } from '../registry/store.js';
-import type { Watcher } from '../storage/types.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type JsonObject, jsonEqual } from '../json.js';
 
 export interface KubernetesServiceOptions {
@@ -33,7 +33,7 @@ export function advertisedAddress(advertise: string | undefined, bindAddress: st
 }
 
 export class KubernetesServiceController {
-  private readonly watchers: Watcher[] = [];
+  private readonly subscriptions: Subscription[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -49,11 +49,11 @@ export class KubernetesServiceController {
     // A failure (the address taken by another Service, say) is logged and tried again later.
     await this.reconcile().catch((err: unknown) => console.error('kubernetes service:', err));
     for (const info of [this.info('', 'v1', 'services'), this.info('', 'v1', 'endpoints'), this.info('discovery.k8s.io', 'v1', 'endpointslices')]) {
-      const cacher = await this.registry.cacher(info);
-      const key = this.registry.keyOf(info, NAMESPACE, NAME);
-      this.watchers.push(cacher.watch(cacher.revision(), (e) => {
-        if (e.key === key) this.schedule();
-      }));
+      const changed = (o: ObjectVersion) => {
+        if (o.name === NAME && o.namespace === NAMESPACE) this.schedule();
+      };
+      const informer = await this.registry.informer(info);
+      this.subscriptions.push(informer.subscribe({ added: changed, updated: changed, deleted: changed }, { replay: false }));
     }
     this.timer = setInterval(() => this.schedule(), RESYNC_MS);
     this.timer.unref();
@@ -62,7 +62,7 @@ export class KubernetesServiceController {
   /** Stops watching and waits for a reconcile under way. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const w of this.watchers) w.stop();
+    for (const s of this.subscriptions) s.stop();
     clearInterval(this.timer);
     await this.running;
   }

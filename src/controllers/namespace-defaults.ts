@@ -3,31 +3,35 @@
 // publisher). Clients of the registry; they act at start and whenever a namespace appears.
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { type JsonObject } from '../json.js';
-
 
 const ROOT_CA_DESCRIPTION =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
 export class NamespaceDefaults {
-  private watcher: { stop(): void } | undefined;
+  private subscription: Subscription | undefined;
 
   /** `caCert`: the cluster CA to publish (none on a plain-HTTP server). */
   constructor(private readonly registry: Registry, private readonly caCert: string | undefined) {}
 
   async start(): Promise<void> {
-    const namespaces = this.registry.definitions.lookup('', 'v1', 'namespaces')!;
-    const cacher = await this.registry.cacher(namespaces);
-    for (const bytes of cacher.list({ prefix: cacher.prefix }).items) await this.ensure(JSON.parse(bytes.toString('utf8')) as JsonObject);
-    this.watcher = cacher.watch(cacher.revision(), (e) => {
-      if (e.type === 'delete') return;
-      this.ensure(JSON.parse(e.value.toString('utf8')) as JsonObject).catch((err: unknown) => console.error('namespace defaults:', err));
+    const informer = await this.registry.informer(this.registry.definitions.lookup('', 'v1', 'namespaces')!);
+    // The namespaces there now are done before start returns; those that come or change later as they do.
+    const existing: JsonObject[] = [];
+    const changed = (ns: ObjectVersion) => {
+      this.ensure(ns.object).catch((err: unknown) => console.error('namespace defaults:', err));
+    };
+    this.subscription = informer.subscribe({
+      added: (ns, initial) => (initial ? existing.push(ns.object) : changed(ns)),
+      updated: changed,
     });
+    for (const ns of existing) await this.ensure(ns);
   }
 
   stop(): void {
-    this.watcher?.stop();
+    this.subscription?.stop();
   }
 
   private async ensure(ns: JsonObject): Promise<void> {
@@ -46,8 +50,7 @@ export class NamespaceDefaults {
 
   private async createIfMissing(resource: string, namespace: string, obj: JsonObject): Promise<void> {
     const info = this.registry.definitions.lookup('', 'v1', resource)!;
-    const cacher = await this.registry.cacher(info);
-    if (cacher.get(this.registry.keyOf(info, namespace, String(metadataOf(obj)['name'])))) return;
+    if ((await this.registry.informer(info)).has(namespace, String(metadataOf(obj)['name']))) return;
     try {
       await this.registry.create(info, namespace, obj, CONTROLLER_WRITER);
     } catch (err) {

@@ -5,6 +5,7 @@
 import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { type JsonObject, now } from '../json.js';
 
@@ -29,23 +30,21 @@ export class NamespaceController {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
-  private watcher: { stop(): void } | undefined;
+  private subscription: Subscription | undefined;
 
   constructor(private readonly registry: Registry) {}
 
   async start(): Promise<void> {
-    const namespaces = this.namespaces();
-    const cacher = await this.registry.cacher(namespaces);
-    this.watcher = cacher.watch(cacher.revision(), (e) => {
-      if (e.type !== 'delete') this.schedule(0);
-    });
+    const informer = await this.registry.informer(this.namespaces());
+    const changed = () => this.schedule(0);
+    this.subscription = informer.subscribe({ added: changed, updated: changed }, { replay: false });
     // Finishes deletions a restart interrupted.
     await this.sync();
   }
 
   stop(): void {
     this.stopped = true;
-    this.watcher?.stop();
+    this.subscription?.stop();
     clearTimeout(this.timer);
   }
 
@@ -66,10 +65,9 @@ export class NamespaceController {
     if (this.running) return this.schedule(RETRY_MS);
     this.running = true;
     try {
-      const cacher = await this.registry.cacher(this.namespaces());
+      const informer = await this.registry.informer(this.namespaces());
       let pending = false;
-      for (const bytes of cacher.list({ prefix: cacher.prefix }).items) {
-        const ns = JSON.parse(bytes.toString('utf8')) as JsonObject;
+      for (const ns of informer.list()) {
         if (!metadataOf(ns)['deletionTimestamp']) continue;
         if (!(await this.finalize(String(metadataOf(ns)['name'])))) pending = true;
       }
@@ -128,10 +126,8 @@ export class NamespaceController {
       const id = `${storeInfo.group}/${storeInfo.resource}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      const cacher = await this.registry.cacher(storeInfo);
-      const prefix = `${cacher.prefix}${namespace}/`;
-      for (const bytes of cacher.list({ prefix }).items) {
-        const obj = JSON.parse(bytes.toString('utf8')) as JsonObject;
+      const informer = await this.registry.informer(storeInfo);
+      for (const obj of informer.list(namespace)) {
         const meta = metadataOf(obj);
         try {
           if (!meta['deletionTimestamp']) await this.registry.delete(storeInfo, namespace, String(meta['name']), { propagationPolicy: 'Background' });
@@ -139,10 +135,10 @@ export class NamespaceController {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
       }
-      for (const bytes of cacher.list({ prefix }).items) {
+      for (const obj of informer.list(namespace)) {
         const key = `${storeInfo.resource}.${storeInfo.group}`;
         remaining.resources.set(key, (remaining.resources.get(key) ?? 0) + 1);
-        const finalizers = (metadataOf(JSON.parse(bytes.toString('utf8')) as JsonObject)['finalizers'] ?? []) as string[];
+        const finalizers = (metadataOf(obj)['finalizers'] ?? []) as string[];
         for (const f of finalizers) remaining.finalizers.set(f, (remaining.finalizers.get(f) ?? 0) + 1);
       }
     }

@@ -3,11 +3,12 @@
 // node agent does once its containers are gone. Without node agents, this stands in for them.
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { Subscription } from '../registry/informers.js';
 import type { Registry } from '../registry/store.js';
 import { type JsonObject } from '../json.js';
 
 export class PodTermination {
-  private watcher: { stop(): void } | undefined;
+  private subscription: Subscription | undefined;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
@@ -15,15 +16,16 @@ export class PodTermination {
 
   async start(): Promise<void> {
     const pods = this.registry.definitions.lookup('', 'v1', 'pods')!;
-    this.watcher = await this.registry.follow(pods, (pod, deleted) => {
-      if (deleted) this.cancel(this.keyOf(metadataOf(pod)));
-      else this.observe(pod);
+    this.subscription = (await this.registry.informer(pods)).subscribe({
+      added: (pod) => this.observe(pod.object),
+      updated: (pod) => this.observe(pod.object),
+      deleted: (pod) => this.cancel(this.keyOf(metadataOf(pod.object))),
     });
   }
 
   stop(): void {
     this.stopped = true;
-    this.watcher?.stop();
+    this.subscription?.stop();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
   }

@@ -9,11 +9,11 @@ import { StatusError } from '../errors.js';
 import { evaluatorsFor, objectCountEvaluator, type Evaluator } from '../quota/evaluators.js';
 import { listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from '../quota/resource-list.js';
 import { measureUsage } from '../quota/usage.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { NamespaceIndex } from '../registry/namespace-index.js';
 import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
-import type { CacheEvent } from '../storage/cacher.js';
-import { type JsonObject, decodeJson, isObject, jsonEqual } from '../json.js';
+import { type JsonObject, isObject, jsonEqual } from '../json.js';
 
 /** Changes that come together (a namespace's objects deleted one by one) are measured once. */
 const BATCH_MS = 10;
@@ -40,8 +40,8 @@ function isStale(err: unknown): boolean {
 
 export class ResourceQuotaController {
   private quotas: NamespaceIndex | undefined;
-  /** Watches of tracked resources, by storage prefix. */
-  private readonly watched = new Map<string, { stop(): void }>();
+  /** Subscriptions to tracked resources, by storage prefix. */
+  private readonly watched = new Map<string, Subscription>();
   private watching: Promise<void> = Promise.resolve();
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -107,7 +107,7 @@ export class ResourceQuotaController {
     }
   }
 
-  /** Opens a watch on every resource some quota tracks (never closed: quotas come and go). */
+  /** Subscribes to every resource some quota tracks (never closed: quotas come and go). */
   private watchTracked(): Promise<void> {
     this.watching = this.watching.then(async () => {
       const names = new Set<string>();
@@ -117,30 +117,38 @@ export class ResourceQuotaController {
       for (const evaluator of evaluatorsFor(names, this.evaluators())) {
         const info = this.storageInfoOf(evaluator);
         if (!info || this.stopped) continue;
-        const cacher = await this.registry.cacher(info);
-        if (this.watched.has(cacher.prefix)) continue;
-        this.watched.set(cacher.prefix, cacher.watch(cacher.revision(), (e) => this.onObject(evaluator, cacher.prefix, e)));
+        const informer = await this.registry.informer(info);
+        if (this.watched.has(informer.prefix)) continue;
+        this.watched.set(informer.prefix, informer.subscribe({
+          added: (o) => this.onCreated(o),
+          updated: (o, old) => this.onUpdated(evaluator, o, old),
+          deleted: (o) => this.onDeleted(o),
+        }, { replay: false }));
       }
     }).catch((err: unknown) => console.error('resource quota controller:', err));
     return this.watching;
   }
 
-  /** Deletions give usage back; so do updates that change what an object charges. */
-  private onObject(evaluator: Evaluator, prefix: string, e: CacheEvent): void {
-    const rest = e.key.slice(prefix.length);
-    const slash = rest.indexOf('/');
-    if (slash < 0) return;
-    const namespace = rest.slice(0, slash);
-    const quotas = this.quotas?.in(namespace) ?? [];
-    if (quotas.length === 0) return;
-    if (e.type === 'delete') return this.schedule(namespace);
-    if (e.type === 'update' && e.prevValue) {
-      const now = Date.now();
-      if (!listsEqual(evaluator.usage(decodeJson(e.prevValue), now), evaluator.usage(decodeJson(e.value), now))) this.schedule(namespace);
-      return;
-    }
-    // A create admission could not charge: a quota the controller has not measured yet.
-    if (quotas.some((q) => statusOf(q)['hard'] === undefined && specHard(q).size > 0)) this.schedule(namespace);
+  /** The quotas of a tracked object's namespace (none for a cluster-scoped object). */
+  private quotasOf(o: ObjectVersion): readonly JsonObject[] {
+    return o.namespace === undefined ? [] : this.quotas?.in(o.namespace) ?? [];
+  }
+
+  /** Deletions give usage back. */
+  private onDeleted(o: ObjectVersion): void {
+    if (this.quotasOf(o).length > 0) this.schedule(o.namespace!);
+  }
+
+  /** So do updates that change what an object charges. */
+  private onUpdated(evaluator: Evaluator, o: ObjectVersion, old: ObjectVersion): void {
+    if (this.quotasOf(o).length === 0) return;
+    const now = Date.now();
+    if (!listsEqual(evaluator.usage(old.object, now), evaluator.usage(o.object, now))) this.schedule(o.namespace!);
+  }
+
+  /** A create admission could not charge: a quota the controller has not measured yet. */
+  private onCreated(o: ObjectVersion): void {
+    if (this.quotasOf(o).some((q) => statusOf(q)['hard'] === undefined && specHard(q).size > 0)) this.schedule(o.namespace!);
   }
 
   // ---- the work queue ----
@@ -195,8 +203,7 @@ export class ResourceQuotaController {
     for (const evaluator of evaluatorsFor(hard.keys(), evaluators)) {
       const info = this.storageInfoOf(evaluator);
       if (!info) continue;
-      const cacher = await this.registry.cacher(info);
-      objects.set(evaluator, cacher.list({ prefix: `${cacher.prefix}${namespace}/` }).items.map(decodeJson));
+      objects.set(evaluator, (await this.registry.informer(info)).list(namespace));
     }
     const measured = measureUsage(quota, hard, evaluators, (e) => objects.get(e), Date.now());
     // What is not measured keeps its last recorded value; only what the quota limits is kept.

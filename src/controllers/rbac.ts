@@ -55,11 +55,11 @@ export async function reconcileBootstrapPolicy(registry: Registry): Promise<void
 /** Recomputes every aggregated ClusterRole; returns how many changed. */
 export async function aggregateClusterRoles(registry: Registry): Promise<number> {
   const clusterRoles = info(registry.definitions, 'clusterroles');
-  const cacher = await registry.cacher(clusterRoles);
+  const informer = await registry.informer(clusterRoles);
   let changed = 0;
   // Aggregated roles may select other aggregated roles (admin ⊇ edit ⊇ view): repeat until stable.
   for (let round = 0; round < 5; round++) {
-    const all = cacher.list({ prefix: cacher.prefix }).items.map((b) => JSON.parse(b.toString('utf8')) as Role);
+    const all = informer.list() as unknown as Role[];
     let changedThisRound = 0;
     for (const role of all) {
       if (!role.aggregationRule) continue;
@@ -76,21 +76,31 @@ export async function aggregateClusterRoles(registry: Registry): Promise<number>
 
 /** Keeps aggregated ClusterRoles current as ClusterRoles change. */
 export async function startAggregationController(registry: Registry): Promise<{ stop(): void }> {
-  const clusterRoles = info(registry.definitions, 'clusterroles');
-  const cacher = await registry.cacher(clusterRoles);
-  await aggregateClusterRoles(registry);
+  const informer = await registry.informer(info(registry.definitions, 'clusterroles'));
   let pending: NodeJS.Timeout | undefined;
-  const watcher = cacher.watch(cacher.revision(), (e) => {
-    // Our own updates show up here too; aggregation is idempotent, so they settle at once.
-    if (e.type === 'update' && e.prevValue && jsonEqual(JSON.parse(e.prevValue.toString('utf8'))['rules'], JSON.parse(e.value.toString('utf8'))['rules'])) {
-      const before = JSON.parse(e.prevValue.toString('utf8')) as { metadata?: { labels?: unknown } };
-      const after = JSON.parse(e.value.toString('utf8')) as { metadata?: { labels?: unknown } };
-      if (jsonEqual(before.metadata?.labels, after.metadata?.labels)) return;
-    }
+  const changed = () => {
     clearTimeout(pending);
     pending = setTimeout(() => {
       aggregateClusterRoles(registry).catch((err: unknown) => console.error('clusterrole aggregation failed:', err));
     }, 10);
+  };
+  const subscription = informer.subscribe({
+    added: changed,
+    updated: (role, old) => {
+      // Our own updates show up here too; aggregation is idempotent, so they settle at once.
+      if (jsonEqual(old.object['rules'], role.object['rules']) && jsonEqual(metadataOf(old.object)['labels'], metadataOf(role.object)['labels'])) return;
+      changed();
+    },
+    deleted: changed,
+  }, { replay: false });
+  const stop = () => {
+    subscription.stop();
+    clearTimeout(pending);
+  };
+  // Following from before the first pass: a change made meanwhile brings another.
+  await aggregateClusterRoles(registry).catch((err: unknown) => {
+    stop();
+    throw err;
   });
-  return { stop: () => { watcher.stop(); clearTimeout(pending); } };
+  return { stop };
 }

@@ -3,9 +3,10 @@
 // terminating volume is bound to no claim — so deleting them completes as in the reference.
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { ResourceInfo } from '../registry/definitions.js';
-import { type JsonObject, decodeJson, isObject } from '../json.js';
+import { type JsonObject, isObject } from '../json.js';
 
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 const PV_PROTECTION = 'kubernetes.io/pv-protection';
@@ -33,7 +34,7 @@ function isFinished(pod: JsonObject): boolean {
 }
 
 export class StorageProtectionController {
-  private readonly watchers: { stop(): void }[] = [];
+  private readonly subscriptions: Subscription[] = [];
 
   constructor(private readonly registry: Registry) {}
 
@@ -42,20 +43,23 @@ export class StorageProtectionController {
   }
 
   async start(): Promise<void> {
-    this.watchers.push(await this.registry.follow(this.info('persistentvolumeclaims'), (claim, deleted) => {
-      if (!deleted) this.run(() => this.syncClaim(claim));
-    }));
-    this.watchers.push(await this.registry.follow(this.info('persistentvolumes'), (volume, deleted) => {
-      if (!deleted) this.run(() => this.syncVolume(volume));
-    }));
+    const claims = await this.registry.informer(this.info('persistentvolumeclaims'));
+    const syncClaim = (claim: ObjectVersion) => this.run(() => this.syncClaim(claim.object));
+    this.subscriptions.push(claims.subscribe({ added: syncClaim, updated: syncClaim }));
+    const volumes = await this.registry.informer(this.info('persistentvolumes'));
+    const syncVolume = (volume: ObjectVersion) => this.run(() => this.syncVolume(volume.object));
+    this.subscriptions.push(volumes.subscribe({ added: syncVolume, updated: syncVolume }));
     // A pod that goes or finishes may free the terminating claims of its namespace.
-    this.watchers.push(await this.registry.follow(this.info('pods'), (pod, deleted) => {
-      if (deleted || isFinished(pod)) this.run(() => this.syncNamespace(String(metadataOf(pod)['namespace'])));
-    }, false));
+    const pods = await this.registry.informer(this.info('pods'));
+    const syncNamespace = (pod: ObjectVersion) => this.run(() => this.syncNamespace(pod.namespace!));
+    const podChanged = (pod: ObjectVersion) => {
+      if (isFinished(pod.object)) syncNamespace(pod);
+    };
+    this.subscriptions.push(pods.subscribe({ added: podChanged, updated: podChanged, deleted: syncNamespace }, { replay: false }));
   }
 
   stop(): void {
-    for (const w of this.watchers) w.stop();
+    for (const s of this.subscriptions) s.stop();
   }
 
   private run(work: () => Promise<void>): void {
@@ -66,8 +70,8 @@ export class StorageProtectionController {
   }
 
   private async syncNamespace(namespace: string): Promise<void> {
-    const list = await this.registry.list(this.info('persistentvolumeclaims'), namespace);
-    for (const bytes of list.items) await this.syncClaim(decodeJson(bytes));
+    const claims = await this.registry.informer(this.info('persistentvolumeclaims'));
+    for (const claim of claims.list(namespace)) await this.syncClaim(claim);
   }
 
   private async syncClaim(claim: JsonObject): Promise<void> {
@@ -75,8 +79,8 @@ export class StorageProtectionController {
     if (!meta['deletionTimestamp'] || !finalizersOf(claim).includes(PVC_PROTECTION)) return;
     const namespace = String(meta['namespace']);
     const name = String(meta['name']);
-    const pods = await this.registry.list(this.info('pods'), namespace);
-    const inUse = pods.items.map(decodeJson).some((pod) => !isFinished(pod) && claimsOf(pod).includes(name));
+    const pods = (await this.registry.informer(this.info('pods'))).list(namespace);
+    const inUse = pods.some((pod) => !isFinished(pod) && claimsOf(pod).includes(name));
     if (!inUse) await this.release(this.info('persistentvolumeclaims'), namespace, name, PVC_PROTECTION);
   }
 

@@ -3,16 +3,17 @@
 // CA and the namespace in its data; a token secret whose service account is gone is deleted.
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import type { TokenIssuer } from '../auth/tokens.js';
-import { type JsonObject, decodeJson, isObject } from '../json.js';
+import { type JsonObject, isObject } from '../json.js';
 
 const TOKEN_TYPE = 'kubernetes.io/service-account-token';
 const SA_NAME = 'kubernetes.io/service-account.name';
 const SA_UID = 'kubernetes.io/service-account.uid';
 
 export class TokenController {
-  private readonly watchers: { stop(): void }[] = [];
+  private readonly subscriptions: Subscription[] = [];
   private stopped = false;
 
   constructor(private readonly registry: Registry, private readonly issuer: TokenIssuer, private readonly caCert: string) {}
@@ -20,18 +21,17 @@ export class TokenController {
   async start(): Promise<void> {
     const secrets = this.registry.definitions.lookup('', 'v1', 'secrets')!;
     const serviceAccounts = this.registry.definitions.lookup('', 'v1', 'serviceaccounts')!;
-    this.watchers.push(await this.registry.follow(secrets, (secret, deleted) => {
-      if (!deleted) this.run(() => this.syncSecret(secret));
-    }));
+    const syncSecret = (secret: ObjectVersion) => this.run(() => this.syncSecret(secret.object));
+    this.subscriptions.push((await this.registry.informer(secrets)).subscribe({ added: syncSecret, updated: syncSecret }));
     // A deleted service account takes its token secrets along.
-    this.watchers.push(await this.registry.follow(serviceAccounts, (sa, deleted) => {
-      if (deleted) this.run(() => this.removeTokensOf(sa));
-    }, false));
+    this.subscriptions.push((await this.registry.informer(serviceAccounts)).subscribe({
+      deleted: (sa) => this.run(() => this.removeTokensOf(sa.object)),
+    }, { replay: false }));
   }
 
   stop(): void {
     this.stopped = true;
-    for (const w of this.watchers) w.stop();
+    for (const s of this.subscriptions) s.stop();
   }
 
   private run(work: () => Promise<void>): void {
@@ -75,9 +75,7 @@ export class TokenController {
   private async removeTokensOf(sa: JsonObject): Promise<void> {
     const meta = metadataOf(sa);
     const secrets = this.registry.definitions.lookup('', 'v1', 'secrets')!;
-    const list = await this.registry.list(secrets, String(meta['namespace']));
-    for (const bytes of list.items) {
-      const secret = decodeJson(bytes);
+    for (const secret of (await this.registry.informer(secrets)).list(String(meta['namespace']))) {
       const annotations = metadataOf(secret)['annotations'];
       if (secret['type'] === TOKEN_TYPE && isObject(annotations) && annotations[SA_NAME] === meta['name']) await this.syncSecret(secret);
     }

@@ -15,6 +15,8 @@ import {
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import type { Claim } from './strategies.js';
 import { inVersion, type DefinitionChange, type PartUpdate, type ResourceDefinitions, type ResourceInfo } from './definitions.js';
+import { Informer } from './informers.js';
+import { watchCache, type Watch, type WatchRequest, type WatchSink } from './watch.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
@@ -139,6 +141,8 @@ export class Registry {
   private readonly cachers = new Map<string, Promise<Cacher>>();
   /** What resources need from above the registry (see provide); shared with every view of it. */
   readonly services: RegistryServices = {};
+  /** The informers handed out, by storage prefix (kept while the registry lives: they follow the definitions). */
+  private readonly informers = new Map<string, Informer>();
   /** The admission of writes that bring none (see withAdmission); none on the server's own registry. */
   private readonly defaultAdmission?: AdmissionFor;
 
@@ -161,11 +165,15 @@ export class Registry {
       else unregisterSchema(gvk);
     }
     const prefix = resourcePrefix(definition);
+    const informer = this.informers.get(prefix);
     if (type === 'removed') {
+      informer?.stop();
       const cacher = this.cachers.get(prefix);
       this.cachers.delete(prefix);
       // Its watches end: clients see the stream close, as when the reference drops a resource.
       void cacher?.then((c) => c.stop(), () => undefined);
+    } else if (informer) {
+      informer.start(this.cacher(definition));
     } else if (this.cachesStarted) {
       this.cacher(definition).catch((err: unknown) => console.error(`starting the watch cache of ${prefix}:`, err));
     }
@@ -196,7 +204,7 @@ export class Registry {
   // ---- reads ----
 
   /** The watch cache of a resource (one per storage prefix, shared by its versions), started on first use. */
-  cacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Cacher> {
+  private cacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Cacher> {
     const prefix = resourcePrefix(info);
     let c = this.cachers.get(prefix);
     if (!c) {
@@ -207,15 +215,30 @@ export class Registry {
   }
 
   /**
-   * Follows a resource as controllers do: `listener` gets each object there now (unless
-   * `existing` is false), then every change from that same revision on (`deleted` for deletions,
-   * with the object as it was).
+   * The informer of a resource (any of its versions: objects are in the storage version), shared by
+   * every caller; resolves once it holds the resource's current objects (at once when not served).
    */
-  async follow(info: ResourceInfo, listener: (obj: JsonObject, deleted: boolean) => void, existing = true): Promise<{ stop(): void }> {
-    const cacher = await this.cacher(this.storageInfo(info));
-    const listed = cacher.list({ prefix: cacher.prefix });
-    if (existing) for (const value of listed.items) listener(decodeJson(value), false);
-    return cacher.watch(listed.revision, (e) => listener(decodeJson(e.value), e.type === 'delete'));
+  async informer(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Informer> {
+    const prefix = resourcePrefix(info);
+    let informer = this.informers.get(prefix);
+    if (!informer) {
+      informer = new Informer(prefix);
+      this.informers.set(prefix, informer);
+      if (this.definitions.definition(info.group, info.resource)) informer.start(this.cacher(info));
+    }
+    await informer.ready();
+    return informer;
+  }
+
+  /**
+   * Watches a collection (one namespace's, when given) as the watch endpoint serves it: events in
+   * `info`'s version, from the resourceVersion the request names (see watch.ts). Events may reach
+   * the sink before the returned promise settles.
+   */
+  async watch(info: ResourceInfo, namespace: string | undefined, request: WatchRequest, sink: WatchSink): Promise<Watch> {
+    const cacher = await this.cacher(info);
+    const served = this.storageInfo(info).version === info.version ? undefined : (value: Buffer) => this.served(info, value);
+    return watchCache(cacher, collectionPrefix(info, namespace), request, served, sink);
   }
 
   /** Starts the watch cache of every served resource (at server start, so no revision is missed). */
@@ -246,18 +269,14 @@ export class Registry {
     return stored ? this.toVersion(info, decodeJson(stored.value)) : undefined;
   }
 
-  /** Stored bytes as an endpoint of another version serves them. */
-  servedBytes(info: ResourceInfo, value: Buffer): Buffer {
-    return this.served(info, value);
-  }
-
   /** Bytes of a stored object as the requested version serves them (the stored bytes when it is the storage version). */
   private served(info: ResourceInfo, value: Buffer): Buffer {
     if (this.storageInfo(info).version === info.version) return value;
     return encodeJson(this.toVersion(info, decodeJson(value)));
   }
 
-  private toVersion(info: ResourceInfo, obj: JsonObject): JsonObject {
+  /** An object (as stored, or as an informer holds it) in `info`'s version; the same object when already there. */
+  toVersion(info: ResourceInfo, obj: JsonObject): JsonObject {
     return inVersion(info, obj, String(obj['apiVersion'] ?? '').split('/').pop()!);
   }
 

@@ -12,10 +12,9 @@ import type { Authorizer, RequestCredentials } from '../auth/types.js';
 import type { UserInfo } from '../api/user.js';
 import { LOOPBACK_ADMIN, type SecurityContext } from '../endpoints/resources.js';
 import type { RegistryServices } from '../registry/services.js';
+import type { Informer } from '../registry/informers.js';
 import type { Registry } from '../registry/store.js';
-import type { Cacher } from '../storage/cacher.js';
 import type { ServingMaterial } from './certs.js';
-import { decodeJson } from '../json.js';
 
 export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
 
@@ -37,15 +36,16 @@ export interface Security {
   credentials(req: IncomingMessage): RequestCredentials;
 }
 
-/** RBAC objects straight from the watch caches; the version moves whenever any of them changes. */
-function rbacSource(caches: { clusterRoles: Cacher; roles: Cacher; clusterRoleBindings: Cacher; roleBindings: Cacher }): RbacSource {
-  const all = <T>(c: Cacher) => c.list({ prefix: c.prefix }).items.map((b) => decodeJson(b) as unknown as T);
+/** RBAC objects straight from the informers; the version moves whenever any of them changes. */
+function rbacSource(informers: { clusterRoles: Informer; roles: Informer; clusterRoleBindings: Informer; roleBindings: Informer }): RbacSource {
+  const all = <T>(informer: Informer) => informer.list() as unknown as T[];
+  const { clusterRoles, roles, clusterRoleBindings, roleBindings } = informers;
   return {
-    version: () => caches.clusterRoles.lastChangeRevision() + caches.roles.lastChangeRevision() * 3 + caches.clusterRoleBindings.lastChangeRevision() * 7 + caches.roleBindings.lastChangeRevision() * 13,
-    clusterRoles: () => all<Role>(caches.clusterRoles),
-    roles: () => all<Role>(caches.roles),
-    clusterRoleBindings: () => all<RoleBinding>(caches.clusterRoleBindings),
-    roleBindings: () => all<RoleBinding>(caches.roleBindings),
+    version: () => clusterRoles.changeNumber() + roles.changeNumber() * 3 + clusterRoleBindings.changeNumber() * 7 + roleBindings.changeNumber() * 13,
+    clusterRoles: () => all<Role>(clusterRoles),
+    roles: () => all<Role>(roles),
+    clusterRoleBindings: () => all<RoleBinding>(clusterRoleBindings),
+    roleBindings: () => all<RoleBinding>(roleBindings),
   };
 }
 
@@ -99,13 +99,13 @@ function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
 
 export async function buildSecurity(registry: Registry, options: SecurityOptions): Promise<{ security: Security; rbac?: RbacAuthorizer; issuer?: TokenIssuer }> {
   const catalog = registry.definitions;
-  const cacherOf = (group: string, resource: string) => registry.cacher(catalog.lookup(group, 'v1', resource)!);
+  const informerOf = (group: string, resource: string) => registry.informer(catalog.lookup(group, 'v1', resource)!);
   const issuer = options.material ? new TokenIssuer(options.material.serviceAccountKey, options.material.serviceAccountPublicKey, API_AUDIENCE) : undefined;
   const serviceAccounts = catalog.lookup('', 'v1', 'serviceaccounts')!;
-  const saCache = await registry.cacher(serviceAccounts);
+  const accounts = await registry.informer(serviceAccounts);
   const exists = (ref: { namespace: string; name: string; uid: string }): boolean => {
-    const sa = saCache.get(registry.keyOf(serviceAccounts, ref.namespace, ref.name));
-    return sa !== undefined && (decodeJson(sa)['metadata'] as { uid?: string }).uid === ref.uid;
+    const sa = accounts.get(ref.namespace, ref.name);
+    return sa !== undefined && (sa['metadata'] as { uid?: string }).uid === ref.uid;
   };
   const authenticate = authenticator({
     tokens: options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : undefined,
@@ -119,8 +119,8 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
   if (options.authorizationMode === 'RBAC') {
     const g = 'rbac.authorization.k8s.io';
     rbac = new RbacAuthorizer(rbacSource({
-      clusterRoles: await cacherOf(g, 'clusterroles'), roles: await cacherOf(g, 'roles'),
-      clusterRoleBindings: await cacherOf(g, 'clusterrolebindings'), roleBindings: await cacherOf(g, 'rolebindings'),
+      clusterRoles: await informerOf(g, 'clusterroles'), roles: await informerOf(g, 'roles'),
+      clusterRoleBindings: await informerOf(g, 'clusterrolebindings'), roleBindings: await informerOf(g, 'rolebindings'),
     }));
     authorizer = rbac;
   }

@@ -48,6 +48,13 @@ export interface CacheListResult {
 
 export type CacheListener = (event: CacheEvent) => void;
 
+/** The current objects under a prefix at one revision: parallel arrays, in key order. */
+export interface CacheSnapshot {
+  keys: string[];
+  values: Buffer[];
+  revision: number;
+}
+
 export interface CacherOptions {
   /** How long changes are kept for watches and exact lists (ms). */
   windowMs: number;
@@ -159,6 +166,34 @@ export class Cacher {
   oldestRevision(): number {
     this.evict();
     return this.oldest;
+  }
+
+  /**
+   * The revision this cache's state is exactly at, now: the newest change it has applied (or the
+   * oldest it retains, when later). Unlike revision(), it never runs ahead of a committed change
+   * whose event is still on its way, so a watch from it misses nothing and repeats nothing.
+   */
+  appliedRevision(): number {
+    return Math.max(this.lastChange, this.oldestRevision());
+  }
+
+  /**
+   * The current objects under `prefix`, keys and values in key order, and the revision they are
+   * the state at (appliedRevision): a snapshot and a watch from its revision, taken together,
+   * give every object exactly once.
+   */
+  snapshot(prefix: string): CacheSnapshot {
+    const keys: string[] = [];
+    const values: Buffer[] = [];
+    for (let i = this.lowerBound(prefix); i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      if (!key.startsWith(prefix)) break;
+      const value = this.latest(key)?.value;
+      if (!value) continue;
+      keys.push(key);
+      values.push(value);
+    }
+    return { keys, values, revision: this.appliedRevision() };
   }
 
   get(key: string): Buffer | undefined {

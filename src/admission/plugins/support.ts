@@ -4,7 +4,7 @@ import { StatusError } from '../../errors.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes } from '../types.js';
-import { type JsonObject, decodeJson, isObject } from '../../json.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 export type { JsonObject };
 
@@ -77,12 +77,11 @@ export async function readObject(registry: Registry, group: string, resource: st
   return info ? registry.getObject(info, namespace, name) : undefined;
 }
 
-/** Every object of a resource (in one namespace, or all), from the watch cache (current with every completed write). */
+/** Every object of a resource (in one namespace, or all), in its preferred version, from its informer (current with every completed write). */
 export async function listObjects(registry: Registry, group: string, resource: string, namespace?: string): Promise<JsonObject[]> {
   const info = registry.definitions.versionsOf(group, resource)[0];
   if (!info) return [];
-  const list = await registry.list(info, info.namespaced ? namespace : undefined);
-  return list.items.map(decodeJson);
+  return (await registry.informer(info)).list(info.namespaced ? namespace : undefined).map((obj) => registry.toVersion(info, obj));
 }
 
 /**

@@ -11,7 +11,7 @@ import { admissionNamespace } from './review.js';
 import { matchRules, type Invocation, type RuleTarget } from './rules.js';
 import type { Labels, LabelMatcher } from './selector.js';
 import type { ReviewObjects } from './versioned.js';
-import { type JsonObject, decodeJson, isObject } from '../../json.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 function labelsOf(obj: JsonObject | undefined): Labels {
   if (!obj) return undefined;
@@ -65,9 +65,8 @@ export class Selection {
   private async lookUpNamespace(name: string): Promise<Labels> {
     const info = this.registry.definitions.lookup('', 'v1', 'namespaces');
     if (!info) return undefined;
-    const cached = (await this.registry.cacher(info)).get(this.registry.keyOf(info, undefined, name));
-    // The cache may lag a namespace just created: storage decides before it counts as missing.
-    const ns = cached ? decodeJson(cached) : await this.registry.getObject(info, undefined, name);
+    // The informer may lag a namespace just created: storage decides before it counts as missing.
+    const ns = (await this.registry.informer(info)).get(undefined, name) ?? await this.registry.getObject(info, undefined, name);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, name);
     return labelsOf(ns);
   }

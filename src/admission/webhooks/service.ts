@@ -1,11 +1,9 @@
 // A webhook's service reference resolved to an address: the service's port (by number) and, through
 // its Endpoints (or, failing those, its EndpointSlices), a ready address serving that port's name.
 // There is no cluster network, so the service's own IP is never dialled.
-import type { ResourceInfo } from '../../registry/definitions.js';
-import { collectionPrefix } from '../../registry/keys.js';
 import type { Registry } from '../../registry/store.js';
 import type { ServiceReference } from './config.js';
-import { type JsonObject, decodeJson, isObject } from '../../json.js';
+import { type JsonObject, isObject } from '../../json.js';
 
 export interface Address {
   host: string;
@@ -29,10 +27,8 @@ function pick<T>(items: T[]): T {
 async function getObject(registry: Registry, group: string, version: string, resource: string, namespace: string, name: string): Promise<JsonObject | undefined> {
   const info = registry.definitions.lookup(group, version, resource);
   if (!info) return undefined;
-  const cached = (await registry.cacher(info)).get(registry.keyOf(info, namespace, name));
-  if (cached) return decodeJson(cached);
-  // The cache may lag a write just made.
-  return registry.getObject(info, namespace, name);
+  // The informer may lag a write just made.
+  return (await registry.informer(info)).get(namespace, name) ?? registry.getObject(info, namespace, name);
 }
 
 export async function resolveService(registry: Registry, ref: ServiceReference): Promise<Address> {
@@ -63,15 +59,10 @@ export async function resolveService(registry: Registry, ref: ServiceReference):
   return address;
 }
 
-function sliceInfo(registry: Registry): ResourceInfo | undefined {
-  return registry.definitions.versionsOf('discovery.k8s.io', 'endpointslices')[0];
-}
-
 async function slicesOf(registry: Registry, ref: ServiceReference): Promise<JsonObject[]> {
-  const info = sliceInfo(registry);
+  const info = registry.definitions.versionsOf('discovery.k8s.io', 'endpointslices')[0];
   if (!info) return [];
-  const cacher = await registry.cacher(registry.storageInfo(info));
-  return cacher.list({ prefix: collectionPrefix(info, ref.namespace) }).items.map(decodeJson).filter((s) => {
+  return (await registry.informer(info)).list(ref.namespace).filter((s) => {
     const labels = isObject(s['metadata']) && isObject(s['metadata']['labels']) ? s['metadata']['labels'] : {};
     return labels[SERVICE_NAME_LABEL] === ref.name;
   });

@@ -1,11 +1,10 @@
-// The webhooks in force, read from the watch cache of the configurations: rebuilt only when a
+// The webhooks in force, read from the informer of the configurations: rebuilt only when a
 // configuration changed (one number compared per request), so writes pay nothing when none exist.
 import type { ResourceInfo } from '../../registry/definitions.js';
+import type { Informer } from '../../registry/informers.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
-import type { Cacher } from '../../storage/cacher.js';
 import { webhooksOf, type Webhook } from './config.js';
-import { decodeJson } from '../../json.js';
 
 export type WebhookKind = 'mutating' | 'validating';
 
@@ -16,31 +15,31 @@ const RESOURCES: Record<WebhookKind, string> = {
 };
 
 export class WebhookSource {
-  private cacher?: Cacher;
-  private starting?: Promise<Cacher | undefined>;
-  private seenRevision = -1;
+  private informer?: Informer;
+  private starting?: Promise<Informer | undefined>;
+  private seenChange = -1;
   private current: readonly Webhook[] = [];
 
   constructor(private readonly registry: Registry, private readonly kind: WebhookKind) {}
 
   /** Every webhook of this kind: configurations sorted by name, webhooks in their order. */
   async hooks(): Promise<readonly Webhook[]> {
-    const cacher = this.cacher ?? (await this.start());
-    if (!cacher) return this.current;
-    const revision = cacher.lastChangeRevision();
-    if (revision !== this.seenRevision) {
-      this.seenRevision = revision;
-      this.current = this.load(cacher);
+    const informer = this.informer ?? (await this.start());
+    if (!informer) return this.current;
+    const change = informer.changeNumber();
+    if (change !== this.seenChange) {
+      this.seenChange = change;
+      this.current = this.load(informer);
     }
     return this.current;
   }
 
-  private start(): Promise<Cacher | undefined> {
+  private start(): Promise<Informer | undefined> {
     this.starting ??= (async () => {
       const info = this.info();
       if (!info) return undefined;
-      this.cacher = await this.registry.cacher(this.registry.storageInfo(info));
-      return this.cacher;
+      this.informer = await this.registry.informer(info);
+      return this.informer;
     })();
     return this.starting;
   }
@@ -50,8 +49,8 @@ export class WebhookSource {
     return this.registry.definitions.versionsOf(GROUP, resource)[0];
   }
 
-  private load(cacher: Cacher): Webhook[] {
-    const configurations = cacher.list({ prefix: cacher.prefix }).items.map(decodeJson);
+  private load(informer: Informer): Webhook[] {
+    const configurations = informer.list();
     configurations.sort((a, b) => {
       const x = String(metadataOf(a)['name'] ?? '');
       const y = String(metadataOf(b)['name'] ?? '');
