@@ -36,6 +36,7 @@ import { PostStartHooks, type HookContext } from './hooks.js';
 import { withDefaults, type Options } from './options.js';
 import { POST_START_HOOKS } from './post-start-hooks.js';
 import { router } from './routes.js';
+import { openApiInfoVersion } from './version.js';
 import { buildSecurity } from './security.js';
 
 export type { Options } from './options.js';
@@ -108,7 +109,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const routes = router({
     definitions,
     health,
-    openapi: new OpenApi(definitions, defaultEnabled),
+    openapi: new OpenApi(definitions, defaultEnabled, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
     resources: new ResourceHandler(registry, security.context, admission),
   });
