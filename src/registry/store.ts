@@ -8,7 +8,7 @@ import {
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher } from '../storage/cacher.js';
-import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
+import { collectionPrefix, objectKey, referenceStorageKey, resourcePrefix } from './keys.js';
 import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
 } from './readoptions.js';
@@ -433,12 +433,15 @@ export class Registry {
     mutate: (current: JsonObject) => { obj: JsonObject; pinnedVersion?: string } | Promise<{ obj: JsonObject; pinnedVersion?: string }>,
     subresource: string | undefined,
     ctx: WriteContext,
+    uidPrecondition?: string,
   ): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
     const admission = this.admissionOf('UPDATE', info, namespace, name, ctx, ctx.options && writeOptionsObject(ctx.options), subresource);
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(key);
+      // Checked first, as the reference's storage does: a missing object has the empty uid.
+      if (uidPrecondition !== undefined) checkUidPrecondition(info, namespace, name, uidPrecondition, current, ctx.dryRun ?? false);
       if (!current) throw notFound(qr(info), name);
       const currentObj = this.toVersion(info, decodeJson(current.value));
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
@@ -537,8 +540,10 @@ export class Registry {
     meta['name'] = name;
     this.checkNamespace(info, namespace, meta);
     const pinned = stringField(meta, 'resourceVersion') || undefined;
+    // A uid in the body is a precondition on the stored object (the reference's PUT).
+    const uid = stringField(meta, 'uid') || undefined;
     try {
-      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource, ctx);
+      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource, ctx, uid);
     } catch (err) {
       if (err instanceof StatusError && err.code === 404 && !subresource && info.definition.hooks.allowCreateOnUpdate && !pinned) {
         return this.create(info, namespace, body, ctx);
@@ -600,15 +605,18 @@ export class Registry {
     return encodeJson(toScale(obj, info.resource));
   }
 
-  /** PUT or PATCH of the scale subresource: `change` turns the current Scale into the desired one. */
-  async updateScale(info: ResourceInfo, namespace: string | undefined, name: string, change: (scale: JsonObject) => unknown, ctx: WriteContext): Promise<WriteResult> {
+  /**
+   * PUT or PATCH of the scale subresource: `change` turns the current Scale into the desired one.
+   * `uidPrecondition`: the uid a PUT's Scale carries, which the stored object must have.
+   */
+  async updateScale(info: ResourceInfo, namespace: string | undefined, name: string, change: (scale: JsonObject) => unknown, ctx: WriteContext, uidPrecondition?: string): Promise<WriteResult> {
     const result = await this.guaranteedUpdate(info, namespace, name, (current) => {
       const currentVersion = stringField(metadataOf(current), 'resourceVersion');
       const next = applyScale(current, change(toScale(current, info.resource)));
       const pinned = stringField(metadataOf(next), 'resourceVersion');
       metadataOf(next)['resourceVersion'] = currentVersion;
       return { obj: next, pinnedVersion: pinned !== currentVersion ? pinned : undefined };
-    }, 'scale', ctx);
+    }, 'scale', ctx, uidPrecondition);
     return { status: result.status, body: encodeJson(toScale(decodeJson(result.body), info.resource)) };
   }
 
@@ -786,6 +794,17 @@ function checkPreconditions(info: ResourceInfo, name: string, meta: JsonObject, 
   if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
     throw new StatusError(409, 'Conflict', `${prefix}the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta['resourceVersion'])}). The object might have been modified`, details);
   }
+}
+
+/**
+ * 409 when the stored object (absent: uid "") is not the one a write names by uid, in the
+ * reference's words: its storage's invalid-object error, wrapped as a conflict.
+ */
+function checkUidPrecondition(info: ResourceInfo, namespace: string | undefined, name: string, uid: string, current: Stored | undefined, dryRun: boolean): void {
+  const stored = current ? String(metadataOf(decodeJson(current.value))['uid'] ?? '') : '';
+  if (stored === uid) return;
+  const key = referenceStorageKey(info, namespace, name, dryRun);
+  throw conflict(qr(info), name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored}`);
 }
 
 function successStatus(info: ResourceInfo, name: string, uid: string): JsonObject {

@@ -46,7 +46,8 @@ describe('registry object semantics', () => {
     assert.equal(labeled.json.metadata.generation, 1);
     const scaled = await call(server.url, 'PATCH', `${DEPLOY}/gen`, { body: { spec: { replicas: 3 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
     assert.equal(scaled.json.metadata.generation, 2);
-    const replaced = await call(server.url, 'PUT', `${DEPLOY}/gen`, { body: { ...deployment('gen', 4), metadata: { name: 'gen', uid: 'ignored', creationTimestamp: '2000-01-01T00:00:00Z' } } });
+    // (A uid in the body is a precondition, not ignored: see update-uid-mismatch in endpoints/errors.test.ts.)
+    const replaced = await call(server.url, 'PUT', `${DEPLOY}/gen`, { body: { ...deployment('gen', 4), metadata: { name: 'gen', creationTimestamp: '2000-01-01T00:00:00Z' } } });
     assert.equal(replaced.status, 200);
     assert.equal(replaced.json.metadata.uid, created.json.metadata.uid);
     assert.equal(replaced.json.metadata.creationTimestamp, created.json.metadata.creationTimestamp);
