@@ -61,6 +61,28 @@ describe('registry object semantics', () => {
     assert.equal(again.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
   });
 
+  it('managedFields set to [] by a merge patch or a PUT are stripped, and later updates are not tracked', async () => {
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    for (const [name, reset] of [['reset-by-patch', 'patch'], ['reset-by-put', 'put']] as const) {
+      const created = await call(server.url, 'POST', CM, { body: { metadata: { name }, data: { a: '1' } } });
+      assert.equal(created.json.metadata.managedFields.length, 1);
+      const cleared = reset === 'patch'
+        ? await call(server.url, 'PATCH', `${CM}/${name}`, { headers: merge, body: { metadata: { managedFields: [] }, data: { b: '2' } } })
+        : await call(server.url, 'PUT', `${CM}/${name}`, { body: { ...created.json, metadata: { ...created.json.metadata, managedFields: [] }, data: { a: '1', b: '2' } } });
+      assert.equal(cleared.status, 200);
+      assert.equal(cleared.json.metadata.managedFields, undefined);
+      assert.deepEqual(cleared.json.data, { a: '1', b: '2' });
+      const labeled = await call(server.url, 'PATCH', `${CM}/${name}`, { headers: merge, body: { metadata: { labels: { x: 'y' } } } });
+      assert.equal(labeled.json.metadata.managedFields, undefined);
+      const got = await call(server.url, 'GET', `${CM}/${name}`);
+      assert.equal(got.json.metadata.managedFields, undefined);
+    }
+    // Leaving managedFields out (or null) keeps them.
+    const kept = await call(server.url, 'POST', CM, { body: { metadata: { name: 'kept-fields' }, data: { a: '1' } } });
+    const patched = await call(server.url, 'PATCH', `${CM}/kept-fields`, { headers: merge, body: { metadata: { managedFields: null }, data: { b: '2' } } });
+    assert.deepEqual(patched.json.metadata.managedFields.map((e: { manager: string }) => e.manager), [kept.json.metadata.managedFields[0].manager]);
+  });
+
   it('ignores status on the main resource and changes only status through /status', async () => {
     await call(server.url, 'POST', DEPLOY, { body: deployment('st') });
     const main = await call(server.url, 'PATCH', `${DEPLOY}/st`, { body: { status: { replicas: 9 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
