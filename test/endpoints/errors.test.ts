@@ -126,6 +126,22 @@ describe('errors as the reference answers them', () => {
     assert.equal((await put(`${base}/scale`, { ...scale, spec: { replicas: 2 } })).status, 200);
   });
 
+  it('force on a patch that is not an apply: 422 naming PatchOptions; nothing changes', async () => {
+    for (const type of ['application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json']) {
+      const body = type === 'application/json-patch+json' ? [{ op: 'replace', path: '/data/key', value: 'forced' }] : { data: { key: 'forced' } };
+      const reply = await call(server.url, 'PATCH', `${NS}/configmaps/existing?force=true`, { headers: { 'Content-Type': type }, body });
+      assert.equal(reply.status, 422, type);
+      assert.deepEqual(reply.json, {
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        message: 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+        reason: 'Invalid',
+        details: { group: 'meta.k8s.io', kind: 'PatchOptions', causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' }] },
+        code: 422,
+      });
+    }
+    assert.equal((await call(server.url, 'GET', `${NS}/configmaps/existing`)).json.data.key, 'value');
+  });
+
   it('create-body-over-3mib: 413 and nothing stored', async () => {
     const f = fixture('errors/create-body-over-3mib');
     const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'huge' }, data: { big: 'x'.repeat(3 * 1024 * 1024) } });
