@@ -269,8 +269,9 @@ function gvString(apiVersion: string): string {
   return apiVersion;
 }
 
+/** Go's GroupVersionKind.String(): the group is always written, so the core group's is "/v1, Kind=…". */
 function gvkString(gvk: GroupVersionKind): string {
-  return `${apiVersionOf(gvk)}, Kind=${gvk.kind}`;
+  return `${gvk.group}/${gvk.version}, Kind=${gvk.kind}`;
 }
 
 function describeManager(m: Manager): string {
