@@ -16,7 +16,7 @@ import { canonical, encodeKept, metadataOf, specOf, stringField } from './object
 import type { Claim } from './strategies.js';
 import { inVersion, type DefinitionChange, type PartUpdate, type ResourceDefinitions, type ResourceInfo } from './definitions.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
-import { applyScale, toScale } from './scale.js';
+import { applyScale, scaleNotFoundResource, toScale } from './scale.js';
 import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 import type { Operation } from '../api/operation.js';
 import {
@@ -601,7 +601,7 @@ export class Registry {
   /** GET of the scale subresource. */
   async getScale(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
     const obj = await this.getObject(info, namespace, name);
-    if (!obj) throw notFound(qr(info), name);
+    if (!obj) throw notFound(scaleNotFoundResource(info), name);
     return encodeJson(toScale(obj, info.resource));
   }
 
