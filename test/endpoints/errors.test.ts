@@ -158,6 +158,26 @@ describe('errors as the reference answers them', () => {
     assert.deepEqual(withoutManagedFields(placeholders(reply.json)), withoutManagedFields(f.response.body));
   });
 
+  it('an integer query parameter that is no integer: 400 BadRequest with strconv\'s message; nothing changes', async () => {
+    const badRequest = (message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+    const cases: Array<[string, string, string]> = [
+      ['GET', `${NS}/configmaps?limit=abc`, 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['GET', `${NS}/configmaps?limit=`, 'strconv.ParseInt: parsing "": invalid syntax'],
+      ['GET', `${NS}/configmaps?watch=true&timeoutSeconds=1s`, 'strconv.ParseInt: parsing "1s": invalid syntax'],
+      ['GET', `/api/v1/configmaps?timeoutSeconds=x&limit=y`, 'strconv.ParseInt: parsing "x": invalid syntax'],
+      ['DELETE', `${NS}/configmaps/existing?gracePeriodSeconds=soon`, 'strconv.ParseInt: parsing "soon": invalid syntax'],
+      ['DELETE', `${NS}/configmaps?limit=99999999999999999999`, 'strconv.ParseInt: parsing "99999999999999999999": value out of range'],
+      ['GET', `${NS}/pods/no-such-pod/log?tailLines=ten`, 'strconv.ParseInt: parsing "ten": invalid syntax'],
+      ['GET', `${NS}/pods/no-such-pod/portforward?ports=http`, 'cannot convert to []int32: strconv.ParseUint: parsing "http": invalid syntax'],
+    ];
+    for (const [method, path, message] of cases) {
+      const reply = await call(server.url, method, path);
+      assert.equal(reply.status, 400, `${method} ${path}: ${reply.text}`);
+      assert.deepEqual(reply.json, badRequest(message), `${method} ${path}`);
+    }
+    assert.equal((await call(server.url, 'GET', `${NS}/configmaps/existing`)).status, 200);
+  });
+
   it('list-invalid-limit: limit=-1 lists everything', async () => {
     const reply = await call(server.url, 'GET', `${NS}/configmaps?limit=-1`);
     assert.equal(reply.status, 200);
