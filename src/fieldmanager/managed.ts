@@ -30,6 +30,11 @@ export interface UpdateOptions {
    * schema has a `status` field.
    */
   statusIsSubresource?: boolean;
+  /**
+   * The fields this write resets, owned by no writer (the reference's reset fields of the
+   * endpoint's strategy), as paths of field names; replaces the status/spec rule above.
+   */
+  resetFields?: ReadonlyArray<readonly string[]>;
 }
 
 export interface ApplyOptions extends UpdateOptions {
@@ -171,6 +176,7 @@ const STRIPPED = PathSet.fromPaths([
 ]);
 
 function ignoredFor(schema: SchemaNode, options: UpdateOptions): PathSet {
+  if (options.resetFields) return PathSet.fromPaths(options.resetFields.map((path) => path.map(fieldPE)));
   const hasStatus = schema.field('status') !== undefined && schema.kind === 'struct';
   const statusSub = options.statusIsSubresource ?? hasStatus;
   const s = new PathSet();

@@ -30,6 +30,12 @@ function gvkOf(info: ResourceInfo): GroupVersionKind {
   return { group: info.group, version: info.version, kind: info.kind };
 }
 
+/** The field manager's option for the fields the resource's strategy resets on this endpoint, if it says. */
+function resetFieldsOf(info: ResourceInfo, subresource?: string): { resetFields?: ReadonlyArray<readonly string[]> } {
+  const fields = info.definition.hooks.resetFields?.(subresource);
+  return fields ? { resetFields: fields } : {};
+}
+
 export interface WriteResult {
   /** HTTP status: 201 for creates, 200 otherwise. */
   status: number;
@@ -370,7 +376,7 @@ export class Registry {
       strategy.normalize?.(obj);
       // Ownership is recorded on what the writer sent (after decoding and defaults), before the
       // server's own preparation, as the reference records it.
-      if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
+      if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now(), ...resetFieldsOf(info) });
       // Mutating admission sees the object as sent: the request's name ("" for generateName), no
       // uid, no server times (the reference's BeforeCreate sets them after it).
       await admission?.mutate(obj, undefined);
@@ -490,7 +496,7 @@ export class Registry {
       if (subresource !== 'binding') this.applyDefaults(info, desired);
       next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
-      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
+      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource) });
       await admission?.mutate(next, current);
       const errors = hooks.validateUpdate?.(next, current, info.version, subresource) ?? [];
       if (errors.length) throw invalid(info.kind, info.group, name, errors);
@@ -511,7 +517,7 @@ export class Registry {
       }
       hooks.normalize?.(next);
       // A scale write records its own entry (the reference gives it no time).
-      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, subresource ? { subresource } : { now: now() });
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource) });
       await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
       const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
@@ -585,7 +591,7 @@ export class Registry {
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options, admission: options.admission };
-    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now() });
+    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now(), ...resetFieldsOf(info, subresource) });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
     } catch (err) {
