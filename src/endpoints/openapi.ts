@@ -21,6 +21,17 @@ function v3Served(path: string, enabled: GroupVersionFilter): boolean {
   return !m || enabled(m[1]!, m[2]!);
 }
 
+/** A vendored v3 document with the server's version in place of the `info.version` it was generated with. */
+function withInfoVersion(bytes: Buffer, version: string): Buffer {
+  const text = bytes.toString('utf8');
+  const at = text.lastIndexOf(UNVERSIONED);
+  if (at < 0) return bytes;
+  return Buffer.from(text.slice(0, at) + `"version": ${JSON.stringify(version)}` + text.slice(at + UNVERSIONED.length));
+}
+
+/** How the vendored v3 documents write their `info.version` (once per document, in `info`). */
+const UNVERSIONED = '"version": "unversioned"';
+
 /** A definition's schema, closed over its references, with the v3 document's reference prefix. */
 function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
   const all = swaggerDocument().definitions;
@@ -48,7 +59,11 @@ export class OpenApi {
   private generated = new Map<string, OpenApiDocumentBytes>();
   private builtAt = -1;
 
-  constructor(private readonly definitions: ResourceDefinitions, private readonly enabled: GroupVersionFilter) {
+  /**
+   * `infoVersion` is what the documents' `info.version` says: the server's version (the reference
+   * takes /version's gitVersion up to its first `-`).
+   */
+  constructor(private readonly definitions: ResourceDefinitions, private readonly enabled: GroupVersionFilter, private readonly infoVersion: string) {
     for (const [path, file] of openApiV3Paths()) if (v3Served(path, enabled)) this.v3.set(path, { file });
   }
 
@@ -87,7 +102,8 @@ export class OpenApi {
       const added = openApiV2Additions(runtime);
       Object.assign(paths, added.paths);
       const definitions = runtime.length ? { ...doc.definitions, ...added.definitions } : doc.definitions;
-      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, definitions, paths })));
+      const info = { ...doc.info, version: this.infoVersion };
+      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, info, definitions, paths })));
     }
     return this.v2;
   }
@@ -95,7 +111,7 @@ export class OpenApi {
   private v3Entry(path: string): OpenApiDocumentBytes | undefined {
     const entry = this.v3.get(path);
     if (entry) {
-      entry.doc ??= withEtag(openApiV3Bytes(entry.file));
+      entry.doc ??= withEtag(withInfoVersion(openApiV3Bytes(entry.file), this.infoVersion));
       return entry.doc;
     }
     const runtime = this.runtime();

@@ -7,6 +7,7 @@ import type {
 } from '../api/options.js';
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
 import { decodePatch } from '../encoding/decode.js';
+import { parseGoInt } from '../encoding/go-scalars.js';
 import {
   badRequest, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, isGoPrintable, type FieldError,
 } from '../errors.js';
@@ -24,6 +25,18 @@ const MAX_FIELD_MANAGER_BYTES = 128;
 function flag(query: URLSearchParams, name: string): boolean {
   const v = query.get(name);
   return v === 'true' || v === '1';
+}
+
+/**
+ * An integer query parameter as the reference converts it (strconv.ParseInt, base 10, 64 bits):
+ * absent → undefined; present and not an integer (the empty value included) → 400 with Go's message.
+ */
+export function int64Parameter(query: URLSearchParams, name: string): number | undefined {
+  const text = query.get(name);
+  if (text === null) return undefined;
+  const parsed = parseGoInt(text, 64, true);
+  if ('error' in parsed) throw badRequest(parsed.error);
+  return parsed.value;
 }
 
 function refuse(kind: string, errors: FieldError[]): void {
@@ -117,8 +130,8 @@ export function decodeDeleteOptions(query: URLSearchParams, body: Buffer): Delet
     if (typeof parsed['orphanDependents'] === 'boolean') options.orphanDependents = parsed['orphanDependents'];
     if (Array.isArray(parsed['dryRun'])) dryRun.push(...parsed['dryRun']);
   }
-  const grace = query.get('gracePeriodSeconds');
-  if (grace !== null) options.gracePeriodSeconds = Number(grace);
+  const grace = int64Parameter(query, 'gracePeriodSeconds');
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
   policy = query.get('propagationPolicy') ?? policy;
   if (query.has('orphanDependents')) options.orphanDependents = flag(query, 'orphanDependents');
   const errors: FieldError[] = [];
@@ -156,6 +169,10 @@ export function decodeGetOptions(query: URLSearchParams): GetOptions {
  * resourceVersionMatch, limit and continue, and a watch's own parameters.
  */
 export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, watch: boolean): ListOptions {
+  // The integers first, in ListOptions' field order: the reference converts the query before it
+  // parses selectors, and the first bad value fails it.
+  const timeout = int64Parameter(query, 'timeoutSeconds');
+  const limit = int64Parameter(query, 'limit');
   const options: ListOptions = {};
   const labelText = query.get('labelSelector');
   const fieldText = query.get('fieldSelector');
@@ -180,15 +197,31 @@ export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, wa
   }
   const rv = parseResourceVersion(rvText);
   if (rv !== undefined) options.resourceVersion = rv;
-  const limitText = query.get('limit');
-  if (limitText && /^-?\d+$/.test(limitText) && Number(limitText) > 0) options.limit = Number(limitText);
+  if (limit !== undefined && limit > 0) options.limit = limit;
   if (continueText !== '') {
     if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
     options.continue = decodeContinue(continueText);
   }
   if (watch) options.watch = true;
   if (flag(query, 'allowWatchBookmarks')) options.allowWatchBookmarks = true;
-  const timeout = Number(query.get('timeoutSeconds'));
-  if (timeout > 0) options.timeoutSeconds = timeout;
+  if (timeout !== undefined && timeout > 0) options.timeoutSeconds = timeout;
   return options;
+}
+
+/**
+ * The integers of a pod connect request's options, checked as the reference converts them before
+ * it looks at the pod: PodLogOptions' sinceSeconds, tailLines and limitBytes (strconv.ParseInt),
+ * PodPortForwardOptions' ports (comma-separated, strconv.ParseUint of 16 bits). 400 on a bad one.
+ */
+export function checkPodConnectOptions(subresource: string, query: URLSearchParams): void {
+  if (subresource === 'log') {
+    for (const name of ['sinceSeconds', 'tailLines', 'limitBytes']) int64Parameter(query, name);
+  } else if (subresource === 'portforward') {
+    for (const value of query.getAll('ports')) {
+      for (const port of value.split(',')) {
+        const parsed = parseGoInt(port, 16, false);
+        if ('error' in parsed) throw badRequest(`cannot convert to []int32: ${parsed.error}`);
+      }
+    }
+  }
 }

@@ -32,10 +32,12 @@ import { recover } from './filters/recover.js';
 import { requestInfo } from './filters/request-info.js';
 import { timeout } from './filters/timeout.js';
 import { Health, type HealthCheck } from './health.js';
+import { healthEndpoints } from './health-checks.js';
 import { PostStartHooks, type HookContext } from './hooks.js';
 import { withDefaults, type Options } from './options.js';
 import { POST_START_HOOKS } from './post-start-hooks.js';
 import { router } from './routes.js';
+import { openApiInfoVersion } from './version.js';
 import { buildSecurity } from './security.js';
 
 export type { Options } from './options.js';
@@ -70,12 +72,11 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const compactor = startCompactor(storage, options.historyWindowMs);
   let port: number | undefined;
   const ctx: HookContext = {
-    options, serverRegistry, registry, admission, serviceAllocators,
+    options, serverRegistry, registry, admission, admissionServices, serviceAllocators,
     port: () => port ?? failed('the port is not known before the server listens'),
   };
   const hooks = new PostStartHooks(POST_START_HOOKS, ctx);
   await hooks.run('storage');
-  await registry.startCaches();
   await hooks.run('caches');
   if (!options.insecure) {
     const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
@@ -87,10 +88,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     anonymousAuth: options.anonymousAuth, authorizationMode: options.authorizationMode,
   });
   ctx.issuer = issuer;
+  ctx.authorizer = security.services.authorizer;
   // The review and token resources answer from the server's authorizer, authenticator and issuer.
   serverRegistry.provide(security.services);
-  // Plugins that authorize further (CSR approval and signing) use the request authorizer.
-  admissionServices.authorizer = security.services.authorizer;
   await hooks.run('admission');
 
   let shuttingDown = false;
@@ -98,17 +98,16 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
   const log: HealthCheck = { name: 'log', check: () => undefined };
   // Built after the stages that decide which hooks run here (all but `serving`).
-  const hookChecks = hooks.healthChecks();
-  const health = new Health({
-    healthz: [ping, log, storageCheck, ...hookChecks],
-    livez: [ping, log, storageCheck, ...hookChecks],
-    readyz: [ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...hookChecks, { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) }],
-  });
+  const informerSync = hooks.readiness('informer-sync', 'watch-caches');
+  const health = new Health(healthEndpoints([
+    ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...(informerSync ? [informerSync] : []), ...hooks.healthChecks(),
+    { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
+  ]));
   let discovery: Discovery | undefined;
   const routes = router({
     definitions,
     health,
-    openapi: new OpenApi(definitions, defaultEnabled),
+    openapi: new OpenApi(definitions, defaultEnabled, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
     resources: new ResourceHandler(registry, security.context, admission),
   });

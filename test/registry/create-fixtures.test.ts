@@ -73,7 +73,6 @@ const FIXTURES: Readonly<Record<string, Pending>> = {
     // the test server's loopback user is system:admin without a uid.
     'spec.username': 'a different requester',
     'spec.uid': 'a different requester',
-    'metadata.managedFields': 'CertificateSigningRequest registry strategy (the reference records no ownership here)',
   },
   'rbac.authorization.k8s.io-v1-roles': {},
   'rbac.authorization.k8s.io-v1-rolebindings': {},

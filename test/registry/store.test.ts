@@ -46,7 +46,8 @@ describe('registry object semantics', () => {
     assert.equal(labeled.json.metadata.generation, 1);
     const scaled = await call(server.url, 'PATCH', `${DEPLOY}/gen`, { body: { spec: { replicas: 3 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
     assert.equal(scaled.json.metadata.generation, 2);
-    const replaced = await call(server.url, 'PUT', `${DEPLOY}/gen`, { body: { ...deployment('gen', 4), metadata: { name: 'gen', uid: 'ignored', creationTimestamp: '2000-01-01T00:00:00Z' } } });
+    // (A uid in the body is a precondition, not ignored: see update-uid-mismatch in endpoints/errors.test.ts.)
+    const replaced = await call(server.url, 'PUT', `${DEPLOY}/gen`, { body: { ...deployment('gen', 4), metadata: { name: 'gen', creationTimestamp: '2000-01-01T00:00:00Z' } } });
     assert.equal(replaced.status, 200);
     assert.equal(replaced.json.metadata.uid, created.json.metadata.uid);
     assert.equal(replaced.json.metadata.creationTimestamp, created.json.metadata.creationTimestamp);
@@ -58,6 +59,28 @@ describe('registry object semantics', () => {
     const again = await call(server.url, 'PUT', `${CM}/same`, { body: created.json });
     assert.equal(again.status, 200);
     assert.equal(again.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
+  });
+
+  it('managedFields set to [] by a merge patch or a PUT are stripped, and later updates are not tracked', async () => {
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    for (const [name, reset] of [['reset-by-patch', 'patch'], ['reset-by-put', 'put']] as const) {
+      const created = await call(server.url, 'POST', CM, { body: { metadata: { name }, data: { a: '1' } } });
+      assert.equal(created.json.metadata.managedFields.length, 1);
+      const cleared = reset === 'patch'
+        ? await call(server.url, 'PATCH', `${CM}/${name}`, { headers: merge, body: { metadata: { managedFields: [] }, data: { b: '2' } } })
+        : await call(server.url, 'PUT', `${CM}/${name}`, { body: { ...created.json, metadata: { ...created.json.metadata, managedFields: [] }, data: { a: '1', b: '2' } } });
+      assert.equal(cleared.status, 200);
+      assert.equal(cleared.json.metadata.managedFields, undefined);
+      assert.deepEqual(cleared.json.data, { a: '1', b: '2' });
+      const labeled = await call(server.url, 'PATCH', `${CM}/${name}`, { headers: merge, body: { metadata: { labels: { x: 'y' } } } });
+      assert.equal(labeled.json.metadata.managedFields, undefined);
+      const got = await call(server.url, 'GET', `${CM}/${name}`);
+      assert.equal(got.json.metadata.managedFields, undefined);
+    }
+    // Leaving managedFields out (or null) keeps them.
+    const kept = await call(server.url, 'POST', CM, { body: { metadata: { name: 'kept-fields' }, data: { a: '1' } } });
+    const patched = await call(server.url, 'PATCH', `${CM}/kept-fields`, { headers: merge, body: { metadata: { managedFields: null }, data: { b: '2' } } });
+    assert.deepEqual(patched.json.metadata.managedFields.map((e: { manager: string }) => e.manager), [kept.json.metadata.managedFields[0].manager]);
   });
 
   it('ignores status on the main resource and changes only status through /status', async () => {

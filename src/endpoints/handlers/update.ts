@@ -17,7 +17,8 @@ export async function handleUpdate(scope: Scope): Promise<Answer> {
   if (subresource === 'scale') {
     const type = mediaTypeOf(req.headers['content-type']) === 'application/yaml' ? 'application/yaml' : 'application/json';
     const scale = decodeObject(await readBody(req), type, 'Scale');
-    return registry.updateScale(info, namespace, name, () => scale, writer);
+    const uid = (scale['metadata'] as { uid?: unknown } | undefined)?.uid;
+    return registry.updateScale(info, namespace, name, () => scale, writer, typeof uid === 'string' && uid ? uid : undefined);
   }
   const body = await objectBody(scope, info.kind, { level: fieldValidationLevel(options) });
   return registry.update(info, namespace, name, body, subresource, writer);
