@@ -17,10 +17,10 @@ import { started, task, type HookContext, type PostStartHook } from './hooks.js'
 
 const rbac = (c: HookContext) => c.options.authorizationMode === 'RBAC';
 
-/** A task that waits for the watch cache of a served resource (none when it is not served). */
-function watchCacheOf(c: HookContext, group: string, resource: string) {
+/** A task that waits for the informer (the watch cache) of a served resource (none when it is not served). */
+function informerOf(c: HookContext, group: string, resource: string) {
   const info = c.registry.definitions.versionsOf(group, resource)[0];
-  return info ? task(async () => void (await c.registry.cacher(c.registry.storageInfo(info)))) : undefined;
+  return info ? task(async () => void (await c.registry.informer(info))) : undefined;
 }
 
 export const POST_START_HOOKS: readonly PostStartHook[] = [
@@ -34,9 +34,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   // first list) here. Those of CustomResourceDefinitions and APIServices are what the reference's
   // apiextensions and aggregator informers are.
   { name: 'watch-caches', stage: 'caches', reportsAs: 'generic-apiserver-start-informers', create: (c) => task(() => c.registry.startCaches()) },
-  { name: 'apiextensions-informers', stage: 'caches', reportsAs: 'start-apiextensions-informers', create: (c) => watchCacheOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
-  { name: 'crd-informer-synced', stage: 'caches', reportsAs: 'crd-informer-synced', create: (c) => watchCacheOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
-  { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => watchCacheOf(c, 'apiregistration.k8s.io', 'apiservices') },
+  { name: 'apiextensions-informers', stage: 'caches', reportsAs: 'start-apiextensions-informers', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
+  { name: 'crd-informer-synced', stage: 'caches', reportsAs: 'crd-informer-synced', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
+  { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => informerOf(c, 'apiregistration.k8s.io', 'apiservices') },
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
   { name: 'rbac/bootstrap-roles', stage: 'caches', reportsAs: 'rbac/bootstrap-roles', create: (c) => (rbac(c) ? task(() => reconcileBootstrapPolicy(c.serverRegistry)) : undefined) },
   { name: 'clusterrole-aggregation', stage: 'caches', create: (c) => (rbac(c) ? started(() => startAggregationController(c.serverRegistry)) : undefined) },
