@@ -38,11 +38,58 @@ export type RequestInfo = NonResourceRequestInfo | ResourceRequestInfo;
 
 const METHOD_VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
-/** The request info of `method` on `path` (already without trailing slashes) with `query`. */
-export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+/** A request target Go's url.ParseRequestURI refuses (a bad escape, a control character): its server answers a bare 400. */
+export class MalformedRequestTarget extends Error {}
+
+/** The request target's path (still escaped) and query, split as Go reads a request URI. */
+export function splitRequestTarget(target: string): { path: string; query: string } {
+  // Absolute form (http://host/path) names the path after its authority.
+  const absolute = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?]*/.exec(target);
+  const rest = absolute ? target.slice(absolute[0].length) || '/' : target;
+  const q = rest.indexOf('?');
+  return q < 0 ? { path: rest, query: '' } : { path: rest.slice(0, q), query: rest.slice(q + 1) };
+}
+
+const HEX = /^[0-9a-fA-F]{2}$/;
+
+/**
+ * The path as Go's url package decodes a request's: every %XX is the byte it names (%2F too,
+ * so it separates segments as a slash does), the bytes read as UTF-8; dot segments stay as
+ * they are (nothing resolves them). Throws MalformedRequestTarget for a bad escape or a
+ * control character.
+ */
+export function unescapePath(raw: string): string {
+  if (/[\x00-\x1f\x7f]/.test(raw) || (!raw.startsWith('/') && raw !== '*')) throw new MalformedRequestTarget(`invalid request URI ${JSON.stringify(raw)}`);
+  // The hot path has nothing to decode.
+  if (!raw.includes('%') && !/[^\x00-\x7f]/.test(raw)) return raw;
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25) {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!HEX.test(hex)) throw new MalformedRequestTarget(`invalid URL escape ${JSON.stringify(raw.slice(i, i + 3))}`);
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else if (c < 0x100) {
+      // The listener hands request-line bytes over one character each.
+      bytes.push(c);
+    } else {
+      const ch = String.fromCodePoint(raw.codePointAt(i)!);
+      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
+      i += ch.length - 1;
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * The request info of `method` on `rawPath` (as the request line has it, still escaped) with
+ * `query`. Its path is the decoded one without trailing slashes.
+ */
+export function requestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
+  let path = unescapePath(rawPath);
+  if (path.length > 1) path = path.replace(/\/+$/, '') || '/';
   const segments = path.split('/').slice(1);
-  // Decoding only where there is something to decode (the hot path has nothing).
-  if (path.includes('%')) for (let i = 0; i < segments.length; i++) segments[i] = decodeURIComponent(segments[i]!);
   const nonResource: NonResourceRequestInfo = { isResourceRequest: false, path, verb: method.toLowerCase() };
   let apiPrefix: 'api' | 'apis';
   let apiGroup: string;
@@ -88,7 +135,8 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     name = named[1];
     subresource = named[2];
   }
-  let verb = METHOD_VERBS[method] ?? 'get';
+  // A method the reference knows no verb for has none (and is refused by routing, 405).
+  let verb = METHOD_VERBS[method] ?? '';
   if (method === 'GET' || method === 'HEAD') {
     const watch = watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
     verb = watch ? 'watch' : name === undefined ? 'list' : 'get';

@@ -42,6 +42,30 @@ function headerValues(headers: RequestCredentials['headers'], name: string): str
   return Array.isArray(v) ? v : [v];
 }
 
+/** An extra's key as its header spells it, %-escapes decoded (kept as it is when they are malformed). */
+function unescapeExtraKey(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+}
+
+/** Go's %v of the reference's ObjectReference: {Kind Namespace Name UID APIVersion ResourceVersion FieldPath}. */
+function reference(kind: string, name: string, apiVersion = '', fieldPath = ''): string {
+  return `{${[kind, '', name, '', apiVersion, '', fieldPath].join(' ')}}`;
+}
+
+/** 400 for impersonation headers without Impersonate-User, listing what they asked for as the reference does. */
+function withoutUser(groups: string[], extra: Record<string, string[]>, uid: string | undefined): StatusError {
+  const asked = [
+    ...groups.map((g) => reference('Group', g)),
+    ...Object.entries(extra).flatMap(([key, values]) => values.map((v) => reference('UserExtra', v, 'authentication.k8s.io/v1', key))),
+    ...(uid !== undefined ? [reference('UID', uid, 'authentication.k8s.io/v1')] : []),
+  ];
+  return new StatusError(400, 'BadRequest', `requested [${asked.join(' ')}] without impersonating a user`);
+}
+
 export class Guard {
   constructor(
     private readonly authenticate: Authenticate,
@@ -62,12 +86,10 @@ export class Guard {
     const uid = headerValues(headers, IMPERSONATE_UID)[0];
     const extra: Record<string, string[]> = {};
     for (const key of Object.keys(headers)) {
-      if (key.startsWith(IMPERSONATE_EXTRA)) extra[decodeURIComponent(key.slice(IMPERSONATE_EXTRA.length))] = headerValues(headers, key);
+      if (key.startsWith(IMPERSONATE_EXTRA)) extra[unescapeExtraKey(key.slice(IMPERSONATE_EXTRA.length))] = headerValues(headers, key);
     }
     if (asUser === undefined) {
-      if (groups.length || uid !== undefined || Object.keys(extra).length) {
-        throw new StatusError(500, 'InternalError', 'Internal error occurred: requested [' + [...groups.map((g) => `{Group ${g}}`)].join(' ') + '] without impersonating a user');
-      }
+      if (groups.length || uid !== undefined || Object.keys(extra).length) throw withoutUser(groups, extra, uid);
       return user;
     }
     const check = (a: Omit<Attributes, 'user' | 'verb' | 'resourceRequest'>) => {

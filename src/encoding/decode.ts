@@ -1,21 +1,11 @@
-// Request bodies → plain objects. JSON (the default) and YAML (read as YAML 1.1, as the reference does).
-import { parse as parseYaml, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions } from 'yaml';
+// Request bodies → plain objects. JSON (the default) and YAML (read as YAML 1.1, as the reference
+// does); a body nested too deep is refused from its text, before any value is built (./depth.ts).
 import { badRequest, StatusError } from '../errors.js';
 import { isObject, type JsonObject } from '../json.js';
+import { jsonDepthError } from './depth.js';
+import { parseYaml, YamlRefused } from './yaml-decode.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-
-const TIMESTAMP = 'tag:yaml.org,2002:timestamp';
-
-/**
- * YAML 1.1 as go-yaml v2 reads it into the reference's maps: repeated keys keep the last value,
- * and timestamps stay the strings they were written as (not Dates).
- */
-const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
-  version: '1.1',
-  uniqueKeys: false,
-  customTags: (tags) => tags.map((t) => (typeof t === 'object' && t.tag === TIMESTAMP ? { ...(t as ScalarTag), resolve: (source: string) => source } : t)),
-};
 
 /** The reference quotes at most 30 characters of a body it cannot parse. */
 function excerpt(text: string): string {
@@ -42,15 +32,28 @@ function unrecognized(kind: string, why: string, text: string): StatusError {
 
 /** Decodes an object body of a POST/PUT. `kind` names the expected kind in messages. */
 export function decodeObject(body: Buffer, mediaType: string, kind: string): JsonObject {
+  // The reference's create and update handlers say what the YAML decoder refused, with the body's start.
+  return decodeAs(body, mediaType, kind, (why, text) => badRequest(`the object provided is unrecognized (must be of type ${kind}): ${why} (${excerpt(text)})`));
+}
+
+/** Decodes the object of a server-side apply (YAML, or JSON as YAML): its YAML refused as the reference's apply handler words it. */
+export function decodeAppliedObject(body: Buffer, kind: string): JsonObject {
+  return decodeAs(body, 'application/yaml', kind, (why) => badRequest(`error decoding YAML: error converting YAML to JSON: ${why}`));
+}
+
+function decodeAs(body: Buffer, mediaType: string, kind: string, yamlRefused: (why: string, text: string) => StatusError): JsonObject {
   const text = body.toString('utf8');
   let value: unknown;
   if (mediaType === 'application/yaml') {
     try {
-      value = parseYaml(text, YAML_OPTIONS);
+      value = parseYaml(text);
     } catch (err) {
+      if (err instanceof YamlRefused) throw yamlRefused(err.message, text);
       throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; yaml parse error: ${(err as Error).message}`);
     }
   } else {
+    const tooDeep = jsonDepthError(text);
+    if (tooDeep) throw unrecognized(kind, tooDeep, text);
     try {
       value = JSON.parse(text);
     } catch (err) {
@@ -67,6 +70,8 @@ export function decodeObject(body: Buffer, mediaType: string, kind: string): Jso
 /** Decodes a patch document (any JSON value; YAML for apply). */
 export function decodePatch(body: Buffer): unknown {
   const text = body.toString('utf8');
+  const tooDeep = jsonDepthError(text);
+  if (tooDeep) throw badRequest(`error decoding patch: ${tooDeep}`);
   try {
     return JSON.parse(text);
   } catch (err) {

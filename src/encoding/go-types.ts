@@ -67,6 +67,11 @@ export function sliceOf(item: GoType): GoType {
 
 export const STRING: GoType = new Simple('string', 'string');
 
+/** A scalar type by its Go name, for types the OpenAPI does not name (int64, bool, v1.DeletionPropagation, types.UID). */
+export function scalarType(kind: 'string' | 'bool' | 'int', name: string, bits?: number): GoType {
+  return new Simple(kind, name, bits);
+}
+
 /** The Go package and type name of an OpenAPI definition: io.k8s.api.apps.v1.DeploymentSpec → v1.DeploymentSpec. */
 function goName(defName: string): string {
   const parts = defName.split('.');

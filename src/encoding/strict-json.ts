@@ -8,6 +8,7 @@
 //     the error of a type's own UnmarshalJSON (quantities, times), which stops decoding.
 // The text must already be known to be valid JSON (JSON.parse accepted it).
 import { quantityError } from '../api/quantity.js';
+import { goQuote } from '../errors.js';
 import { ANY, type GoType } from './go-types.js';
 import { base64Error, RFC3339, RFC3339_MICRO, timeError } from './go-scalars.js';
 
@@ -69,7 +70,8 @@ class Decoder {
       p += typeof seg === 'number' ? `[${seg}]` : n === 0 ? seg : `.${seg}`;
     }
     p += this.path.length ? `.${key}` : key;
-    const message = `${what} field ${JSON.stringify(p)}`;
+    // strconv.Quote, as the reference's decoder words it (printable characters as they are).
+    const message = `${what} field ${goQuote(p)}`;
     if (this.seen.has(message)) return;
     this.seen.add(message);
     this.strict.push(message);

@@ -7,6 +7,7 @@ import type {
 } from '../api/options.js';
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
 import { decodePatch } from '../encoding/decode.js';
+import { deleteOptionsTypeError } from '../encoding/delete-options.js';
 import { parseGoInt } from '../encoding/go-scalars.js';
 import {
   badRequest, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, isGoPrintable, type FieldError,
@@ -118,6 +119,9 @@ export function decodeDeleteOptions(query: URLSearchParams, body: Buffer): Delet
   if (body.length > 0) {
     const parsed = decodePatch(body);
     if (!isObject(parsed)) throw badRequest('DeleteOptions must be a JSON object');
+    // A value of the wrong type fails the decode (the reference's 500, a 400 here): nothing is deleted.
+    const wrongType = deleteOptionsTypeError(body.toString('utf8'));
+    if (wrongType !== undefined) throw badRequest(wrongType);
     if (isObject(parsed['preconditions'])) {
       const p = parsed['preconditions'];
       options.preconditions = {

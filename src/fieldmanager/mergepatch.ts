@@ -7,11 +7,12 @@
 //   with 400 BadRequest instead of exhausting the JS stack.
 // The result shares no objects with either input, and neither input is modified.
 
+import { MAX_JSON_DEPTH } from '../encoding/depth.js';
 import { StatusError } from '../errors.js';
 import { isObject, type JsonObject } from '../json.js';
 
-/** Deepest nesting accepted in patches and the documents they apply to. */
-export const MAX_JSON_DEPTH = 1000;
+/** Deepest nesting accepted in patches and the documents they apply to (every request body's bound). */
+export { MAX_JSON_DEPTH };
 
 /** Keys that could reach Object.prototype if written with ordinary assignment. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

@@ -1,8 +1,8 @@
 // The checks server-side apply makes when it turns the applied configuration into a typed
 // value (structured-merge-diff's validation): fields the schema does not declare, and values
 // of the wrong JSON type, with SMD's messages (".spec.replicas: expected numeric (int or
-// float), got string"). The reference answers them with a 500 ("failed to create typed patch
-// object"), whatever fieldValidation says.
+// float), got string"), refused whatever fieldValidation says ("failed to create typed patch
+// object"): a 500 in the reference, which is no fault of the server's, so a 400 here.
 import { goSyntax, goValue } from '../encoding/go-format.js';
 import { fieldPE, indexPE, pathString } from './pathset.js';
 import type { SchemaNode } from '../api/schema.js';

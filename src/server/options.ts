@@ -2,6 +2,7 @@
 // sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
 // read off the table, so a new flag is one entry here.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../registry/allocators/service-allocation.js';
+import { checkCipherSuites, checkTlsVersion, TLS_VERSION_NAMES } from './tls-options.js';
 
 /** A flag value that cannot be used; the message names the flag. */
 export class OptionsError extends Error {}
@@ -98,6 +99,18 @@ const toggle = (name: string, help: string): Setting<boolean> => ({ default: fal
 const list = (name: string, help: string): Setting<string[]> =>
   ({ default: [], flag: { name, takes: 'strings', help, parse: (t) => t.split(',').map((s) => s.trim()).filter(Boolean) } });
 
+/** A flag whose text `check` reads, or refuses with the message it throws (the reference's, after the flag's name). */
+function checked<T>(name: string, takes: 'string' | 'strings', value: T, help: string, check: (text: string) => T): Setting<T> {
+  const parse = (t: string): T => {
+    try {
+      return check(t);
+    } catch (err) {
+      throw new OptionsError(`--${name}: ${(err as Error).message}`);
+    }
+  };
+  return { default: value, flag: { name, takes, help, parse } };
+}
+
 /** A setting with no flag. */
 const unflagged = <T>(value: T): Setting<T> => ({ default: value });
 
@@ -116,6 +129,11 @@ export const SETTINGS = {
   tlsCertFile: optionalText('tls-cert-file', 'serve with this certificate (and --tls-private-key-file) instead'),
   tlsPrivateKeyFile: optionalText('tls-private-key-file', 'the private key of --tls-cert-file'),
   clientCaFile: optionalText('client-ca-file', "trust client certificates signed by this CA (as well as capstan's own)"),
+  /** Go's name of the lowest TLS version served; none is TLS 1.2. */
+  tlsMinVersion: checked<string | undefined>('tls-min-version', 'string', undefined, `minimum TLS version supported: ${TLS_VERSION_NAMES.join(', ')} (TLS 1.2 when not given)`, checkTlsVersion),
+  /** Go's names of the TLS 1.2 cipher suites served (TLS 1.3's are always on); none: the defaults. */
+  tlsCipherSuites: checked('tls-cipher-suites', 'strings', [] as string[], "cipher suites for TLS up to 1.2 (comma-separated, Go's names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); the defaults when not given; TLS 1.3's are always on",
+    (t) => checkCipherSuites(t.split(',').map((s) => s.trim()).filter(Boolean))),
   tokenAuthFile: optionalText('token-auth-file', 'static bearer tokens, one "token,user,uid,\\"group1,group2\\"" line each'),
   /** Anonymous requests as system:anonymous (as the reference). */
   anonymousAuth: boolean('anonymous-auth', true, 'serve requests without credentials as system:anonymous'),
@@ -130,6 +148,8 @@ export const SETTINGS = {
   serviceNodePortRange: text('service-node-port-range', DEFAULT_SERVICE_NODE_PORT_RANGE, 'ports NodePort services are allocated from'),
   /** Plain HTTP, where a request without credentials acts as the loopback admin (tests only). */
   insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
+  /** How long a client may take to send a request's headers before its connection is closed (the reference's ReadHeaderTimeout, 32s). */
+  requestHeaderTimeoutMs: unflagged(32_000),
   /** Run the controllers that give every namespace its default objects (tests that count revisions turn it off). */
   namespaceDefaults: unflagged(true),
   /** Run the garbage collector (its own tests run theirs). */

@@ -39,6 +39,11 @@ import { POST_START_HOOKS } from './post-start-hooks.js';
 import { router } from './routes.js';
 import { openApiInfoVersion } from './version.js';
 import { buildSecurity } from './security.js';
+import { nodeTlsOptions } from './tls-options.js';
+import { answerClientError } from './unreadable-requests.js';
+
+/** The reference's MaxHeaderBytes (1 MiB). */
+const MAX_HEADER_BYTES = 1 << 20;
 
 export type { Options } from './options.js';
 
@@ -124,6 +129,10 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   ], routes);
 
   const listener = (req: IncomingMessage, res: ServerResponse) => void handle(new RequestContext(req, res));
+  // As the reference's http.Server: headers of up to 1 MiB (and the 4 KiB Go reads beyond its
+  // MaxHeaderBytes), sent within ReadHeaderTimeout (which bounds the TLS handshake too).
+  const headerTimeout = options.requestHeaderTimeoutMs;
+  const connectionsCheckingInterval = Math.min(1000, Math.max(10, headerTimeout / 4));
   const server = material
     ? createSecureServer({
       allowHTTP1: true,
@@ -133,8 +142,18 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       ca: options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8'), material.caCert] : material.caCert,
       requestCert: true,
       rejectUnauthorized: false,
+      ...nodeTlsOptions(options.tlsMinVersion ?? '', options.tlsCipherSuites),
+      handshakeTimeout: headerTimeout,
+      // What Go's HTTP/2 server advertises for MaxHeaderBytes (nghttp2 itself still caps one
+      // header field at 64 KiB and a header block at 8 frames).
+      settings: { maxHeaderListSize: MAX_HEADER_BYTES + 10 * 32, maxFrameSize: 256 * 1024 },
     }, listener as never)
-    : createServer({ keepAliveTimeout: 65_000 }, listener);
+    : createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES + 4096, headersTimeout: headerTimeout, connectionsCheckingInterval }, listener);
+  if (material) {
+    // Its HTTP/1.1 connections are served by Node's HTTP/1 server code, which reads these.
+    Object.assign(server, { maxHeaderSize: MAX_HEADER_BYTES + 4096, headersTimeout: headerTimeout, connectionsCheckingInterval });
+  }
+  server.on('clientError', answerClientError);
   // Every connection, so that close() ends them (HTTP/2 sessions and keep-alive sockets alike).
   const sockets = new Set<Socket>();
   server.on(material ? 'secureConnection' : 'connection', (socket: Socket) => {

@@ -1,7 +1,7 @@
 // Request info: what a request asks for, read once from its method, path and query.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { requestInfo } from '../../src/api/request-info.js';
+import { MalformedRequestTarget, requestInfo, splitRequestTarget } from '../../src/api/request-info.js';
 
 const info = (method: string, url: string) => {
   const u = new URL(url, 'http://localhost');
@@ -71,5 +71,45 @@ describe('request info', { timeout: 10_000 }, () => {
     // Shapes no resource has: too deep, or an empty segment.
     assert.equal(info('GET', '/api/v1/namespaces/ns/pods/p/status/extra').isResourceRequest, false);
     assert.equal(info('GET', '/api/v1/namespaces/ns/pods//status').isResourceRequest, false);
+  });
+
+  // Issue 14: paths are read as Go's server reads them, never resolved as a browser would.
+  const raw = (method: string, target: string) => {
+    const { path, query } = splitRequestTarget(target);
+    return requestInfo(method, path, new URLSearchParams(query));
+  };
+
+  it('keeps dot segments as segments, escaped or not', () => {
+    const dots = raw('GET', '/api/v1/namespaces/bad/../default/configmaps');
+    assert.ok(dots.isResourceRequest);
+    assert.deepEqual([dots.namespace, dots.resource, dots.name, dots.subresource, dots.verb], ['bad', '..', 'default', 'configmaps', 'get']);
+    assert.equal(dots.path, '/api/v1/namespaces/bad/../default/configmaps');
+    const escaped = raw('GET', '/api/v1/namespaces/%2e%2e/configmaps');
+    assert.ok(escaped.isResourceRequest);
+    assert.deepEqual([escaped.namespace, escaped.resource, escaped.name, escaped.verb], ['..', 'configmaps', undefined, 'list']);
+    const name = raw('GET', '/api/v1/namespaces/bad/configmaps/..');
+    assert.ok(name.isResourceRequest);
+    assert.deepEqual([name.namespace, name.resource, name.name], ['bad', 'configmaps', '..']);
+  });
+
+  it('decodes the whole path before splitting it, as Go\'s URL.Path: an escaped slash separates', () => {
+    const r = raw('GET', '/api/v1/namespaces/ns/configmaps/a%2Fstatus?watch=0');
+    assert.ok(r.isResourceRequest);
+    assert.deepEqual([r.name, r.subresource, r.verb], ['a', 'status', 'get']);
+    assert.equal(raw('GET', '/version%2F').path, '/version');
+    const utf8 = raw('GET', '/api/v1/namespaces/ns/configmaps/%C3%A9t%C3%A9');
+    assert.ok(utf8.isResourceRequest);
+    assert.equal(utf8.name, 'été');
+  });
+
+  it('refuses a bad escape as Go\'s URL parser does (the server answers a bare 400)', () => {
+    for (const path of ['/api/v1/namespaces/ns/configmaps/%', '/api/v1/namespaces/ns/configmaps/%zz', '/api/%2', 'api/v1']) {
+      assert.throws(() => raw('GET', path), MalformedRequestTarget, path);
+    }
+  });
+
+  it('gives a method it knows no verb for no verb (routing refuses it), as the reference', () => {
+    assert.equal(raw('OPTIONS', '/api/v1/namespaces/ns/pods').verb, '');
+    assert.equal(raw('FOO', '/api/v1/namespaces/ns/pods/p').verb, '');
   });
 });

@@ -25,6 +25,7 @@ describe('command-line options', () => {
       options: {
         bindAddress: '0.0.0.0', port: 0, dataDir: '/tmp/x', storage: 'memory', historyWindowMs: 90_000, insecure: false,
         certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
+        tlsMinVersion: undefined, tlsCipherSuites: [], requestHeaderTimeoutMs: 32_000,
         anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined,
         enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true,
@@ -67,5 +68,22 @@ describe('command-line options', () => {
     assert.equal(parseDuration('1.5s'), 1500);
     assert.equal(parseDuration(''), undefined);
     assert.equal(parseDuration('5x'), undefined);
+  });
+});
+
+describe('TLS flags as the reference takes them (issue 14)', { timeout: 10_000 }, () => {
+  it('reads --tls-min-version and --tls-cipher-suites by Go\'s names', () => {
+    const o = parseOptions(['--tls-min-version', 'VersionTLS13', '--tls-cipher-suites', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305']).options;
+    assert.equal(o.tlsMinVersion, 'VersionTLS13');
+    assert.deepEqual(o.tlsCipherSuites, ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305']);
+    // Insecure suites are accepted, as by the reference.
+    assert.deepEqual(parseOptions(['--tls-cipher-suites=TLS_RSA_WITH_3DES_EDE_CBC_SHA']).options.tlsCipherSuites, ['TLS_RSA_WITH_3DES_EDE_CBC_SHA']);
+  });
+
+  it('refuses names the reference does not know, in its words', () => {
+    assert.throws(() => parseOptions(['--tls-min-version', 'VersionTLS14']), (e: unknown) => e instanceof OptionsError && e.message === '--tls-min-version: unknown tls version "VersionTLS14"');
+    assert.throws(() => parseOptions(['--tls-min-version', 'TLSv1.2']), /unknown tls version "TLSv1.2"/);
+    assert.throws(() => parseOptions(['--tls-cipher-suites', 'TLS_AES_128_GCM_SHA256,ECDHE-RSA-AES128-GCM-SHA256']),
+      (e: unknown) => e instanceof OptionsError && e.message === "--tls-cipher-suites: Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist");
   });
 });

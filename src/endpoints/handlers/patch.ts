@@ -1,6 +1,6 @@
 // patch: JSON patch, merge patch, strategic merge patch or server-side apply of an object (or of
 // its status and other object subresources), or a patch of its scale.
-import { decodeObject, decodePatch } from '../../encoding/decode.js';
+import { decodeAppliedObject, decodePatch } from '../../encoding/decode.js';
 import { applyDuplicates, PatchFieldCheck } from '../../encoding/fieldvalidation.js';
 import { badRequest, methodNotAllowed, StatusError } from '../../errors.js';
 import { applyStrategicMergePatch } from '../../fieldmanager/index.js';
@@ -50,7 +50,7 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   }
   const level = fieldValidationLevel(options);
   if (type === APPLY_PATCH) {
-    const applied = decodeObject(raw, 'application/yaml', info.kind);
+    const applied = decodeAppliedObject(raw, info.kind);
     const applying = { manager: writer.manager, force: options.force, dryRun: writer.dryRun, user, warnings, options, admission: writer.admission };
     const refused = applyDuplicates(raw.toString('utf8'), level, warnings);
     if (refused) {

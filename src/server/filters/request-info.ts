@@ -1,16 +1,22 @@
 // Works out once what the request asks for (verb, group, version, resource, namespace, name,
-// subresource; or a non-resource path) and how the answer is to be formatted.
-import { requestInfo as infoOf } from '../../api/request-info.js';
+// subresource; or a non-resource path) and how the answer is to be formatted. The path is read
+// as Go's server reads it: decoded, never resolved (`..` is a segment like any other).
+import { MalformedRequestTarget, requestInfo as infoOf, splitRequestTarget } from '../../api/request-info.js';
 import { wantsPretty } from '../../endpoints/request.js';
+import { refuseUnreadableRequest } from '../unreadable-requests.js';
 import type { Filter } from './context.js';
 
 export function requestInfo(): Filter {
   return (ctx, next) => {
-    const url = new URL(ctx.req.url ?? '/', 'http://localhost');
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    ctx.query = url.searchParams;
-    ctx.info = infoOf(ctx.req.method ?? 'GET', path, ctx.query);
-    // Only once the path has been read: a path that cannot be decoded is answered unindented.
+    const target = splitRequestTarget(ctx.req.url ?? '/');
+    ctx.query = new URLSearchParams(target.query);
+    try {
+      ctx.info = infoOf(ctx.req.method ?? 'GET', target.path, ctx.query);
+    } catch (err) {
+      if (!(err instanceof MalformedRequestTarget)) throw err;
+      refuseUnreadableRequest(ctx.req, ctx.res);
+      return Promise.resolve();
+    }
     ctx.out.pretty = wantsPretty(ctx.req, ctx.query);
     return next();
   };
