@@ -9,8 +9,29 @@ export const MAX_DECODER_DEPTH = 10_000;
 /** The deepest nesting capstan's engines accept (the reference's decoders accept 10,000). */
 export const MAX_JSON_DEPTH = 1000;
 
+/**
+ * The deepest YAML (other than JSON) accepted: the YAML library composes and writes documents
+ * recursively, and runs out of stack a little past 800 levels.
+ */
+export const MAX_YAML_DEPTH = 500;
+
 /** The complaint for a body within the decoders' bound but beyond the engines'. */
-export const ENGINE_DEPTH_ERROR = `nesting depth exceeds the limit of ${MAX_JSON_DEPTH}`;
+export function nestingTooDeep(limit: number): string {
+  return `nesting depth exceeds the limit of ${limit}`;
+}
+
+/** Containers nested in a value (0 for a scalar), counted without recursion. */
+export function valueDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d + 1 > deepest) deepest = d + 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+  }
+  return deepest;
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -23,10 +44,11 @@ export interface JsonNesting {
 }
 
 /**
- * How far JSON text nests past the bounds, or undefined when within both. One pass, stopping
- * where the decoders' bound is crossed; strings are skipped, nothing is allocated.
+ * How far JSON text nests past the bounds (the engines' is `limit`), or undefined when within
+ * both. One pass, stopping where the decoders' bound is crossed; strings are skipped, nothing is
+ * allocated.
  */
-export function jsonNesting(text: string): JsonNesting | undefined {
+export function jsonNesting(text: string, limit = MAX_JSON_DEPTH): JsonNesting | undefined {
   let depth = 0;
   let deepest = 0;
   const n = text.length;
@@ -36,7 +58,7 @@ export function jsonNesting(text: string): JsonNesting | undefined {
       // To the closing quote: one not preceded by an odd run of backslashes.
       for (;;) {
         const q = text.indexOf('"', i + 1);
-        if (q < 0) return deepest > MAX_JSON_DEPTH ? { over: 'engines', at: n } : undefined;
+        if (q < 0) return deepest > limit ? { over: 'engines', at: n } : undefined;
         let b = q - 1;
         while (text.charCodeAt(b) === BACKSLASH) b--;
         i = q;
@@ -49,12 +71,12 @@ export function jsonNesting(text: string): JsonNesting | undefined {
       depth--;
     }
   }
-  return deepest > MAX_JSON_DEPTH ? { over: 'engines', at: n } : undefined;
+  return deepest > limit ? { over: 'engines', at: n } : undefined;
 }
 
 /** Why JSON text nests too deep, in Go's encoding/json words past 10,000 levels; undefined when it does not. */
 export function jsonDepthError(text: string): string | undefined {
   const nesting = jsonNesting(text);
   if (!nesting) return undefined;
-  return nesting.over === 'decoders' ? `invalid character '${text[nesting.at]}' exceeded max depth` : ENGINE_DEPTH_ERROR;
+  return nesting.over === 'decoders' ? `invalid character '${text[nesting.at]}' exceeded max depth` : nestingTooDeep(MAX_JSON_DEPTH);
 }

@@ -2,9 +2,9 @@
 // reference's maps (repeated keys keep the last value, timestamps stay strings), and bounded as
 // go-yaml bounds them before anything is built:
 //   - nesting: more than 10,000 levels is go-yaml's "exceeded max depth of 10000"; more than
-//     1,000 is refused for capstan's engines (./depth.ts) — checked on the parser's stack as the
-//     text is read (on the text itself for JSON), so a deep body costs no more than its first
-//     levels;
+//     500 is refused for capstan's engines and the YAML library's own recursion
+//     (./depth.ts) — checked on the parser's stack as the text is read (on the text itself for
+//     JSON), so a deep body costs no more than its first levels;
 //   - aliases: one inside the node it names is go-yaml's "anchor 'a' value contains itself";
 //     expansions beyond go-yaml's ratio of alias-driven decoding are "document contains
 //     excessive aliasing" — counted on the parsed nodes, never expanded to count them.
@@ -12,7 +12,7 @@ import {
   Composer, isAlias, isCollection, isPair, isScalar, Lexer, LineCounter, Parser,
   type Document, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions,
 } from 'yaml';
-import { ENGINE_DEPTH_ERROR, jsonNesting, MAX_DECODER_DEPTH, MAX_JSON_DEPTH } from './depth.js';
+import { jsonNesting, MAX_DECODER_DEPTH, MAX_YAML_DEPTH, nestingTooDeep } from './depth.js';
 
 const TIMESTAMP = 'tag:yaml.org,2002:timestamp';
 
@@ -34,8 +34,9 @@ const COLLECTIONS = new Set(['block-map', 'block-seq', 'flow-collection']);
 
 /**
  * The parsed documents of `text`, its nesting checked on the parser's stack as it is read.
- * Past 1,000 levels the body is refused: the reading goes on only long enough to see whether
- * it also passes go-yaml's 10,000 (whose words are then the answer), never to the end.
+ * Past 500 levels the body is refused (before the library's recursive composing could run out
+ * of stack): the reading goes on only long enough to see whether it also passes go-yaml's
+ * 10,000 (whose words are then the answer), never to the end.
  */
 function composeBounded(text: string, lines: LineCounter): Document[] {
   const parser = new Parser(lines.addNewLine);
@@ -49,13 +50,13 @@ function composeBounded(text: string, lines: LineCounter): Document[] {
     const top = parser.stack[parser.stack.length - 1];
     const depth = parser.stack.length - 1 - (top && top.type !== 'document' && !COLLECTIONS.has(top.type) ? 1 : 0);
     if (depth > MAX_DECODER_DEPTH) throw tooDeepAt(lines.linePos(parser.offset).line);
-    if (depth > MAX_JSON_DEPTH && !refused) {
+    if (depth > MAX_YAML_DEPTH && !refused) {
       refused = true;
       budget = 10 * MAX_DECODER_DEPTH;
     }
     if (refused && --budget < 0) break;
   }
-  if (refused) throw new YamlRefused(ENGINE_DEPTH_ERROR);
+  if (refused) throw new YamlRefused(nestingTooDeep(MAX_YAML_DEPTH));
   for (const token of parser.end()) tokens.push(token);
   return [...new Composer(YAML_OPTIONS).compose(tokens, true, text.length)];
 }
@@ -146,7 +147,7 @@ function settleAliases(doc: Document): void {
     for (let i = items.length - 1; i >= 0; i--) stack.push({ node: items[i]![0], slot: items[i]![1] });
   }
   if (excessive(aliased, decodes)) throw refuse('document contains excessive aliasing');
-  if ((measures.get(doc.contents)?.depth ?? 0) > MAX_JSON_DEPTH) throw new YamlRefused(ENGINE_DEPTH_ERROR);
+  if ((measures.get(doc.contents)?.depth ?? 0) > MAX_YAML_DEPTH) throw new YamlRefused(nestingTooDeep(MAX_YAML_DEPTH));
   for (const [slot, target] of aliases) slot.set(target);
 }
 
@@ -171,11 +172,12 @@ function located(err: { message: string; pos: [number, number] }, lines: LineCou
 export function parseYaml(text: string): unknown {
   // JSON is YAML, and what a YAML 1.1 parser makes of it is what JSON.parse makes of it (quoted
   // keys are never merge keys, quoted values never timestamps): most clients send JSON, and
-  // JSON.parse reads it a hundred times faster than the YAML parser.
+  // JSON.parse reads it a hundred times faster than the YAML parser. It is bounded as YAML all
+  // the same: the YAML library reads it again for repeated keys.
   if (/^\s*[{[]/.test(text)) {
-    const nesting = jsonNesting(text);
+    const nesting = jsonNesting(text, MAX_YAML_DEPTH);
     if (nesting?.over === 'decoders') throw tooDeepAt(lineAt(text, nesting.at));
-    if (nesting) throw new YamlRefused(ENGINE_DEPTH_ERROR);
+    if (nesting) throw new YamlRefused(nestingTooDeep(MAX_YAML_DEPTH));
     try {
       return JSON.parse(text);
     } catch {

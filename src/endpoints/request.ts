@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants as http2, type Http2Stream } from 'node:http2';
 import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
+import { MAX_YAML_DEPTH, valueDepth } from '../encoding/depth.js';
 import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists.js';
 import { protobufObject } from '../encoding/derived.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
@@ -66,7 +67,12 @@ function goYaml(value: unknown): string {
 /** JSON in the output's serialization: as it is, indented, YAML (keys sorted, as Go's) or Protobuf. */
 export function serialize(body: Body, out: Output): Body {
   if (out.format === 'protobuf') return toProtobuf(body);
-  if (out.format === 'yaml') return Buffer.from(goYaml(JSON.parse(joinBody(body).toString('utf8'))));
+  if (out.format === 'yaml') {
+    const value: unknown = JSON.parse(joinBody(body).toString('utf8'));
+    // The YAML writer recurses, and runs out of stack a little past 800 levels.
+    if (valueDepth(value) > MAX_YAML_DEPTH) throw new Error(`cannot write YAML nested deeper than ${MAX_YAML_DEPTH} levels`);
+    return Buffer.from(goYaml(value));
+  }
   if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(joinBody(body).toString('utf8')), null, 2) + '\n');
   return body;
 }

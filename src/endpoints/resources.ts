@@ -76,7 +76,7 @@ function sendAnswer(res: ServerResponse, status: number, body: Body, out: Output
   } catch (err) {
     const json = Buffer.isBuffer(body) || Array.isArray(body);
     if (res.headersSent || status >= 300 || !json || (out.format === 'json' && !out.pretty)) throw err;
-    console.error(`encoding a ${status} answer as ${out.format} failed; answering JSON:`, err);
+    console.error(`encoding a ${status} answer as ${out.format} failed (${err instanceof Error ? err.message : String(err)}); answering JSON`);
     sendBytes(res, status, body, { format: 'json', pretty: false }, headers);
   }
 }
