@@ -4,11 +4,11 @@
 // against the real capstan. The versioned binaries are those of these machines (and CI's); a missing
 // one is skipped, saying so.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { kubectl, startCapstan, stopCapstan, type Capstan } from './harness.js';
+import { capstanForSuite, kubectl } from './harness.js';
 
 const BIN_DIR = '/usr/lib/google-cloud-sdk/bin';
 const VERSIONS = ['1.27', '1.30', '1.33'];
@@ -70,16 +70,7 @@ spec:
 }
 
 describe('the kubectl matrix', () => {
-  let capstan: Capstan;
-  let dir: string;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capstan-matrix-'));
-    capstan = await startCapstan(join(dir, 'data'));
-  });
-  after(async () => {
-    await stopCapstan(capstan);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const capstan = capstanForSuite();
 
   for (const version of VERSIONS) {
     const binary = join(BIN_DIR, `kubectl.${version}`);
@@ -89,7 +80,7 @@ describe('the kubectl matrix', () => {
     describe(`kubectl ${version}`, { skip: missing }, () => {
       let work: string;
       /** This version's kubectl, with a cache of its own (versions must not share what they cached). */
-      const run = (args: string[], env: Record<string, string> = {}) => kubectl(capstan.kubeconfig, ['--cache-dir', join(work, 'cache'), ...args], undefined, { binary, env });
+      const run = (args: string[], env: Record<string, string> = {}) => kubectl(capstan.current.kubeconfig, ['--cache-dir', join(work, 'cache'), ...args], undefined, { binary, env });
       const succeed = async (args: string[], env?: Record<string, string>) => {
         const r = await run(args, env);
         assert.equal(r.code, 0, `kubectl ${version} ${args.join(' ')} failed: ${r.stderr}`);
@@ -103,10 +94,10 @@ describe('the kubectl matrix', () => {
       const getJson = async (...what: string[]) => JSON.parse(await succeed(['get', ...what, '-o', 'json', '--show-managed-fields'])) as { metadata: { annotations?: Record<string, string>; managedFields?: Array<{ manager: string; operation: string }>; resourceVersion: string }; data?: Record<string, string>; spec?: Record<string, unknown> };
 
       before(async () => {
-        work = join(dir, ns);
-        mkdirSync(work);
+        work = mkdtempSync(join(tmpdir(), `capstan-${ns}-`));
         await succeed(['create', 'namespace', ns]);
       });
+      after(() => rmSync(work, { recursive: true, force: true }));
 
       it('create -f makes the objects of a manifest, and refuses them a second time', LIMIT, async () => {
         const manifest = file('create.yaml', yaml(configMap(ns, 'blue'), apiService('v1alpha1', Number(version.slice(2)))));
