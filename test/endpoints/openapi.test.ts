@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openApiV2Types } from '../../src/encoding/openapi-v2-protobuf.js';
+import { genericDefinition } from '../../src/registry/definitions.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { call, memoryServer } from '../helpers.js';
 
@@ -49,6 +50,22 @@ describe('OpenAPI for every client', () => {
     const refused = await get('/openapi/v2', { Accept: 'text/html' });
     assert.equal(refused.status, 406);
     assert.equal(refused.body.length, 0);
+  });
+
+  it('makes the Protobuf again once a resource is defined at run time, and it is there', { timeout: 60_000 }, async () => {
+    const documentType = openApiV2Types().lookupType('openapi.v2.Document');
+    const pathsOf = (body: Buffer) => (documentType.toObject(documentType.decode(body)) as { paths: { path: Array<{ name: string }> } }).paths.path.map((p) => p.name);
+    const before = await get('/openapi/v2', { Accept: PROTOBUF });
+    server.definitions.add(genericDefinition({
+      group: 'gadgets.example.com', resource: 'gadgets', kind: 'Gadget', namespaced: true, versions: ['v1'],
+      schema: () => ({ type: 'object', properties: { spec: { type: 'object', nullable: true, properties: { size: { type: 'integer' } } } } }),
+    }));
+    const after = await get('/openapi/v2', { Accept: PROTOBUF });
+    assert.notEqual(after.headers.get('etag'), before.headers.get('etag'));
+    assert.ok(!pathsOf(before.body).includes('/apis/gadgets.example.com/v1/namespaces/{namespace}/gadgets'));
+    assert.ok(pathsOf(after.body).includes('/apis/gadgets.example.com/v1/namespaces/{namespace}/gadgets'));
+    const stale = await get('/openapi/v2', { Accept: PROTOBUF, 'If-None-Match': String(before.headers.get('etag')) });
+    assert.equal(stale.status, 200);
   });
 
   it('lists every served group-version in /openapi/v3, apiregistration.k8s.io/v1 made from the v2 document', { timeout: 60_000 }, async () => {
