@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinitions } from '../registry/definitions.js';
 import type { Discovery } from '../endpoints/discovery.js';
 import { negotiate } from '../endpoints/negotiation.js';
-import type { OpenApi } from '../endpoints/openapi.js';
+import { openApiV2Format, type OpenApi } from '../endpoints/openapi.js';
 import { sendBytes, sendStatusError, sendText } from '../endpoints/request.js';
 import type { ResourceHandler } from '../endpoints/resources.js';
 import { methodNotAllowed } from '../errors.js';
@@ -30,7 +30,7 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
       if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
       return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
     }
-    if (path === '/openapi/v2') return serveOpenApi(res, req, routes.openapi.v2Document());
+    if (path === '/openapi/v2') return serveOpenApiV2(res, req, routes.openapi);
     if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
     if (path.startsWith('/openapi/v3/')) {
       const doc = routes.openapi.v3Document(path.slice('/openapi/v3/'.length));
@@ -54,14 +54,33 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
   };
 }
 
-function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Buffer; etag: string }, immutable = false): void {
+/**
+ * /openapi/v2 as JSON or as gnostic's Protobuf, by Accept (406 for neither). Both share the JSON's
+ * ETag, as the reference's; it names no Content-Type for the Protobuf, so Go's sniffing answers
+ * application/octet-stream.
+ */
+function serveOpenApiV2(res: ServerResponse, req: IncomingMessage, openapi: OpenApi): void {
+  res.setHeader('Vary', 'Accept');
+  const format = openApiV2Format(req.headers.accept);
+  if (!format) {
+    res.writeHead(406);
+    res.end();
+    return;
+  }
+  const json = openapi.v2Document();
+  // A client holding the current ETag gets its 304 without the Protobuf being made.
+  if (format === 'json' || req.headers['if-none-match'] === json.etag) return serveOpenApi(res, req, json);
+  serveOpenApi(res, req, openapi.v2ProtobufDocument(), false, 'application/octet-stream');
+}
+
+function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Buffer; etag: string }, immutable = false, contentType = 'application/json'): void {
   if (req.headers['if-none-match'] === doc.etag) {
     res.writeHead(304, { ETag: doc.etag });
     res.end();
     return;
   }
   res.writeHead(200, {
-    'Content-Type': 'application/json',
+    'Content-Type': contentType,
     ETag: doc.etag,
     'Content-Length': doc.body.length,
     'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private',
