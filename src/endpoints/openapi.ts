@@ -185,6 +185,7 @@ export class OpenApi {
     let doc = this.generated.get(path);
     if (!doc) {
       const document = made.from === 'v2' ? openApiV3DocumentOf(v3PathsFromV2(swaggerDocument().paths, path), {}) : openApiV3Document(this.runtime(), made.group, made.version);
+      document['info'] = { ...(document['info'] as JsonObject | undefined), version: this.infoVersion };
       doc = madeV3Bytes(document);
       this.generated.set(path, doc);
     }
