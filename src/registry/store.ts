@@ -19,7 +19,7 @@ import { Informer } from './informers.js';
 import { watchCache, type Watch, type WatchRequest, type WatchSink } from './watch.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, scaleNotFoundResource, toScale } from './scale.js';
-import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
+import { apply as fieldManagerApply, onlyManagedFieldsTimesDiffer, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 import type { Operation } from '../api/operation.js';
 import {
   deleteOptionsObject, writeOptionsObject, type DeleteOptions as RequestDeleteOptions, type GetOptions, type ListOptions, type PatchOptions, type WriteOptions,
@@ -476,7 +476,8 @@ export class Registry {
       const claims: Claim[] = [];
       try {
         const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
-        if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
+        // Nothing to store when only managedFields times would change: no write, no event, the stored object.
+        if (onlyManagedFieldsTimesDiffer(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
         const stored = this.toVersion(storeInfo, next);
