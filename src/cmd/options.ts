@@ -95,6 +95,8 @@ const SWITCHES = [{ name: 'help', short: 'h' }, { name: 'version' }];
  */
 export function parseOptions(argv: string[]): CommandLine {
   const declared = flags();
+  // Flags taking true or false may stand alone, meaning true (as pflag's).
+  const takesBool = new Set(declared.filter(({ flag }) => flag.takes === 'bool').map(({ flag }) => flag.name));
   const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
   for (const s of SWITCHES) config[s.name] = { type: 'boolean', ...(s.short ? { short: s.short } : {}) };
   for (const { flag } of declared) config[flag.name] = { type: flag.takes ? 'string' : 'boolean', ...(flag.short ? { short: flag.short } : {}) };
@@ -107,7 +109,10 @@ export function parseOptions(argv: string[]): CommandLine {
     if (!wanted) throw new OptionsError(`unknown flag: ${token.rawName}`);
     // -v=3: the short form keeps the "=".
     let value = token.value !== undefined && token.inlineValue && !token.rawName.startsWith('--') ? token.value.replace(/^=/, '') : token.value;
-    if (wanted.type === 'string' && value === undefined) throw new OptionsError(`flag needs an argument: ${token.rawName}`);
+    if (wanted.type === 'string' && value === undefined) {
+      if (!takesBool.has(token.name)) throw new OptionsError(`flag needs an argument: ${token.rawName}`);
+      value = 'true';
+    }
     if (wanted.type === 'boolean') {
       value ??= 'true';
       if (value !== 'true' && value !== 'false') throw new OptionsError(`${token.rawName}: must be true or false, not "${value}"`);

@@ -170,6 +170,8 @@ export const SETTINGS = {
   insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
   /** klog's verbosity: 0 logs the start and errors; 3 and up one line per request, as the reference. */
   verbosity: level('v', 'v', 'log level: 0 logs the start and errors, 3 and up one line per request'),
+  /** Where the request log's lines go; stderr when absent (tests and embedders collect them). */
+  requestLogWriter: unflagged<((line: string) => void) | undefined>(undefined),
   /** Run the controllers that give every namespace its default objects (tests that count revisions turn it off). */
   namespaceDefaults: unflagged(true),
   /** Run the garbage collector (its own tests run theirs). */

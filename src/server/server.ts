@@ -138,7 +138,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([
     recover(),
-    requestLog(options.verbosity),
+    requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
     authentication(security.guard, security.credentials),
     audit(),
