@@ -263,6 +263,12 @@ export class Registry {
   }
 
   async get(info: ResourceInfo, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<Buffer> {
+    const computed = info.definition.hooks.computed;
+    if (computed) {
+      const found = (await computed.objects(this)).find((o) => metadataOf(o)['name'] === name);
+      if (!found) throw computed.missing?.(name) ?? notFound(qr(info), name);
+      return encodeJson(found);
+    }
     const { resourceVersion } = options;
     if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
     const value = (await this.cacher(info)).get(objectKey(info, namespace, name));
@@ -290,6 +296,11 @@ export class Registry {
   async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
     const plan = readPlan(options);
     const filter = selectionOf(info, options);
+    const computed = info.definition.hooks.computed;
+    if (computed) {
+      const objects = await computed.objects(this);
+      return { metadata: {}, items: (filter ? objects.filter(filter) : objects).map((o) => encodeJson(o)) };
+    }
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
     let result;

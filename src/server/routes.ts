@@ -1,5 +1,6 @@
-// Where a request that passed the filters goes: health, /version, OpenAPI, discovery, or the
-// resource handler; anything else is the reference's plain-text 404.
+// Where a request that passed the filters goes: the index of paths (/), health, /version, OpenAPI,
+// service-account issuer discovery, discovery, or the resource handler; anything else is the
+// reference's plain-text 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinitions } from '../registry/definitions.js';
 import type { Discovery } from '../endpoints/discovery.js';
@@ -10,6 +11,7 @@ import type { ResourceHandler } from '../endpoints/resources.js';
 import { methodNotAllowed } from '../errors.js';
 import type { RequestContext } from './filters/context.js';
 import type { Health } from './health.js';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from './issuer-discovery.js';
 import { versionInfo } from './version.js';
 
 export interface Routes {
@@ -19,16 +21,35 @@ export interface Routes {
   /** Discovery documents (made on first use: they name the port served). */
   discovery(): Discovery;
   resources: ResourceHandler;
+  /** What GET / lists. */
+  rootPaths(): string[];
+  /** The issuer discovery documents; undefined when not served (plain HTTP, an issuer that is not an https URL). */
+  issuerDiscovery(): IssuerDiscovery | undefined;
 }
+
+/** The reference's Cache-Control for issuer discovery (it overrides the API's "no-cache, private"). */
+const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
 
 export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
   return async (ctx) => {
     const { req, res, info, query, out } = ctx;
     const path = info.path;
+    if (path === '/' || path === '/index.html') {
+      // Indented, without a final newline, as the reference's index (any method).
+      return sendRaw(res, 'application/json', Buffer.from(JSON.stringify({ paths: routes.rootPaths() }, null, 2)));
+    }
     if (await routes.health.handle(req, res, path, query)) return;
     if (path === '/version') {
       if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
       return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
+    }
+    if (path === OPENID_CONFIGURATION_PATH || path === JWKS_PATH) {
+      const discovery = routes.issuerDiscovery();
+      if (discovery) {
+        if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
+        if (path === JWKS_PATH) return sendRaw(res, 'application/jwk-set+json', discovery.keySet, DISCOVERY_CACHE_CONTROL);
+        return sendRaw(res, 'application/json', discovery.configuration, DISCOVERY_CACHE_CONTROL);
+      }
     }
     if (path === '/openapi/v2') return serveOpenApiV2(res, req, routes.openapi);
     if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
@@ -86,4 +107,9 @@ function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Bu
     'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private',
   });
   res.end(doc.body);
+}
+
+function sendRaw(res: ServerResponse, contentType: string, body: Buffer, cacheControl?: string): void {
+  res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length, ...(cacheControl ? { 'Cache-Control': cacheControl } : {}) });
+  res.end(body);
 }

@@ -35,7 +35,7 @@ export async function startCapstan(dataDir: string, extra: string[] = []): Promi
 }
 
 export async function stopCapstan(c: Capstan): Promise<void> {
-  if (c.process.exitCode !== null) return;
+  if (c.process.exitCode !== null || c.process.signalCode !== null) return;
   const exited = new Promise((resolve) => c.process.once('exit', resolve));
   c.process.kill('SIGTERM');
   await exited;
