@@ -5,10 +5,12 @@
 import type {
   CreateOptions, DeleteOptions, FieldValidationDirective, GetOptions, ListOptions, PatchOptions, PropagationPolicy, UpdateOptions,
 } from '../api/options.js';
+import { queryFlag } from '../api/query-flags.js';
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
 import { decodePatch } from '../encoding/decode.js';
 import { deleteOptionsTypeError } from '../encoding/delete-options.js';
 import { parseGoInt } from '../encoding/go-scalars.js';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../encoding/protobuf.js';
 import {
   badRequest, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, isGoPrintable, type FieldError,
 } from '../errors.js';
@@ -21,12 +23,6 @@ const FIELD_VALIDATION: readonly string[] = ['', 'Ignore', 'Strict', 'Warn'];
 const PROPAGATION_POLICIES: readonly string[] = ['Foreground', 'Background', 'Orphan'];
 const MATCH_VALUES: readonly string[] = ['Exact', 'NotOlderThan', ''];
 const MAX_FIELD_MANAGER_BYTES = 128;
-
-/** A boolean query parameter as the reference reads it: "true" or "1". */
-function flag(query: URLSearchParams, name: string): boolean {
-  const v = query.get(name);
-  return v === 'true' || v === '1';
-}
 
 /**
  * An integer query parameter as the reference converts it (strconv.ParseInt, base 10, 64 bits):
@@ -91,7 +87,7 @@ export function decodePatchOptions(query: URLSearchParams, apply: boolean): Patc
   const first: FieldError[] = [];
   if (!apply && query.has('force')) first.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
   if (apply && !query.get('fieldManager')) first.push(fieldRequired('fieldManager', 'is required for apply patch'));
-  return { kind: 'PatchOptions', ...writeOptionsOf(query, 'PatchOptions', first), force: flag(query, 'force') };
+  return { kind: 'PatchOptions', ...writeOptionsOf(query, 'PatchOptions', first), force: queryFlag(query, 'force') };
 }
 
 /**
@@ -107,17 +103,22 @@ export function fieldValidationLevel(options: { fieldValidation: FieldValidation
   return options.fieldValidation === 'Ignore' || options.fieldValidation === 'Strict' ? options.fieldValidation : 'Warn';
 }
 
+/** A DeleteOptions body in its JSON form: Protobuf (client-go's and controller-runtime's) or JSON. */
+function deleteOptionsBody(body: Buffer, mediaType: string): unknown {
+  return mediaType === PROTOBUF_MEDIA_TYPE ? decodeProtobufObject(body, 'DeleteOptions').object : decodePatch(body);
+}
+
 /**
- * DeleteOptions from the body (JSON, optional) and the query (which wins): preconditions,
- * gracePeriodSeconds, propagationPolicy or the deprecated orphanDependents (turned into the policy
- * it names), dryRun.
+ * DeleteOptions from the body (optional; `mediaType` is its Content-Type's) and the query (which
+ * wins): preconditions, gracePeriodSeconds, propagationPolicy or the deprecated orphanDependents
+ * (turned into the policy it names), dryRun.
  */
-export function decodeDeleteOptions(query: URLSearchParams, body: Buffer): DeleteOptions {
+export function decodeDeleteOptions(query: URLSearchParams, body: Buffer, mediaType = 'application/json'): DeleteOptions {
   const options: DeleteOptions = {};
   let policy: string | undefined;
   const dryRun: unknown[] = query.getAll('dryRun');
   if (body.length > 0) {
-    const parsed = decodePatch(body);
+    const parsed = deleteOptionsBody(body, mediaType);
     if (!isObject(parsed)) throw badRequest('DeleteOptions must be a JSON object');
     // A value of the wrong type fails the decode (the reference's 500, a 400 here): nothing is deleted.
     const wrongType = deleteOptionsTypeError(body.toString('utf8'));
@@ -137,7 +138,7 @@ export function decodeDeleteOptions(query: URLSearchParams, body: Buffer): Delet
   const grace = int64Parameter(query, 'gracePeriodSeconds');
   if (grace !== undefined) options.gracePeriodSeconds = grace;
   policy = query.get('propagationPolicy') ?? policy;
-  if (query.has('orphanDependents')) options.orphanDependents = flag(query, 'orphanDependents');
+  if (query.has('orphanDependents')) options.orphanDependents = queryFlag(query, 'orphanDependents');
   const errors: FieldError[] = [];
   if (options.orphanDependents !== undefined && policy !== undefined) {
     errors.push(fieldInvalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
@@ -207,7 +208,7 @@ export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, wa
     options.continue = decodeContinue(continueText);
   }
   if (watch) options.watch = true;
-  if (flag(query, 'allowWatchBookmarks')) options.allowWatchBookmarks = true;
+  if (queryFlag(query, 'allowWatchBookmarks')) options.allowWatchBookmarks = true;
   if (timeout !== undefined && timeout > 0) options.timeoutSeconds = timeout;
   return options;
 }

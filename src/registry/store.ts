@@ -19,7 +19,7 @@ import { Informer } from './informers.js';
 import { watchCache, type Watch, type WatchRequest, type WatchSink } from './watch.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
 import { applyScale, scaleNotFoundResource, toScale } from './scale.js';
-import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
+import { apply as fieldManagerApply, onlyManagedFieldsTimesDiffer, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 import type { Operation } from '../api/operation.js';
 import {
   deleteOptionsObject, writeOptionsObject, type DeleteOptions as RequestDeleteOptions, type GetOptions, type ListOptions, type PatchOptions, type WriteOptions,
@@ -263,6 +263,12 @@ export class Registry {
   }
 
   async get(info: ResourceInfo, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<Buffer> {
+    const computed = info.definition.hooks.computed;
+    if (computed) {
+      const found = (await computed.objects(this)).find((o) => metadataOf(o)['name'] === name);
+      if (!found) throw computed.missing?.(name) ?? notFound(qr(info), name);
+      return encodeJson(found);
+    }
     const { resourceVersion } = options;
     if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
     const value = (await this.cacher(info)).get(objectKey(info, namespace, name));
@@ -290,6 +296,11 @@ export class Registry {
   async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
     const plan = readPlan(options);
     const filter = selectionOf(info, options);
+    const computed = info.definition.hooks.computed;
+    if (computed) {
+      const objects = await computed.objects(this);
+      return { metadata: {}, items: (filter ? objects.filter(filter) : objects).map((o) => encodeJson(o)) };
+    }
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
     let result;
@@ -476,7 +487,8 @@ export class Registry {
       const claims: Claim[] = [];
       try {
         const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
-        if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
+        // Nothing to store when only managedFields times would change: no write, no event, the stored object.
+        if (onlyManagedFieldsTimesDiffer(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
         const stored = this.toVersion(storeInfo, next);

@@ -150,6 +150,14 @@ export class PostStartHooks {
     return { name, check: () => (this.isReady(running) ? undefined : 'not finished') };
   }
 
+  /**
+   * Whether every controller that runs here and that the reference runs in kube-controller-manager
+   * (a hook reporting as nothing) has started: what ComponentStatus says of the controller manager.
+   */
+  controllersReady(): boolean {
+    return this.hooks.filter((r) => r.hook.reportsAs === undefined).every((r) => this.isReady(r));
+  }
+
   /** Ready once started; a hook that does not run here has nothing to wait for. */
   private isReady(r: Running): boolean {
     return r.controller === null || r.ready;

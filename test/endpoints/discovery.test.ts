@@ -63,6 +63,9 @@ describe('discovery', () => {
     const root = await call(server.url, 'GET', '/openapi/v3');
     const core = await call(server.url, 'GET', root.json.paths['api/v1'].serverRelativeURL);
     assert.deepEqual(core.json.info, { title: 'Kubernetes', version: expected });
+    // A document the server makes itself (no vendored one for apiregistration.k8s.io/v1) says the same.
+    const made = await call(server.url, 'GET', root.json.paths['apis/apiregistration.k8s.io/v1'].serverRelativeURL);
+    assert.deepEqual(made.json.info, { title: 'Kubernetes', version: expected });
   });
 
   it('serves the OpenAPI v3 root and each group-version document by its hash', async () => {

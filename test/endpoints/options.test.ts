@@ -89,6 +89,10 @@ describe('CreateOptions, UpdateOptions and PatchOptions', { timeout: 10_000 }, (
     assert.equal(decodePatchOptions(q('fieldManager=me&force=true'), true).force, true);
     assert.equal(decodePatchOptions(q('fieldManager=me&force=1'), true).force, true);
     assert.equal(decodePatchOptions(q('fieldManager=me&force=false'), true).force, false);
+    // Python's True, and any other value but "0" and "false" in any case, forces.
+    for (const yes of ['True', 'TRUE', 'yes', '']) assert.equal(decodePatchOptions(q(`fieldManager=me&force=${yes}`), true).force, true, `force=${yes}`);
+    for (const no of ['False', 'FALSE', '0']) assert.equal(decodePatchOptions(q(`fieldManager=me&force=${no}`), true).force, false, `force=${no}`);
+    assert.equal(decodePatchOptions(q('fieldManager=me'), true).force, false);
   });
 
   it('other patches may not name force at all', () => {
@@ -131,6 +135,8 @@ describe('DeleteOptions', { timeout: 10_000 }, () => {
     assert.deepEqual(decodeDeleteOptions(q('orphanDependents=true'), Buffer.alloc(0)), { orphanDependents: true, propagationPolicy: 'Orphan' });
     assert.deepEqual(decodeDeleteOptions(q('orphanDependents=false'), Buffer.alloc(0)), { orphanDependents: false, propagationPolicy: 'Background' });
     assert.deepEqual(decodeDeleteOptions(q(''), body({ orphanDependents: false })), { orphanDependents: false, propagationPolicy: 'Background' });
+    assert.deepEqual(decodeDeleteOptions(q('orphanDependents=True'), Buffer.alloc(0)), { orphanDependents: true, propagationPolicy: 'Orphan' });
+    assert.deepEqual(decodeDeleteOptions(q('orphanDependents=False'), Buffer.alloc(0)), { orphanDependents: false, propagationPolicy: 'Background' });
   });
 
   it('refuse orphanDependents with a policy, an unknown policy and another dryRun', () => {
@@ -230,6 +236,8 @@ describe('ListOptions', { timeout: 10_000 }, () => {
     assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=0'), CONFIGMAPS, true),
       { resourceVersion: 0, watch: true, allowWatchBookmarks: true, timeoutSeconds: 5 });
     assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=false&timeoutSeconds=0'), CONFIGMAPS, true), { watch: true });
+    assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=True'), CONFIGMAPS, true), { watch: true, allowWatchBookmarks: true });
+    assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=FALSE'), CONFIGMAPS, true), { watch: true });
   });
 });
 

@@ -149,8 +149,8 @@ describe('registry object semantics', () => {
     assert.equal(del.json.status.phase, 'Terminating');
     assert.ok(del.json.metadata.deletionTimestamp);
     assert.deepEqual(del.json.spec.finalizers, ['kubernetes']);
-    // The namespace controller empties it, then removes the "kubernetes" finalizer and it goes.
-    await until('namespace doomed gone', async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404, 5000, 50);
+    // The namespace controller empties it (after the reference's 5 s grace period), then removes the "kubernetes" finalizer and it goes.
+    await until('namespace doomed gone', async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404, 15_000, 50);
     assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/doomed/configmaps/c')).status, 404);
   });
 
@@ -165,7 +165,7 @@ describe('registry object semantics', () => {
     await until('five namespace conditions', async () => {
       got = (await call(server.url, 'GET', ns)).json;
       return (got?.status.conditions?.length ?? 0) === 5;
-    }, 5000, 50);
+    }, 15_000, 50);
     assert.equal(got!.status.phase, 'Terminating');
     assert.deepEqual(placeholders(got!.status.conditions), expected.status.conditions);
     assert.equal((await call(server.url, 'GET', `${ns}/configmaps/free`)).status, 404);
@@ -174,7 +174,7 @@ describe('registry object semantics', () => {
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.json, late.response.body);
     await call(server.url, 'PATCH', `${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
-    await until('namespace ref-terminating gone', async () => (await call(server.url, 'GET', ns)).status === 404, 5000, 50);
+    await until('namespace ref-terminating gone', async () => (await call(server.url, 'GET', ns)).status === 404, 15_000, 50);
   });
 
   it('namespaces/{name}/finalize changes only spec.finalizers', async () => {
