@@ -3,12 +3,17 @@
 
 export interface Deprecation {
   deprecatedIn: string;
-  removedIn: string;
-  /** The group-version (and kind) to use instead. */
-  replacement: string;
+  /** Absent for a kind deprecated with no removal planned (v1 ComponentStatus). */
+  removedIn?: string;
+  /** The group-version (and kind) to use instead, when there is one. */
+  replacement?: string;
 }
 
 /** The warning for a request to a deprecated API version of a kind. */
 export function deprecationWarning(gvk: { group: string; version: string; kind: string }, d: Deprecation): string {
-  return `${gvk.group}/${gvk.version} ${gvk.kind} is deprecated in v${d.deprecatedIn}+, unavailable in v${d.removedIn}+; use ${d.replacement}`;
+  const groupVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
+  let warning = `${groupVersion} ${gvk.kind} is deprecated in v${d.deprecatedIn}+`;
+  if (d.removedIn) warning += `, unavailable in v${d.removedIn}+`;
+  if (d.replacement) warning += `; use ${d.replacement}`;
+  return warning;
 }

@@ -27,7 +27,7 @@ export interface UpdateOptions extends WriteOptionsBase {
 
 export interface PatchOptions extends WriteOptionsBase {
   kind: 'PatchOptions';
-  /** Server-side apply takes over conflicting fields (true only for force=true or 1). */
+  /** Server-side apply takes over conflicting fields (force present and neither "0" nor "false"). */
   force: boolean;
 }
 

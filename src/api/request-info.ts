@@ -1,6 +1,7 @@
 // What a request asks for, worked out once from its method, path and query, as the reference's
 // request info: the verb, and for /api/{v}/… and /apis/{g}/{v}/… paths the group, version,
 // namespace, resource, name and subresource. Authorization and routing both read it.
+import { queryFlag } from './query-flags.js';
 
 /** A request for something other than a resource: discovery, health, /version, OpenAPI, … */
 export interface NonResourceRequestInfo {
@@ -90,8 +91,11 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   }
   let verb = METHOD_VERBS[method] ?? 'get';
   if (method === 'GET' || method === 'HEAD') {
-    const watch = watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
-    verb = watch ? 'watch' : name === undefined ? 'list' : 'get';
+    // The watch parameter makes a watch of a collection only: a named object is read (the
+    // deprecated /watch/ path alone watches one by name).
+    if (watchPath) verb = 'watch';
+    else if (name !== undefined) verb = 'get';
+    else verb = queryFlag(query, 'watch') ? 'watch' : 'list';
   } else if (method === 'DELETE' && name === undefined) {
     verb = 'deletecollection';
   }

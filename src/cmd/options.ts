@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { flags, formatDuration, OptionsError, withDefaults, type Options } from '../server/options.js';
+import { versionInfo } from '../server/version.js';
 
 export { OptionsError, parseDuration } from '../server/options.js';
 
@@ -10,6 +11,8 @@ export interface CommandLine {
   options: Options;
   /** -h or --help: print the help and do nothing else. */
   help: boolean;
+  /** --version: print the version and do nothing else. */
+  version: boolean;
 }
 
 /** Column where --help's descriptions start, and the width they are wrapped to. */
@@ -44,10 +47,12 @@ function helpText(): string {
   const entries = flags().map(({ flag, default: value }) => {
     const takes = flag.takes && flag.takes !== 'bool' ? ` ${flag.takes}` : '';
     const shown = shownDefault(flag, value);
+    const names = flag.short ? `-${flag.short}, --${flag.name}` : `--${flag.name}`;
     // The default stays on one line.
-    return { left: `  --${flag.name}${takes}`, words: [...flag.help.split(' '), ...(shown === undefined ? [] : [`(default ${shown})`])] };
+    return { left: `  ${names}${takes}`, words: [...flag.help.split(' '), ...(shown === undefined ? [] : [`(default ${shown})`])] };
   });
   entries.push({ left: '  -h, --help', words: ['print', 'this', 'help'] });
+  entries.push({ left: '  --version', words: ['print', 'the', 'version', 'and', 'quit'] });
   const indent = ' '.repeat(HELP_COLUMN);
   const lines = entries.flatMap(({ left, words }) => {
     const [first, ...rest] = wrap(words, HELP_WIDTH - HELP_COLUMN);
@@ -65,6 +70,9 @@ ${lines.join('\n')}
 
 export const HELP = helpText();
 
+/** What --version prints: the reference's line ("Kubernetes v1.25.0"), with capstan's version in it. */
+export const VERSION_LINE = `Kubernetes ${versionInfo().gitVersion}`;
+
 /** What no single flag can say: the flags that go together or exclude each other. */
 function checkTogether(o: Options): void {
   if (o.insecure && o.bindAddress !== '127.0.0.1' && o.bindAddress !== '::1' && o.bindAddress !== 'localhost') {
@@ -78,22 +86,45 @@ function checkTogether(o: Options): void {
   }
 }
 
+/** The command's own switches, beside the settings' flags. */
+const SWITCHES = [{ name: 'help', short: 'h' }, { name: 'version' }];
+
+/**
+ * Reads argv as pflag does: `--flag value`, `--flag=value`, `-v 3`, `-v=3`; a switch alone or
+ * with `=true|false`. An unknown flag, a missing value or an argument is an OptionsError naming it.
+ */
 export function parseOptions(argv: string[]): CommandLine {
   const declared = flags();
-  const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
-  for (const { flag } of declared) config[flag.name] = { type: flag.takes ? 'string' : 'boolean' };
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args: argv, options: config, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
-  } catch (err) {
-    throw new OptionsError((err as Error).message);
+  // Flags taking true or false may stand alone, meaning true (as pflag's).
+  const takesBool = new Set(declared.filter(({ flag }) => flag.takes === 'bool').map(({ flag }) => flag.name));
+  const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const s of SWITCHES) config[s.name] = { type: 'boolean', ...(s.short ? { short: s.short } : {}) };
+  for (const { flag } of declared) config[flag.name] = { type: flag.takes ? 'string' : 'boolean', ...(flag.short ? { short: flag.short } : {}) };
+  const { tokens } = parseArgs({ args: argv, options: config, strict: false, allowPositionals: true, tokens: true });
+  const values = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind === 'positional') throw new OptionsError(`unexpected argument "${token.value}": capstan takes flags only`);
+    if (token.kind !== 'option') continue;
+    const wanted = config[token.name];
+    if (!wanted) throw new OptionsError(`unknown flag: ${token.rawName}`);
+    // -v=3: the short form keeps the "=".
+    let value = token.value !== undefined && token.inlineValue && !token.rawName.startsWith('--') ? token.value.replace(/^=/, '') : token.value;
+    if (wanted.type === 'string' && value === undefined) {
+      if (!takesBool.has(token.name)) throw new OptionsError(`flag needs an argument: ${token.rawName}`);
+      value = 'true';
+    }
+    if (wanted.type === 'boolean') {
+      value ??= 'true';
+      if (value !== 'true' && value !== 'false') throw new OptionsError(`${token.rawName}: must be true or false, not "${value}"`);
+    }
+    values.set(token.name, value!);
   }
   const given: Record<string, unknown> = {};
   for (const { key, flag } of declared) {
-    const value = values[flag.name];
-    if (value !== undefined) given[key] = flag.parse(String(value));
+    const value = values.get(flag.name);
+    if (value !== undefined) given[key] = flag.parse(value);
   }
   const options = withDefaults(given as Partial<Options>);
   checkTogether(options);
-  return { options, help: values['help'] === true };
+  return { options, help: values.get('help') === 'true', version: values.get('version') === 'true' };
 }

@@ -12,21 +12,23 @@ const SYSTEM_PRIORITY_CLASSES = [
   { name: 'system-cluster-critical', value: 2000000000, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
 ];
 
-export async function bootstrap(registry: Registry): Promise<void> {
-  const catalog = registry.definitions;
-  const namespaces = catalog.lookup('', 'v1', 'namespaces');
-  if (namespaces) {
-    for (const name of SYSTEM_NAMESPACES) {
-      await createIfMissing(registry, namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    }
+/** The system namespaces (the work of the reference's bootstrap controller, with the `kubernetes` Service). */
+export async function bootstrapSystemNamespaces(registry: Registry): Promise<void> {
+  const namespaces = registry.definitions.lookup('', 'v1', 'namespaces');
+  if (!namespaces) return;
+  for (const name of SYSTEM_NAMESPACES) {
+    await createIfMissing(registry, namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
-  const priorityClasses = catalog.lookup('scheduling.k8s.io', 'v1', 'priorityclasses');
-  if (priorityClasses) {
-    for (const { name, value, description } of SYSTEM_PRIORITY_CLASSES) {
-      await createIfMissing(registry, priorityClasses, {
-        apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority',
-      });
-    }
+}
+
+/** The system priority classes (the reference's scheduling/bootstrap-system-priority-classes hook). */
+export async function bootstrapSystemPriorityClasses(registry: Registry): Promise<void> {
+  const priorityClasses = registry.definitions.lookup('scheduling.k8s.io', 'v1', 'priorityclasses');
+  if (!priorityClasses) return;
+  for (const { name, value, description } of SYSTEM_PRIORITY_CLASSES) {
+    await createIfMissing(registry, priorityClasses, {
+      apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority',
+    });
   }
 }
 

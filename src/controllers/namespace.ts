@@ -2,6 +2,12 @@
 // spec.finalizers) has every namespaced object of every resource deleted; its status conditions
 // say what remains, as the reference's; when nothing remains, the "kubernetes" finalizer is removed
 // through namespaces/{name}/finalize and the namespace goes. A client of the registry only.
+//
+// As kube-controller-manager's, it waits 5 seconds after it sees a terminating namespace (added,
+// updated, or found at start) before it works on it: clients that delete a manifest holding its
+// own Namespace (`kubectl delete -f`) delete the Namespace first and its objects after, and those
+// must still be there. A namespace already waiting keeps its earlier turn; while content remains,
+// it is looked at again shortly.
 import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
@@ -9,6 +15,8 @@ import type { Subscription } from '../registry/informers.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
 import { type JsonObject, now } from '../json.js';
 
+/** The reference's namespaceDeletionGracePeriod: the wait before a seen terminating namespace is worked on. */
+export const NAMESPACE_DELETION_GRACE_MS = 5000;
 const RETRY_MS = 500;
 
 interface Remaining {
@@ -27,54 +35,79 @@ function describe(counts: Map<string, number>, unit: string): string {
 }
 
 export class NamespaceController {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  /** Namespaces waiting for their turn: when it comes, and its timer. */
+  private readonly waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Namespaces whose turn has come, worked on one at a time in this order. */
+  private readonly due = new Set<string>();
+  private working = false;
   private stopped = false;
   private subscription: Subscription | undefined;
 
-  constructor(private readonly registry: Registry) {}
+  constructor(private readonly registry: Registry, private readonly graceMs = NAMESPACE_DELETION_GRACE_MS) {}
 
   async start(): Promise<void> {
     const informer = await this.registry.informer(this.namespaces());
-    const changed = () => this.schedule(0);
-    this.subscription = informer.subscribe({ added: changed, updated: changed }, { replay: false });
-    // Finishes deletions a restart interrupted.
-    await this.sync();
+    const seen = (ns: JsonObject) => {
+      const meta = metadataOf(ns);
+      if (meta['deletionTimestamp']) this.enqueueAfter(String(meta['name']), this.graceMs);
+    };
+    // Replayed first: deletions a restart interrupted wait their turn too, as the reference's initial list.
+    this.subscription = informer.subscribe({ added: (o) => seen(o.object), updated: (o) => seen(o.object) });
   }
 
   stop(): void {
     this.stopped = true;
     this.subscription?.stop();
-    clearTimeout(this.timer);
+    for (const { timer } of this.waiting.values()) clearTimeout(timer);
+    this.waiting.clear();
   }
 
   private namespaces(): ResourceInfo {
     return this.registry.definitions.lookup('', 'v1', 'namespaces')!;
   }
 
-  private schedule(delay: number): void {
-    if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.sync().catch((err: unknown) => console.error('namespace controller:', err));
-    }, delay);
+  /** The namespace's turn comes in `delayMs`, unless it already comes sooner. */
+  private enqueueAfter(name: string, delayMs: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + delayMs;
+    const pending = this.waiting.get(name);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.waiting.delete(name);
+      this.due.add(name);
+      void this.work();
+    }, delayMs);
+    this.waiting.set(name, { at, timer });
   }
 
-  /** One pass over every terminating namespace; schedules another while any remains. */
-  async sync(): Promise<void> {
-    if (this.running) return this.schedule(RETRY_MS);
-    this.running = true;
+  /** Works on the namespaces whose turn has come, one at a time; one that is not done comes back. */
+  private async work(): Promise<void> {
+    if (this.working) return;
+    this.working = true;
     try {
-      const informer = await this.registry.informer(this.namespaces());
-      let pending = false;
-      for (const ns of informer.list()) {
-        if (!metadataOf(ns)['deletionTimestamp']) continue;
-        if (!(await this.finalize(String(metadataOf(ns)['name'])))) pending = true;
+      for (const name of this.due) {
+        if (this.stopped) return;
+        this.due.delete(name);
+        let done = false;
+        try {
+          done = await this.sync(name);
+        } catch (err) {
+          console.error('namespace controller:', err);
+        }
+        if (!done) this.enqueueAfter(name, RETRY_MS);
       }
-      if (pending) this.schedule(RETRY_MS);
     } finally {
-      this.running = false;
+      this.working = false;
     }
+  }
+
+  /** One pass over a namespace: true when it needs nothing more (gone, not terminating, or finalized). */
+  private async sync(name: string): Promise<boolean> {
+    const informer = await this.registry.informer(this.namespaces());
+    const ns = informer.get(undefined, name);
+    if (!ns || !metadataOf(ns)['deletionTimestamp']) return true;
+    return this.finalize(name);
   }
 
   /** Deletes a namespace's content; true when the namespace could be finalized. */

@@ -1,7 +1,8 @@
-// The reference's own parsers of scalar strings met while decoding a body, reduced to what
-// decides acceptance and the error text: base64 ([]byte fields) and RFC 3339 times
-// (metav1.Time, metav1.MicroTime). Each returns the error message, or undefined when the value
-// is accepted. (Quantities are parsed by src/api/quantity.ts.)
+// The reference's own parsers of scalar strings met while decoding a body or query parameters,
+// reduced to what decides acceptance and the error text: base64 ([]byte fields), RFC 3339 times
+// (metav1.Time, metav1.MicroTime) and base-10 integers (strconv.ParseInt / ParseUint). Each
+// says the error message, or the value when accepted. (Quantities are parsed by src/api/quantity.ts.)
+import { goQuote as strconvQuote } from '../errors.js';
 
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= '0' && c <= '9';
@@ -145,4 +146,37 @@ export function timeError(value: string, layout: string): string | undefined {
     if (err.note) return `parsing time ${goQuote(value)}${err.note}`;
     return `parsing time ${goQuote(value)} as ${goQuote(layout)}: cannot parse ${goQuote(err.valueElem)} as ${goQuote(err.layoutElem)}`;
   }
+}
+
+/** A parsed integer, or Go's strconv error text. */
+export type GoInt = { value: number } | { error: string };
+
+/**
+ * strconv.ParseInt(text, 10, bits) (`signed`) or strconv.ParseUint(text, 10, bits): digits only
+ * (ParseInt also takes one leading sign), the first of a stray character or an overflow, reading
+ * left to right, decides the error.
+ */
+export function parseGoInt(text: string, bits: number, signed: boolean): GoInt {
+  const fn = signed ? 'ParseInt' : 'ParseUint';
+  const fail = (why: string): GoInt => ({ error: `strconv.${fn}: parsing ${strconvQuote(text)}: ${why}` });
+  let digits = text;
+  let negative = false;
+  if (signed && (text.startsWith('+') || text.startsWith('-'))) {
+    negative = text.startsWith('-');
+    digits = text.slice(1);
+  }
+  if (digits === '') return fail('invalid syntax');
+  // ParseInt reads the digits as an unsigned 64-bit number first, then checks its own range.
+  const unsignedMax = signed ? 2n ** 64n - 1n : 2n ** BigInt(bits) - 1n;
+  let n = 0n;
+  for (const c of digits) {
+    if (c < '0' || c > '9') return fail('invalid syntax');
+    n = n * 10n + BigInt(c.charCodeAt(0) - 48);
+    if (n > unsignedMax) return fail('value out of range');
+  }
+  if (signed) {
+    const limit = 2n ** BigInt(bits - 1);
+    if (negative ? n > limit : n >= limit) return fail('value out of range');
+  }
+  return { value: Number(negative ? -n : n) };
 }

@@ -25,6 +25,9 @@ import { badRequest, StatusError } from '../errors.js';
 
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
+/** The media type of Kubernetes Protobuf bodies and answers. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
 export interface DecodedProtobufObject {
   apiVersion: string;
   kind: string;
@@ -91,10 +94,22 @@ export const POINTER_FIELDS = new Set<string>([
   'internalTrafficPolicy', 'ipFamilyPolicy', 'appProtocol', 'sideEffects', 'matchPolicy', 'failurePolicy',
   'reinvocationPolicy', 'scope', 'selectPolicy', 'fsGroupChangePolicy', 'pathType',
   'Endpoint.hostname', 'Endpoint.nodeName', 'Endpoint.zone', 'EndpointAddress.nodeName',
+  // DeleteOptions: a present false or "" says something (orphanDependents: false is Background)
+  'DeleteOptions.orphanDependents', 'DeleteOptions.propagationPolicy', 'Preconditions.uid', 'Preconditions.resourceVersion',
 ]);
 
-/** Probe's integer fields are not pointers (0 means "default"), whatever the names above say. */
-export const NOT_POINTER = new Set<string>(['Probe.timeoutSeconds', 'ServicePort.port', 'ContainerPort.containerPort']);
+/**
+ * Plain Go fields (omitempty: a zero is not shown) whatever the names above say: Probe's integers
+ * (0 means "default"), and fields a client's typed object always puts on the wire, zero or not —
+ * kept, they would show in the stored object and its managedFields where a JSON body has none.
+ */
+export const NOT_POINTER = new Set<string>([
+  'Probe.timeoutSeconds', 'ServicePort.port', 'ContainerPort.containerPort',
+  'ServiceSpec.healthCheckNodePort', 'PersistentVolumeSpec.storageClassName', 'CSIPersistentVolumeSource.readOnly',
+  'CustomResourceDefinitionSpec.preserveUnknownFields', 'CustomResourceColumnDefinition.priority',
+  'ScaleSpec.replicas', 'DeploymentStatus.replicas', 'IngressClassSpec.controller', 'StatusDetails.retryAfterSeconds',
+  'PodSecurityPolicySpec.privileged', 'PodSecurityPolicySpec.readOnlyRootFilesystem',
+]);
 
 interface Registry {
   root: protobuf.Root;
@@ -227,7 +242,7 @@ export function decodeProtobufObject(body: Buffer, expectedKind?: string): Decod
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw unrecognized(expectedKind, 'raw JSON in the protobuf envelope is not an object');
     fields = parsed as Record<string, unknown>;
   } else {
-    if (contentType && contentType !== 'application/vnd.kubernetes.protobuf') {
+    if (contentType && contentType !== PROTOBUF_MEDIA_TYPE) {
       throw unrecognized(expectedKind, `unsupported contentType "${contentType}" in the protobuf envelope`);
     }
     fields = decodeProtobufRaw(apiVersion, kind, raw, expectedKind, body);

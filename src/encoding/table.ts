@@ -67,8 +67,10 @@ export function encodeTable(items: readonly Buffer[], printer: TablePrinter, opt
     const meta = parsedObject(items[0]!)['metadata'] as { resourceVersion?: string } | undefined;
     metadata = { resourceVersion: meta?.resourceVersion };
   }
+  const nullRows = items.length === 0 && printer.nullWhenEmpty === true;
   const out = new Chunks();
-  out.write(`{"kind":"Table","apiVersion":${JSON.stringify(options.apiVersion)},"metadata":${JSON.stringify(metadata)},"columnDefinitions":${JSON.stringify(printer.columns())},"rows":[`);
+  out.write(`{"kind":"Table","apiVersion":${JSON.stringify(options.apiVersion)},"metadata":${JSON.stringify(metadata)},"columnDefinitions":${JSON.stringify(printer.columns())},"rows":`);
+  if (!nullRows) out.write('[');
   items.forEach((bytes, i) => {
     const row = tableRowData(bytes, printer);
     out.write(`${i > 0 ? ',' : ''}{"cells":${JSON.stringify(printer.cells(row.inputs, options.now))}`);
@@ -79,6 +81,6 @@ export function encodeTable(items: readonly Buffer[], printer: TablePrinter, opt
     else out.write('null');
     out.write('}');
   });
-  out.write(']}');
+  out.write(nullRows ? 'null}' : ']}');
   return out.end();
 }

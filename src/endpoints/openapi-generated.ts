@@ -132,5 +132,10 @@ export function openApiV2Additions(definitions: readonly ResourceDefinition[]): 
 /** The v3 document of one group-version made of these resources. */
 export function openApiV3Document(definitions: readonly ResourceDefinition[], group: string, version: string): JsonObject {
   const { paths: p, schemas } = paths(definitions, { group, version }, true);
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'unversioned' }, paths: p, components: { schemas } };
+  return openApiV3DocumentOf(p, schemas);
+}
+
+/** A v3 document of these paths and schemas: the shape of every v3 document made here. */
+export function openApiV3DocumentOf(paths: JsonObject, schemas: Record<string, JsonObject>): JsonObject {
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'unversioned' }, paths, components: { schemas } };
 }

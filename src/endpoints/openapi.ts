@@ -1,9 +1,13 @@
 // /openapi/v2 and /openapi/v3 from the vendored 1.25 documents, limited to the served group-versions.
 import { createHash } from 'node:crypto';
 import { openApiV3Bytes, openApiV3Paths, swaggerDocument } from '../api/openapi-documents.js';
+import { v3PathsFromV2 } from '../api/openapi-v3-from-v2.js';
 import type { GroupVersionFilter } from '../api/catalog.js';
+import { openApiV2Protobuf } from '../encoding/openapi-v2-protobuf.js';
+import { decodeJson, type JsonObject } from '../json.js';
 import type { ResourceDefinition, ResourceDefinitions } from '../registry/definitions.js';
-import { openApiV2Additions, openApiV3Document } from './openapi-generated.js';
+import { parseMediaRanges, type MediaRange } from './negotiation.js';
+import { openApiV2Additions, openApiV3Document, openApiV3DocumentOf } from './openapi-generated.js';
 
 export interface OpenApiDocumentBytes {
   body: Buffer;
@@ -11,6 +15,32 @@ export interface OpenApiDocumentBytes {
 }
 
 const GROUP_PATH = /^\/apis\/([^/]+)\/([^/]+)\//;
+
+/** What kubectl ≤ 1.28 and client-go's OpenAPISchema ask /openapi/v2 for: gnostic's Protobuf message. */
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+
+/**
+ * The form of /openapi/v2 an Accept header asks for, or undefined (406), as the reference chooses:
+ * media ranges by quality, then the more specific first; the first that matches JSON or the
+ * Protobuf type wins, JSON first for wildcards. No header is `*\/*`.
+ */
+export function openApiV2Format(accept: string | undefined): 'json' | 'protobuf' | undefined {
+  const wildcards = (r: MediaRange) => (r.type === '*' ? 2 : 0) + (r.subtype === '*' ? 1 : 0);
+  const ranges = parseMediaRanges(accept?.trim() ? accept : '*/*')
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r.q - a.r.q || wildcards(a.r) - wildcards(b.r) || a.i - b.i)
+    .map((x) => x.r);
+  const [type, subtype] = OPENAPI_V2_PROTOBUF.split('/') as [string, string];
+  for (const r of ranges) {
+    if (r.type !== 'application' && r.type !== '*') continue;
+    if (r.subtype === 'json' || r.subtype === '*') return 'json';
+    if (r.type === type && r.subtype === subtype) return 'protobuf';
+  }
+  return undefined;
+}
+
+/** Where a v3 document that is not vendored comes from. */
+type MadeV3 = { from: 'v2' } | { from: 'definitions'; group: string; version: string };
 
 function withEtag(body: Buffer): OpenApiDocumentBytes {
   return { body, etag: `"${createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase()}"` };
@@ -20,6 +50,17 @@ function v3Served(path: string, enabled: GroupVersionFilter): boolean {
   const m = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
   return !m || enabled(m[1]!, m[2]!);
 }
+
+/** A vendored v3 document with the server's version in place of the `info.version` it was generated with. */
+function withInfoVersion(bytes: Buffer, version: string): Buffer {
+  const text = bytes.toString('utf8');
+  const at = text.lastIndexOf(UNVERSIONED);
+  if (at < 0) return bytes;
+  return Buffer.from(text.slice(0, at) + `"version": ${JSON.stringify(version)}` + text.slice(at + UNVERSIONED.length));
+}
+
+/** How the vendored v3 documents write their `info.version` (once per document, in `info`). */
+const UNVERSIONED = '"version": "unversioned"';
 
 /** A definition's schema, closed over its references, with the v3 document's reference prefix. */
 function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
@@ -35,20 +76,39 @@ function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
   return out;
 }
 
+/** A made v3 document completed with the schemas it references (closed over), serialized. */
+function madeV3Bytes(doc: JsonObject): OpenApiDocumentBytes {
+  const components = doc['components'] as { schemas: Record<string, unknown>; securitySchemes?: unknown };
+  const own = new Set(Object.keys(components.schemas));
+  const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!).filter((n) => !own.has(n));
+  Object.assign(components.schemas, referencedSchemas(refs));
+  components.securitySchemes ??= swaggerDocument()['securityDefinitions'];
+  return withEtag(Buffer.from(JSON.stringify(doc)));
+}
+
 /**
  * /openapi/v2 and /openapi/v3: the vendored documents of the served built-in group-versions, and
- * documents made for the resources defined at run time. Each is serialized once, and again after
- * the set of definitions changed.
+ * documents made for the rest: from the v2 document for built-in group-versions the vendored v3
+ * documents lack (apiregistration.k8s.io/v1), from the definitions for resources defined at run
+ * time. Each is serialized once, and again after the set of definitions changed; /openapi/v2 as
+ * Protobuf is made from the JSON on first request.
  */
 export class OpenApi {
   private v2?: OpenApiDocumentBytes;
+  /** The Protobuf form of /openapi/v2, and the JSON document it was made from. */
+  private v2Protobuf?: { from: OpenApiDocumentBytes; body: Buffer };
   private v3Root?: Buffer;
   private readonly v3 = new Map<string, { file: string; doc?: OpenApiDocumentBytes }>();
-  /** Documents of run-time group-versions, made on first request. */
+  /** The v3 documents made here, by name (`apis/{group}/{version}`), made on first request. */
   private generated = new Map<string, OpenApiDocumentBytes>();
+  private made?: Map<string, MadeV3>;
   private builtAt = -1;
 
-  constructor(private readonly definitions: ResourceDefinitions, private readonly enabled: GroupVersionFilter) {
+  /**
+   * `infoVersion` is what the documents' `info.version` says: the server's version (the reference
+   * takes /version's gitVersion up to its first `-`).
+   */
+  constructor(private readonly definitions: ResourceDefinitions, private readonly enabled: GroupVersionFilter, private readonly infoVersion: string) {
     for (const [path, file] of openApiV3Paths()) if (v3Served(path, enabled)) this.v3.set(path, { file });
   }
 
@@ -59,20 +119,34 @@ export class OpenApi {
       this.v2 = undefined;
       this.v3Root = undefined;
       this.generated = new Map();
+      this.made = undefined;
     }
     return [...this.definitions.definitions()].filter((d) => !d.builtin);
   }
 
-  /** `apis/{group}/{version}` of every run-time group-version the vendored documents do not have. */
-  private runtimeGroupVersions(runtime: readonly ResourceDefinition[]): Map<string, { group: string; version: string }> {
-    const out = new Map<string, { group: string; version: string }>();
-    for (const d of runtime) {
-      for (const v of d.versions) {
-        const path = d.group ? `apis/${d.group}/${v.version}` : `api/${v.version}`;
-        if (!this.v3.has(path)) out.set(path, { group: d.group, version: v.version });
+  /**
+   * Every v3 document to make, by name: each served group-version the vendored documents do not
+   * have (a built-in one from the v2 document, one of resources defined at run time from their
+   * definitions), and each such built-in group's own document.
+   */
+  private madeV3(): Map<string, MadeV3> {
+    this.runtime();
+    if (!this.made) {
+      const made = new Map<string, MadeV3>();
+      const v2Paths = swaggerDocument().paths;
+      for (const d of this.definitions.definitions()) {
+        for (const v of d.versions) {
+          const path = d.group ? `apis/${d.group}/${v.version}` : `api/${v.version}`;
+          if (this.v3.has(path)) continue;
+          if (d.builtin) made.set(path, { from: 'v2' });
+          else if (!made.has(path)) made.set(path, { from: 'definitions', group: d.group, version: v.version });
+          const group = `apis/${d.group}`;
+          if (d.builtin && d.group && !this.v3.has(group) && `/${group}/` in v2Paths) made.set(group, { from: 'v2' });
+        }
       }
+      this.made = made;
     }
-    return out;
+    return this.made;
   }
 
   v2Document(): OpenApiDocumentBytes {
@@ -87,38 +161,42 @@ export class OpenApi {
       const added = openApiV2Additions(runtime);
       Object.assign(paths, added.paths);
       const definitions = runtime.length ? { ...doc.definitions, ...added.definitions } : doc.definitions;
-      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, definitions, paths })));
+      const info = { ...doc.info, version: this.infoVersion };
+      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, info, definitions, paths })));
     }
     return this.v2;
+  }
+
+  /** /openapi/v2 as gnostic's `openapi.v2.Document`, with the JSON's ETag (as the reference). */
+  v2ProtobufDocument(): OpenApiDocumentBytes {
+    const json = this.v2Document();
+    if (this.v2Protobuf?.from !== json) this.v2Protobuf = { from: json, body: openApiV2Protobuf(decodeJson(json.body)) };
+    return { body: this.v2Protobuf.body, etag: json.etag };
   }
 
   private v3Entry(path: string): OpenApiDocumentBytes | undefined {
     const entry = this.v3.get(path);
     if (entry) {
-      entry.doc ??= withEtag(openApiV3Bytes(entry.file));
+      entry.doc ??= withEtag(withInfoVersion(openApiV3Bytes(entry.file), this.infoVersion));
       return entry.doc;
     }
-    const runtime = this.runtime();
-    const gv = this.runtimeGroupVersions(runtime).get(path);
-    if (!gv) return undefined;
+    const made = this.madeV3().get(path);
+    if (!made) return undefined;
     let doc = this.generated.get(path);
     if (!doc) {
-      const made = openApiV3Document(runtime, gv.group, gv.version);
-      const components = made['components'] as { schemas: Record<string, unknown> };
-      const own = new Set(Object.keys(components.schemas));
-      const refs = [...JSON.stringify(made).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!).filter((n) => !own.has(n));
-      Object.assign(components.schemas, referencedSchemas(refs));
-      doc = withEtag(Buffer.from(JSON.stringify(made)));
+      const document = made.from === 'v2' ? openApiV3DocumentOf(v3PathsFromV2(swaggerDocument().paths, path), {}) : openApiV3Document(this.runtime(), made.group, made.version);
+      document['info'] = { ...(document['info'] as JsonObject | undefined), version: this.infoVersion };
+      doc = madeV3Bytes(document);
       this.generated.set(path, doc);
     }
     return doc;
   }
 
   v3RootDocument(): Buffer {
-    const runtime = this.runtime();
+    this.runtime();
     if (!this.v3Root) {
       const paths: Record<string, { serverRelativeURL: string }> = {};
-      const all = [...this.v3.keys(), ...this.runtimeGroupVersions(runtime).keys()].sort();
+      const all = [...this.v3.keys(), ...this.madeV3().keys()].sort();
       for (const path of all) {
         const doc = this.v3Entry(path)!;
         paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.etag.slice(1, -1)}` };

@@ -5,8 +5,11 @@
 import type {
   CreateOptions, DeleteOptions, FieldValidationDirective, GetOptions, ListOptions, PatchOptions, PropagationPolicy, UpdateOptions,
 } from '../api/options.js';
+import { queryFlag } from '../api/query-flags.js';
 import { checkFieldSelector, parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
 import { decodePatch } from '../encoding/decode.js';
+import { parseGoInt } from '../encoding/go-scalars.js';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../encoding/protobuf.js';
 import {
   badRequest, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalid, isGoPrintable, type FieldError,
 } from '../errors.js';
@@ -20,10 +23,16 @@ const PROPAGATION_POLICIES: readonly string[] = ['Foreground', 'Background', 'Or
 const MATCH_VALUES: readonly string[] = ['Exact', 'NotOlderThan', ''];
 const MAX_FIELD_MANAGER_BYTES = 128;
 
-/** A boolean query parameter as the reference reads it: "true" or "1". */
-function flag(query: URLSearchParams, name: string): boolean {
-  const v = query.get(name);
-  return v === 'true' || v === '1';
+/**
+ * An integer query parameter as the reference converts it (strconv.ParseInt, base 10, 64 bits):
+ * absent → undefined; present and not an integer (the empty value included) → 400 with Go's message.
+ */
+export function int64Parameter(query: URLSearchParams, name: string): number | undefined {
+  const text = query.get(name);
+  if (text === null) return undefined;
+  const parsed = parseGoInt(text, 64, true);
+  if ('error' in parsed) throw badRequest(parsed.error);
+  return parsed.value;
 }
 
 function refuse(kind: string, errors: FieldError[]): void {
@@ -77,7 +86,7 @@ export function decodePatchOptions(query: URLSearchParams, apply: boolean): Patc
   const first: FieldError[] = [];
   if (!apply && query.has('force')) first.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
   if (apply && !query.get('fieldManager')) first.push(fieldRequired('fieldManager', 'is required for apply patch'));
-  return { kind: 'PatchOptions', ...writeOptionsOf(query, 'PatchOptions', first), force: flag(query, 'force') };
+  return { kind: 'PatchOptions', ...writeOptionsOf(query, 'PatchOptions', first), force: queryFlag(query, 'force') };
 }
 
 /**
@@ -93,17 +102,22 @@ export function fieldValidationLevel(options: { fieldValidation: FieldValidation
   return options.fieldValidation === 'Ignore' || options.fieldValidation === 'Strict' ? options.fieldValidation : 'Warn';
 }
 
+/** A DeleteOptions body in its JSON form: Protobuf (client-go's and controller-runtime's) or JSON. */
+function deleteOptionsBody(body: Buffer, mediaType: string): unknown {
+  return mediaType === PROTOBUF_MEDIA_TYPE ? decodeProtobufObject(body, 'DeleteOptions').object : decodePatch(body);
+}
+
 /**
- * DeleteOptions from the body (JSON, optional) and the query (which wins): preconditions,
- * gracePeriodSeconds, propagationPolicy or the deprecated orphanDependents (turned into the policy
- * it names), dryRun.
+ * DeleteOptions from the body (optional; `mediaType` is its Content-Type's) and the query (which
+ * wins): preconditions, gracePeriodSeconds, propagationPolicy or the deprecated orphanDependents
+ * (turned into the policy it names), dryRun.
  */
-export function decodeDeleteOptions(query: URLSearchParams, body: Buffer): DeleteOptions {
+export function decodeDeleteOptions(query: URLSearchParams, body: Buffer, mediaType = 'application/json'): DeleteOptions {
   const options: DeleteOptions = {};
   let policy: string | undefined;
   const dryRun: unknown[] = query.getAll('dryRun');
   if (body.length > 0) {
-    const parsed = decodePatch(body);
+    const parsed = deleteOptionsBody(body, mediaType);
     if (!isObject(parsed)) throw badRequest('DeleteOptions must be a JSON object');
     if (isObject(parsed['preconditions'])) {
       const p = parsed['preconditions'];
@@ -117,10 +131,10 @@ export function decodeDeleteOptions(query: URLSearchParams, body: Buffer): Delet
     if (typeof parsed['orphanDependents'] === 'boolean') options.orphanDependents = parsed['orphanDependents'];
     if (Array.isArray(parsed['dryRun'])) dryRun.push(...parsed['dryRun']);
   }
-  const grace = query.get('gracePeriodSeconds');
-  if (grace !== null) options.gracePeriodSeconds = Number(grace);
+  const grace = int64Parameter(query, 'gracePeriodSeconds');
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
   policy = query.get('propagationPolicy') ?? policy;
-  if (query.has('orphanDependents')) options.orphanDependents = flag(query, 'orphanDependents');
+  if (query.has('orphanDependents')) options.orphanDependents = queryFlag(query, 'orphanDependents');
   const errors: FieldError[] = [];
   if (options.orphanDependents !== undefined && policy !== undefined) {
     errors.push(fieldInvalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
@@ -156,6 +170,10 @@ export function decodeGetOptions(query: URLSearchParams): GetOptions {
  * resourceVersionMatch, limit and continue, and a watch's own parameters.
  */
 export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, watch: boolean): ListOptions {
+  // The integers first, in ListOptions' field order: the reference converts the query before it
+  // parses selectors, and the first bad value fails it.
+  const timeout = int64Parameter(query, 'timeoutSeconds');
+  const limit = int64Parameter(query, 'limit');
   const options: ListOptions = {};
   const labelText = query.get('labelSelector');
   const fieldText = query.get('fieldSelector');
@@ -180,15 +198,31 @@ export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, wa
   }
   const rv = parseResourceVersion(rvText);
   if (rv !== undefined) options.resourceVersion = rv;
-  const limitText = query.get('limit');
-  if (limitText && /^-?\d+$/.test(limitText) && Number(limitText) > 0) options.limit = Number(limitText);
+  if (limit !== undefined && limit > 0) options.limit = limit;
   if (continueText !== '') {
     if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
     options.continue = decodeContinue(continueText);
   }
   if (watch) options.watch = true;
-  if (flag(query, 'allowWatchBookmarks')) options.allowWatchBookmarks = true;
-  const timeout = Number(query.get('timeoutSeconds'));
-  if (timeout > 0) options.timeoutSeconds = timeout;
+  if (queryFlag(query, 'allowWatchBookmarks')) options.allowWatchBookmarks = true;
+  if (timeout !== undefined && timeout > 0) options.timeoutSeconds = timeout;
   return options;
+}
+
+/**
+ * The integers of a pod connect request's options, checked as the reference converts them before
+ * it looks at the pod: PodLogOptions' sinceSeconds, tailLines and limitBytes (strconv.ParseInt),
+ * PodPortForwardOptions' ports (comma-separated, strconv.ParseUint of 16 bits). 400 on a bad one.
+ */
+export function checkPodConnectOptions(subresource: string, query: URLSearchParams): void {
+  if (subresource === 'log') {
+    for (const name of ['sinceSeconds', 'tailLines', 'limitBytes']) int64Parameter(query, name);
+  } else if (subresource === 'portforward') {
+    for (const value of query.getAll('ports')) {
+      for (const port of value.split(',')) {
+        const parsed = parseGoInt(port, 16, false);
+        if ('error' in parsed) throw badRequest(`cannot convert to []int32: ${parsed.error}`);
+      }
+    }
+  }
 }

@@ -26,12 +26,18 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The reference indents JSON for ?pretty=true and for command-line user agents. */
+/** What Go's strconv.ParseBool reads as true; every other value is false or an error (false). */
+const GO_TRUE: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * The reference indents JSON when ?pretty= is a true value to Go's strconv.ParseBool (1, t, true,
+ * True, TRUE) and, when pretty is absent or empty, for user agents of command-line tools and browsers.
+ */
 export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
   const pretty = query.get('pretty');
-  if (pretty !== null) return pretty === '' || pretty === 'true' || pretty === '1';
+  if (pretty) return GO_TRUE.has(pretty);
   const ua = req.headers['user-agent'] ?? '';
-  return ua.includes('curl') || ua.includes('Wget') || ua.startsWith('Mozilla/');
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
 export interface Output {

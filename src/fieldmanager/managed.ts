@@ -30,6 +30,11 @@ export interface UpdateOptions {
    * schema has a `status` field.
    */
   statusIsSubresource?: boolean;
+  /**
+   * The fields this write resets, owned by no writer (the reference's reset fields of the
+   * endpoint's strategy), as paths of field names; replaces the status/spec rule above.
+   */
+  resetFields?: ReadonlyArray<readonly string[]>;
 }
 
 export interface ApplyOptions extends UpdateOptions {
@@ -171,6 +176,7 @@ const STRIPPED = PathSet.fromPaths([
 ]);
 
 function ignoredFor(schema: SchemaNode, options: UpdateOptions): PathSet {
+  if (options.resetFields) return PathSet.fromPaths(options.resetFields.map((path) => path.map(fieldPE)));
   const hasStatus = schema.field('status') !== undefined && schema.kind === 'struct';
   const statusSub = options.statusIsSubresource ?? hasStatus;
   const s = new PathSet();
@@ -191,8 +197,10 @@ function withoutManagedFields(obj: Record<string, unknown>): Record<string, unkn
   return { ...obj, metadata: meta };
 }
 
+/** A managedFields list a write sets to clear them: empty, or one empty entry (the reference's reset). */
 function isResetList(v: unknown): boolean {
-  return Array.isArray(v) && v.length === 1 && isObject(v[0]) && Object.keys(v[0]).length === 0;
+  if (!Array.isArray(v)) return false;
+  return v.length === 0 || (v.length === 1 && isObject(v[0]) && Object.keys(v[0]).length === 0);
 }
 
 function liveManagers(live: Record<string, unknown> | undefined): Managers {
@@ -221,13 +229,19 @@ export function recordUpdate(
   const requested = isObject(next.metadata) ? next.metadata.managedFields : undefined;
   if (!options.subresource && requested !== undefined && requested !== null) {
     if (isResetList(requested)) managers = new Map();
-    else if (Array.isArray(requested) && requested.length > 0) {
+    else if (Array.isArray(requested)) {
       try {
         managers = decode(requested);
       } catch {
         // An invalid list in the request: the live one stays.
       }
     }
+  }
+  // An update of an object nobody owns anything of (managedFields reset, or never recorded) is
+  // not tracked, as the reference skips it: the object stays without managedFields.
+  if (live && managers.size === 0) {
+    setManagedFields(next, managers);
+    return;
   }
   const before = live ? withoutManagedFields(live) : (zeroValue(schema) as Record<string, unknown>);
   const after = withoutManagedFields(next);
@@ -261,8 +275,9 @@ function gvString(apiVersion: string): string {
   return apiVersion;
 }
 
+/** Go's GroupVersionKind.String(): the group is always written, so the core group's is "/v1, Kind=…". */
 function gvkString(gvk: GroupVersionKind): string {
-  return `${apiVersionOf(gvk)}, Kind=${gvk.kind}`;
+  return `${gvk.group}/${gvk.version}, Kind=${gvk.kind}`;
 }
 
 function describeManager(m: Manager): string {

@@ -110,6 +110,14 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode, dep
     }
   }
 
+  // The live lists a $setElementOrder orders, as they were before the patch.
+  const liveLists = new Map<string, unknown[]>();
+  for (const k of Object.keys(patch)) {
+    if (!k.startsWith(SET_ORDER)) continue;
+    const live = result[k.slice(SET_ORDER.length)];
+    liveLists.set(k, Array.isArray(live) ? live : []);
+  }
+
   for (const [k, v] of Object.entries(patch)) {
     if (k === PATCH || k === RETAIN_KEYS || k.startsWith(SET_ORDER) || k.startsWith(DELETE_PRIMITIVE)) continue;
     if (k.startsWith('$')) throw badRequest(`strategic merge patch: unknown directive ${JSON.stringify(k)}`);
@@ -129,7 +137,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode, dep
     const field = k.slice(SET_ORDER.length);
     if (!Array.isArray(v)) throw badRequest('invalid patch format of setElementOrder list');
     const cur = result[field];
-    if (Array.isArray(cur)) setOwn(result, field, reorder(cur, v, child(node, field)));
+    if (Array.isArray(cur)) setOwn(result, field, setElementOrder(cur, v, liveLists.get(k)!, child(node, field)));
   }
   return result;
 }
@@ -174,41 +182,40 @@ function mergeList(cur: unknown[], patch: unknown[], node: SchemaNode, depth: nu
   }
 
   if (!objects) {
-    // Union of scalars: the original order, then new values in the patch's order.
-    const out = cur.slice();
-    const seen = new Set(out.map((x) => JSON.stringify(x)));
-    for (const v of patch) {
+    // Union of scalars, in the reference's order (see referenceOrder).
+    const out: unknown[] = [];
+    const seen = new Set<string>();
+    for (const v of [...cur, ...patch]) {
       const s = JSON.stringify(v);
       if (!seen.has(s)) {
         out.push(v);
         seen.add(s);
       }
     }
-    return out;
+    return referenceOrder(out, patch, cur, scalarKey);
   }
 
   if (mergeKey === undefined) {
     // Merge strategy without a key: the reference replaces such lists.
     return replaceList(patch, depth);
   }
-  const out: unknown[] = cur.slice();
-  const indexOf = (key: unknown): number => out.findIndex((x) => isObject(x) && deepEq(x[mergeKey], key));
+  // Deletions first (every live item with the key goes), then the other items merge in, as in
+  // the reference.
+  let live = cur;
+  const merging: JsonObject[] = [];
   for (const item of patch) {
     if (!isObject(item)) throw badRequest('invalid JSON document');
     for (const k of Object.keys(item)) refuseKey(k);
-    const directive = item[PATCH];
     if (!Object.hasOwn(item, mergeKey) || item[mergeKey] === null) {
       throw unprocessable(`map: ${goValue(item)} does not contain declared merge key: ${mergeKey}`);
     }
-    const key = item[mergeKey];
-    const at = indexOf(key);
-    if (directive === 'delete') {
-      if (at >= 0) {
-        // Every item with the key goes.
-        for (let i = out.length - 1; i >= 0; i--) if (isObject(out[i]) && deepEq((out[i] as JsonObject)[mergeKey], key)) out.splice(i, 1);
-      }
-      continue;
-    }
+    if (item[PATCH] === 'delete') live = live.filter((x) => !(isObject(x) && deepEq(x[mergeKey], item[mergeKey])));
+    else merging.push(item);
+  }
+  const out: unknown[] = live.slice();
+  const indexOf = (key: unknown): number => out.findIndex((x) => isObject(x) && deepEq(x[mergeKey], key));
+  for (const item of merging) {
+    const at = indexOf(item[mergeKey]);
     if (at >= 0) {
       const m = mergeMap(out[at] as JsonObject, item, itemNode, depth + 1);
       if (m === undefined) out.splice(at, 1);
@@ -218,37 +225,68 @@ function mergeList(cur: unknown[], patch: unknown[], node: SchemaNode, depth: nu
       if (m !== undefined) out.push(m);
     }
   }
-  return out;
+  return referenceOrder(out, merging, live, mergeKeyOf(mergeKey));
 }
 
 function deepEq(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Orders the items named in `order` as it says; the other items keep their places. */
-function reorder(list: unknown[], order: unknown[], node: SchemaNode): unknown[] {
-  const mergeKey = node.mergeKey;
-  const keyOf = (x: unknown): string => (mergeKey !== undefined && isObject(x) ? JSON.stringify(x[mergeKey]) : JSON.stringify(x));
-  const rank = new Map<string, number>();
-  order.forEach((o, i) => {
-    if (mergeKey !== undefined && !isObject(o)) throw badRequest('invalid patch format of setElementOrder list');
-    const k = keyOf(o);
-    if (!rank.has(k)) rank.set(k, i);
-  });
-  const slots: number[] = [];
-  const ordered: unknown[] = [];
+type ItemKey = (item: unknown) => string;
+
+const scalarKey: ItemKey = (x) => JSON.stringify(x) ?? '';
+
+function mergeKeyOf(mergeKey: string): ItemKey {
+  return (x) => (isObject(x) ? JSON.stringify(x[mergeKey]) ?? '' : '');
+}
+
+/** Each key's first place in a list. */
+function ranks(list: unknown[], keyOf: ItemKey): Map<string, number> {
+  const out = new Map<string, number>();
   list.forEach((x, i) => {
-    if (rank.has(keyOf(x))) {
-      slots.push(i);
-      ordered.push(x);
-    }
-  });
-  ordered.sort((a, b) => rank.get(keyOf(a))! - rank.get(keyOf(b))!);
-  const out = list.slice();
-  slots.forEach((slot, i) => {
-    out[slot] = ordered[i];
+    const k = keyOf(x);
+    if (!out.has(k)) out.set(k, i);
   });
   return out;
+}
+
+/** A stable sort by rank; items without one go last. */
+function sortedBy(items: unknown[], rank: Map<string, number>, keyOf: ItemKey): unknown[] {
+  const at = (x: unknown) => rank.get(keyOf(x)) ?? Number.POSITIVE_INFINITY;
+  return items.map((x, i) => ({ x, i })).sort((a, b) => at(a.x) - at(b.x) || a.i - b.i).map((e) => e.x);
+}
+
+/**
+ * The order the reference gives a merged list: the items `named` (the patch's items, or a
+ * $setElementOrder list) come in that order; the items only the live list has keep the live
+ * order, each placed before the first named item the live list had after it. So a patch of
+ * [Z, X] onto [X, Y] gives [Z, X, Y].
+ */
+function referenceOrder(merged: unknown[], named: unknown[], live: unknown[], keyOf: ItemKey): unknown[] {
+  const namedRank = ranks(named, keyOf);
+  const liveRank = ranks(live, keyOf);
+  const fromPatch = sortedBy(merged.filter((x) => namedRank.has(keyOf(x))), namedRank, keyOf);
+  const liveOnly = sortedBy(merged.filter((x) => !namedRank.has(keyOf(x))), liveRank, keyOf);
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < liveOnly.length || j < fromPatch.length) {
+    if (j >= fromPatch.length) out.push(liveOnly[i++]);
+    else if (i >= liveOnly.length) out.push(fromPatch[j++]);
+    else {
+      const l = liveRank.get(keyOf(liveOnly[i]));
+      const r = liveRank.get(keyOf(fromPatch[j]));
+      out.push(l !== undefined && r !== undefined && l < r ? liveOnly[i++] : fromPatch[j++]);
+    }
+  }
+  return out;
+}
+
+/** A merged list put in the order of a $setElementOrder list (`live`: the list before the patch). */
+function setElementOrder(list: unknown[], order: unknown[], live: unknown[], node: SchemaNode): unknown[] {
+  const mergeKey = node.mergeKey;
+  if (mergeKey !== undefined && order.some((o) => !isObject(o))) throw badRequest('invalid patch format of setElementOrder list');
+  return referenceOrder(list, order, live, mergeKey !== undefined ? mergeKeyOf(mergeKey) : scalarKey);
 }
 
 /** A copy of a patch value with its directives taken out (what a new value becomes). */

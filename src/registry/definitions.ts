@@ -79,6 +79,17 @@ export interface CreateCall {
 /** Answers a create (201 and a body, as a stored create answers); what it needs from above is in `registry.services`. */
 export type CreateHook = (registry: Registry, call: CreateCall) => Promise<WriteResult>;
 
+/**
+ * A resource whose objects are made when read, never stored (ComponentStatus): get and list
+ * answer from these (in the resource's version, selectors applied); what it needs from above is in
+ * `registry.services`.
+ */
+export interface ComputedObjects {
+  objects(registry: Registry): Promise<JsonObject[]>;
+  /** What a get of a name not among them answers; the generic NotFound when absent. */
+  missing?(name: string): Error;
+}
+
 /** Where a resource differs from the generic store; every hook is optional. */
 export interface ResourceHooks extends Strategy {
   /** The reference's defaults for an object of this resource in `version`, in place. */
@@ -94,6 +105,8 @@ export interface ResourceHooks extends Strategy {
    * by this instead of being stored.
    */
   create?: CreateHook;
+  /** Objects made when read instead of stored (see ComputedObjects). */
+  computed?: ComputedObjects;
   /** Subresources that act when created (serviceaccounts/token, pods/binding, pods/eviction), by name. */
   subresourceCreates?: Readonly<Record<string, CreateHook>>;
   /** Converts an object between two served versions (apiVersion is set by the caller). */

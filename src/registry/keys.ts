@@ -13,3 +13,30 @@ export function collectionPrefix(info: Pick<ResourceInfo, 'group' | 'resource'>,
 export function objectKey(info: Pick<ResourceInfo, 'group' | 'resource' | 'namespaced'>, namespace: string | undefined, name: string): string {
   return info.namespaced ? `${resourcePrefix(info)}${namespace}/${name}` : `${resourcePrefix(info)}${name}`;
 }
+
+/**
+ * The reference keeps most built-in resources under /registry/{resource} (no group); these five
+ * under names of their own. Its errors name these keys, so capstan names them the same way.
+ */
+const REFERENCE_PREFIXES: Record<string, string> = {
+  '/services': 'services/specs',
+  '/endpoints': 'services/endpoints',
+  '/nodes': 'minions',
+  '/replicationcontrollers': 'controllers',
+  'networking.k8s.io/ingresses': 'ingress',
+};
+
+/** Built-in resources the reference keeps under their group, as it keeps custom resources. */
+const GROUPED_BUILTINS = new Set(['apiregistration.k8s.io', 'apiextensions.k8s.io']);
+
+/**
+ * The key the reference's storage has for an object, as its storage errors print it: below
+ * `/registry` (the etcd prefix) for a real write, without it for a dry run (which checks the
+ * object before it reaches etcd).
+ */
+export function referenceStorageKey(info: Pick<ResourceInfo, 'group' | 'resource' | 'namespaced' | 'definition'>, namespace: string | undefined, name: string, dryRun = false): string {
+  const grouped = !info.definition.builtin || GROUPED_BUILTINS.has(info.group);
+  const prefix = REFERENCE_PREFIXES[`${info.group}/${info.resource}`] ?? (grouped ? `${info.group}/${info.resource}` : info.resource);
+  const path = info.namespaced ? `/${prefix}/${namespace}/${name}` : `/${prefix}/${name}`;
+  return dryRun ? path : `/registry${path}`;
+}

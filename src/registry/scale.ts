@@ -21,13 +21,26 @@ export function toScale(obj: JsonObject, resource: string): JsonObject {
   const scaleStatus: JsonObject = { replicas: typeof status['replicas'] === 'number' ? status['replicas'] : 0 };
   const selector = selectorOf(obj, resource);
   if (selector) scaleStatus['selector'] = selector;
+  // autoscaling/v1 ScaleSpec.replicas is omitempty: zero replicas is `spec: {}`.
+  const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 0;
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
     metadata: scaleMeta,
-    spec: { replicas: typeof spec['replicas'] === 'number' ? spec['replicas'] : 0 },
+    spec: replicas === 0 ? {} : { replicas },
     status: scaleStatus,
   };
+}
+
+/**
+ * What a GET of a missing object's scale names as not found: the reference's scale endpoints say
+ * `{resource}/scale` in the apps group, `replicationcontrollers/scale` in autoscaling; others (custom
+ * resources) the resource itself.
+ */
+export function scaleNotFoundResource(info: { group: string; resource: string }): { group: string; resource: string } {
+  if (info.group === 'apps') return { group: 'apps', resource: `${info.resource}/scale` };
+  if (info.group === '' && info.resource === 'replicationcontrollers') return { group: 'autoscaling', resource: 'replicationcontrollers/scale' };
+  return info;
 }
 
 /** The parent with the replicas a Scale asks for (422 for a negative or non-integer count). */

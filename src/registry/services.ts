@@ -54,6 +54,15 @@ export interface TokenIssuing {
   issue(sa: ServiceAccountRef, audiences: string[], expirationSeconds: number, bound?: BoundObjectRef): Promise<{ token: string; expirationTimestamp: string }>;
 }
 
+/** One component's health, as a ComponentStatus's Healthy condition says it. */
+export interface ComponentHealth {
+  name: string;
+  /** "True" healthy, "False" checked and failing, "Unknown" not checked (not run). */
+  status: 'True' | 'False' | 'Unknown';
+  message?: string;
+  error?: string;
+}
+
 export interface RegistryServices {
   /** The request authorizer (SubjectAccessReview and its kin); without one, nothing is allowed. */
   authorizer?: { authorize(attributes: AccessAttributes): AccessDecision };
@@ -63,4 +72,6 @@ export interface RegistryServices {
   reviewToken?(token: string, audiences: string[]): Promise<{ user: UserInfo; audiences: string[] } | undefined>;
   /** Signs service-account tokens (TokenRequest); absent when the server signs none. */
   tokens?: TokenIssuing;
+  /** The control plane's components and their health (ComponentStatus); none when absent. */
+  componentHealth?(): Promise<ComponentHealth[]>;
 }

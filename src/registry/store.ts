@@ -8,7 +8,7 @@ import {
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher } from '../storage/cacher.js';
-import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
+import { collectionPrefix, objectKey, referenceStorageKey, resourcePrefix } from './keys.js';
 import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
 } from './readoptions.js';
@@ -18,8 +18,8 @@ import { inVersion, type DefinitionChange, type PartUpdate, type ResourceDefinit
 import { Informer } from './informers.js';
 import { watchCache, type Watch, type WatchRequest, type WatchSink } from './watch.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
-import { applyScale, toScale } from './scale.js';
-import { apply as fieldManagerApply, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
+import { applyScale, scaleNotFoundResource, toScale } from './scale.js';
+import { apply as fieldManagerApply, onlyManagedFieldsTimesDiffer, recordUpdate, type GroupVersionKind } from '../fieldmanager/index.js';
 import type { Operation } from '../api/operation.js';
 import {
   deleteOptionsObject, writeOptionsObject, type DeleteOptions as RequestDeleteOptions, type GetOptions, type ListOptions, type PatchOptions, type WriteOptions,
@@ -30,6 +30,12 @@ import { type JsonObject, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3
 
 function gvkOf(info: ResourceInfo): GroupVersionKind {
   return { group: info.group, version: info.version, kind: info.kind };
+}
+
+/** The field manager's option for the fields the resource's strategy resets on this endpoint, if it says. */
+function resetFieldsOf(info: ResourceInfo, subresource?: string): { resetFields?: ReadonlyArray<readonly string[]> } {
+  const fields = info.definition.hooks.resetFields?.(subresource);
+  return fields ? { resetFields: fields } : {};
 }
 
 export interface WriteResult {
@@ -257,6 +263,12 @@ export class Registry {
   }
 
   async get(info: ResourceInfo, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<Buffer> {
+    const computed = info.definition.hooks.computed;
+    if (computed) {
+      const found = (await computed.objects(this)).find((o) => metadataOf(o)['name'] === name);
+      if (!found) throw computed.missing?.(name) ?? notFound(qr(info), name);
+      return encodeJson(found);
+    }
     const { resourceVersion } = options;
     if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
     const value = (await this.cacher(info)).get(objectKey(info, namespace, name));
@@ -284,6 +296,11 @@ export class Registry {
   async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
     const plan = readPlan(options);
     const filter = selectionOf(info, options);
+    const computed = info.definition.hooks.computed;
+    if (computed) {
+      const objects = await computed.objects(this);
+      return { metadata: {}, items: (filter ? objects.filter(filter) : objects).map((o) => encodeJson(o)) };
+    }
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
     let result;
@@ -389,7 +406,7 @@ export class Registry {
       strategy.normalize?.(obj);
       // Ownership is recorded on what the writer sent (after decoding and defaults), before the
       // server's own preparation, as the reference records it.
-      if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now() });
+      if (!ctx.applied) recordUpdate(gvkOf(info), undefined, obj, ctx.manager, { now: now(), ...resetFieldsOf(info) });
       // Mutating admission sees the object as sent: the request's name ("" for generateName), no
       // uid, no server times (the reference's BeforeCreate sets them after it).
       await admission?.mutate(obj, undefined);
@@ -452,12 +469,15 @@ export class Registry {
     mutate: (current: JsonObject) => { obj: JsonObject; pinnedVersion?: string } | Promise<{ obj: JsonObject; pinnedVersion?: string }>,
     subresource: string | undefined,
     ctx: WriteContext,
+    uidPrecondition?: string,
   ): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
     const admission = this.admissionOf('UPDATE', info, namespace, name, ctx, ctx.options && writeOptionsObject(ctx.options), subresource);
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(key);
+      // Checked first, as the reference's storage does: a missing object has the empty uid.
+      if (uidPrecondition !== undefined) checkUidPrecondition(info, namespace, name, uidPrecondition, current, ctx.dryRun ?? false);
       if (!current) throw notFound(qr(info), name);
       const currentObj = this.toVersion(info, decodeJson(current.value));
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
@@ -467,7 +487,8 @@ export class Registry {
       const claims: Claim[] = [];
       try {
         const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
-        if (jsonEqual(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
+        // Nothing to store when only managedFields times would change: no write, no event, the stored object.
+        if (onlyManagedFieldsTimesDiffer(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
         const stored = this.toVersion(storeInfo, next);
@@ -506,7 +527,7 @@ export class Registry {
       if (subresource !== 'binding') this.applyDefaults(info, desired);
       next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
-      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now() });
+      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource) });
       await admission?.mutate(next, current);
       const errors = hooks.validateUpdate?.(next, current, info.version, subresource) ?? [];
       if (errors.length) throw invalid(info.kind, info.group, name, errors);
@@ -527,7 +548,7 @@ export class Registry {
       }
       hooks.normalize?.(next);
       // A scale write records its own entry (the reference gives it no time).
-      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, subresource ? { subresource } : { now: now() });
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource) });
       await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
       const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
@@ -556,8 +577,10 @@ export class Registry {
     meta['name'] = name;
     this.checkNamespace(info, namespace, meta);
     const pinned = stringField(meta, 'resourceVersion') || undefined;
+    // A uid in the body is a precondition on the stored object (the reference's PUT).
+    const uid = stringField(meta, 'uid') || undefined;
     try {
-      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource, ctx);
+      return await this.guaranteedUpdate(info, namespace, name, () => ({ obj: body, pinnedVersion: pinned }), subresource, ctx, uid);
     } catch (err) {
       if (err instanceof StatusError && err.code === 404 && !subresource && info.definition.hooks.allowCreateOnUpdate && !pinned) {
         return this.create(info, namespace, body, ctx);
@@ -599,7 +622,7 @@ export class Registry {
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options, admission: options.admission };
-    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now() });
+    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now(), ...resetFieldsOf(info, subresource) });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
     } catch (err) {
@@ -615,19 +638,22 @@ export class Registry {
   /** GET of the scale subresource. */
   async getScale(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
     const obj = await this.getObject(info, namespace, name);
-    if (!obj) throw notFound(qr(info), name);
+    if (!obj) throw notFound(scaleNotFoundResource(info), name);
     return encodeJson(toScale(obj, info.resource));
   }
 
-  /** PUT or PATCH of the scale subresource: `change` turns the current Scale into the desired one. */
-  async updateScale(info: ResourceInfo, namespace: string | undefined, name: string, change: (scale: JsonObject) => unknown, ctx: WriteContext): Promise<WriteResult> {
+  /**
+   * PUT or PATCH of the scale subresource: `change` turns the current Scale into the desired one.
+   * `uidPrecondition`: the uid a PUT's Scale carries, which the stored object must have.
+   */
+  async updateScale(info: ResourceInfo, namespace: string | undefined, name: string, change: (scale: JsonObject) => unknown, ctx: WriteContext, uidPrecondition?: string): Promise<WriteResult> {
     const result = await this.guaranteedUpdate(info, namespace, name, (current) => {
       const currentVersion = stringField(metadataOf(current), 'resourceVersion');
       const next = applyScale(current, change(toScale(current, info.resource)));
       const pinned = stringField(metadataOf(next), 'resourceVersion');
       metadataOf(next)['resourceVersion'] = currentVersion;
       return { obj: next, pinnedVersion: pinned !== currentVersion ? pinned : undefined };
-    }, 'scale', ctx);
+    }, 'scale', ctx, uidPrecondition);
     return { status: result.status, body: encodeJson(toScale(decodeJson(result.body), info.resource)) };
   }
 
@@ -805,6 +831,17 @@ function checkPreconditions(info: ResourceInfo, name: string, meta: JsonObject, 
   if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
     throw new StatusError(409, 'Conflict', `${prefix}the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta['resourceVersion'])}). The object might have been modified`, details);
   }
+}
+
+/**
+ * 409 when the stored object (absent: uid "") is not the one a write names by uid, in the
+ * reference's words: its storage's invalid-object error, wrapped as a conflict.
+ */
+function checkUidPrecondition(info: ResourceInfo, namespace: string | undefined, name: string, uid: string, current: Stored | undefined, dryRun: boolean): void {
+  const stored = current ? String(metadataOf(decodeJson(current.value))['uid'] ?? '') : '';
+  if (stored === uid) return;
+  const key = referenceStorageKey(info, namespace, name, dryRun);
+  throw conflict(qr(info), name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored}`);
 }
 
 function successStatus(info: ResourceInfo, name: string, uid: string): JsonObject {

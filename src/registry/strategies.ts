@@ -13,6 +13,12 @@ export interface Claim {
 export interface Strategy {
   /** PUT of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
+  /**
+   * The fields a write to the resource (`subresource` undefined) or to a subresource resets, so
+   * that no writer owns them there (the reference strategies' GetResetFields); undefined: the
+   * generic rule (status is the status subresource's, spec the main resource's).
+   */
+  resetFields?(subresource: string | undefined): ReadonlyArray<readonly string[]> | undefined;
   /** Decoding-time conversions and defaults, applied before ownership is recorded. */
   normalize?(obj: JsonObject): void;
   /** `user`: who creates (CertificateSigningRequests record their requester). */

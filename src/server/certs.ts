@@ -8,7 +8,7 @@
 
 import { X509Certificate, createPrivateKey, createPublicKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
@@ -280,6 +280,34 @@ export function servingNames(extraNames: string[]): { dnsNames: string[]; ipAddr
     }
   }
   return { dnsNames, ipAddresses };
+}
+
+/** The bind addresses that mean "every address of the host". */
+const WILDCARDS = new Set(['0.0.0.0', '::', '']);
+
+/**
+ * The names a serving certificate is asked for beyond the defaults (loopback, the host name, the
+ * in-cluster names): the advertise address, the bind address — or, when it is a wildcard, every
+ * address of the host's interfaces (IPv4 ones for 0.0.0.0), since clients may come to any — and
+ * the operator's extra names.
+ */
+export function requestedServingNames(o: { advertiseAddress?: string; bindAddress: string; extraNames?: readonly string[] }): string[] {
+  const names: string[] = [];
+  if (o.advertiseAddress) names.push(o.advertiseAddress);
+  if (!WILDCARDS.has(o.bindAddress)) {
+    names.push(o.bindAddress);
+  } else {
+    const ipv4Only = o.bindAddress !== '::';
+    for (const addresses of Object.values(networkInterfaces())) {
+      for (const a of addresses ?? []) {
+        if (a.internal || (ipv4Only && a.family !== 'IPv4')) continue;
+        // Link-local IPv6 addresses need a zone to be reached; no certificate names them.
+        if (a.family === 'IPv6' && /^fe[89ab]/i.test(a.address)) continue;
+        names.push(a.address);
+      }
+    }
+  }
+  return [...names, ...(o.extraNames ?? [])];
 }
 
 function coversNames(cert: X509Certificate, names: { dnsNames: string[]; ipAddresses: string[] }): boolean {

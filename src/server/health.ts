@@ -13,6 +13,12 @@ export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 export class Health {
   constructor(private readonly checks: Record<HealthEndpoint, HealthCheck[]>) {}
 
+  /** Every path served: /healthz, /livez, /readyz and one per check under each. */
+  paths(): string[] {
+    return (Object.entries(this.checks) as Array<[HealthEndpoint, HealthCheck[]]>)
+      .flatMap(([endpoint, checks]) => [`/${endpoint}`, ...checks.map((c) => `/${endpoint}/${c.name}`)]);
+  }
+
   /** Handles the request when its path is a health path; returns false otherwise. */
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<boolean> {
     const m = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);

@@ -3,6 +3,8 @@
 // doing the work of one of the reference's post-start hooks show as poststarthook/<name> in
 // /healthz, /livez and /readyz, as the reference's do.
 import type { AdmissionChain } from '../admission/chain.js';
+import type { AdmissionServices } from '../admission/types.js';
+import type { Authorizer } from '../auth/types.js';
 import type { TokenIssuer } from '../auth/tokens.js';
 import type { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import type { Registry } from '../registry/store.js';
@@ -32,7 +34,11 @@ export interface HookContext {
   /** The registry the controllers write through: admitted as the server's own user. */
   readonly registry: Registry;
   readonly admission: AdmissionChain;
+  /** What the admission plugins use; the admission initializer completes it. */
+  readonly admissionServices: AdmissionServices;
   readonly serviceAllocators: ServiceAllocators;
+  /** The request authorizer. Known from the `admission` stage on. */
+  authorizer?: Authorizer;
   /** The cluster CA and serving certificates; none on plain HTTP. Known from the `admission` stage on. */
   material?: ServingMaterial;
   /** Issues service-account tokens; none on plain HTTP. Known from the `admission` stage on. */
@@ -132,6 +138,24 @@ export class PostStartHooks {
         name: `poststarthook/${name}`,
         check: () => (group.every((r) => this.isReady(r)) ? undefined : 'not finished'),
       }));
+  }
+
+  /**
+   * A check named `name` (not a post-start hook's) that passes once hook `hookName` is ready;
+   * undefined when that hook does not run on this server.
+   */
+  readiness(name: string, hookName: string): HealthCheck | undefined {
+    const running = this.hooks.find((r) => r.hook.name === hookName);
+    if (!running || running.controller === null) return undefined;
+    return { name, check: () => (this.isReady(running) ? undefined : 'not finished') };
+  }
+
+  /**
+   * Whether every controller that runs here and that the reference runs in kube-controller-manager
+   * (a hook reporting as nothing) has started: what ComponentStatus says of the controller manager.
+   */
+  controllersReady(): boolean {
+    return this.hooks.filter((r) => r.hook.reportsAs === undefined).every((r) => this.isReady(r));
   }
 
   /** Ready once started; a hook that does not run here has nothing to wait for. */

@@ -9,6 +9,8 @@ export class OptionsError extends Error {}
 interface Flag<T> {
   /** As kube-apiserver spells it, without the leading dashes. */
   readonly name: string;
+  /** A one-letter alias (-v for --v). */
+  readonly short?: string;
   /** What it takes, as --help shows it; 'bool' takes true or false; none for a switch (present or not). */
   readonly takes?: 'string' | 'int' | 'duration' | 'strings' | 'bool';
   readonly help: string;
@@ -98,6 +100,36 @@ const toggle = (name: string, help: string): Setting<boolean> => ({ default: fal
 const list = (name: string, help: string): Setting<string[]> =>
   ({ default: [], flag: { name, takes: 'strings', help, parse: (t) => t.split(',').map((s) => s.trim()).filter(Boolean) } });
 
+/** A log level (klog's -v). */
+function level(name: string, short: string, help: string): Setting<number> {
+  const parse = (t: string): number => {
+    const n = Number(t);
+    if (!Number.isInteger(n) || n < 0) throw new OptionsError(`--${name}: invalid log level "${t}"`);
+    return n;
+  };
+  return { default: 0, flag: { name, short, takes: 'int', help, parse } };
+}
+
+/** An absolute URL (or, as the reference allows, any string without a colon). */
+function issuerUrl(name: string, value: string, help: string): Setting<string> {
+  const parse = (t: string): string => {
+    if (!t) throw new OptionsError(`--${name}: must not be empty`);
+    if (t.includes(':') && !URL.canParse(t)) throw new OptionsError(`--${name}: "${t}" contained a ':' but was not a valid URL`);
+    return t;
+  };
+  return { default: value, flag: { name, takes: 'string', help, parse } };
+}
+
+/** An https URL. */
+function httpsUrl(name: string, help: string, shownDefault: string): Setting<string | undefined> {
+  const parse = (t: string): string => {
+    if (!URL.canParse(t)) throw new OptionsError(`--${name}: must be a valid URL, not "${t}"`);
+    if (new URL(t).protocol !== 'https:') throw new OptionsError(`--${name}: requires the https scheme, not "${t}"`);
+    return t;
+  };
+  return { default: undefined, flag: { name, takes: 'string', help, shownDefault, parse } };
+}
+
 /** A setting with no flag. */
 const unflagged = <T>(value: T): Setting<T> => ({ default: value });
 
@@ -121,6 +153,12 @@ export const SETTINGS = {
   anonymousAuth: boolean('anonymous-auth', true, 'serve requests without credentials as system:anonymous'),
   authorizationMode: oneOf('authorization-mode', ['RBAC', 'AlwaysAllow'], 'RBAC', '"RBAC" or "AlwaysAllow"; system:masters is always allowed'),
   advertiseAddress: optionalText('advertise-address', 'the address clients are told to use (added to the serving certificate)'),
+  /** Names the serving certificate carries beyond the loopback ones, the host name and the addresses served. */
+  extraServingNames: list('apiserver-cert-extra-sans', 'more host names and IP addresses (comma-separated) for the serving certificate, as kubeadm\'s flag'),
+  /** The issuer (iss) of service-account tokens, also the default API audience (as the reference's --api-audiences). */
+  serviceAccountIssuer: issuerUrl('service-account-issuer', 'https://kubernetes.default.svc.cluster.local', 'the issuer of service-account tokens, served at /.well-known/openid-configuration when it is an https URL'),
+  /** Where relying parties fetch the signing keys; https://<advertise address>:<port>/openid/v1/jwks when absent. */
+  serviceAccountJwksUri: httpsUrl('service-account-jwks-uri', 'the jwks_uri of /.well-known/openid-configuration', '"https://<advertise-address>:<secure-port>/openid/v1/jwks"'),
   /** Admission plugins beyond the defaults, and those turned off. */
   enableAdmissionPlugins: list('enable-admission-plugins', 'admission plugins (comma-separated) to turn on beyond the defaults'),
   disableAdmissionPlugins: list('disable-admission-plugins', 'admission plugins (comma-separated) to turn off'),
@@ -130,6 +168,10 @@ export const SETTINGS = {
   serviceNodePortRange: text('service-node-port-range', DEFAULT_SERVICE_NODE_PORT_RANGE, 'ports NodePort services are allocated from'),
   /** Plain HTTP, where a request without credentials acts as the loopback admin (tests only). */
   insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
+  /** klog's verbosity: 0 logs the start and errors; 3 and up one line per request, as the reference. */
+  verbosity: level('v', 'v', 'log level: 0 logs the start and errors, 3 and up one line per request'),
+  /** Where the request log's lines go; stderr when absent (tests and embedders collect them). */
+  requestLogWriter: unflagged<((line: string) => void) | undefined>(undefined),
   /** Run the controllers that give every namespace its default objects (tests that count revisions turn it off). */
   namespaceDefaults: unflagged(true),
   /** Run the garbage collector (its own tests run theirs). */

@@ -1,6 +1,6 @@
 // Every post-start hook of the server, in start order: the server's own first-start objects, then
 // the controllers. A new controller is one line here.
-import { bootstrap } from '../controllers/bootstrap.js';
+import { bootstrapSystemNamespaces, bootstrapSystemPriorityClasses } from '../controllers/bootstrap.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
 import { GarbageCollector } from '../controllers/gc.js';
@@ -17,12 +17,38 @@ import { started, task, type HookContext, type PostStartHook } from './hooks.js'
 
 const rbac = (c: HookContext) => c.options.authorizationMode === 'RBAC';
 
+/** A task that waits for the informer (the watch cache) of a served resource (none when it is not served). */
+function informerOf(c: HookContext, group: string, resource: string) {
+  const info = c.registry.definitions.versionsOf(group, resource)[0];
+  return info ? task(async () => void (await c.registry.informer(info))) : undefined;
+}
+
 export const POST_START_HOOKS: readonly PostStartHook[] = [
   // The system namespaces and priority classes, before the watch caches start.
-  { name: 'system-objects', stage: 'storage', reportsAs: 'bootstrap-controller', create: (c) => task(() => bootstrap(c.serverRegistry)) },
+  { name: 'system-namespaces', stage: 'storage', reportsAs: 'bootstrap-controller', create: (c) => task(() => bootstrapSystemNamespaces(c.serverRegistry)) },
+  {
+    name: 'system-priority-classes', stage: 'storage', reportsAs: 'scheduling/bootstrap-system-priority-classes',
+    create: (c) => (c.serverRegistry.definitions.lookup('scheduling.k8s.io', 'v1', 'priorityclasses') ? task(() => bootstrapSystemPriorityClasses(c.serverRegistry)) : undefined),
+  },
+  // The watch caches are capstan's informers: every served resource's is started (and has its
+  // first list) here. Those of CustomResourceDefinitions and APIServices are what the reference's
+  // apiextensions and aggregator informers are.
+  { name: 'watch-caches', stage: 'caches', reportsAs: 'generic-apiserver-start-informers', create: (c) => task(() => c.registry.startCaches()) },
+  { name: 'apiextensions-informers', stage: 'caches', reportsAs: 'start-apiextensions-informers', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
+  { name: 'crd-informer-synced', stage: 'caches', reportsAs: 'crd-informer-synced', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
+  { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => informerOf(c, 'apiregistration.k8s.io', 'apiservices') },
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
   { name: 'rbac/bootstrap-roles', stage: 'caches', reportsAs: 'rbac/bootstrap-roles', create: (c) => (rbac(c) ? task(() => reconcileBootstrapPolicy(c.serverRegistry)) : undefined) },
   { name: 'clusterrole-aggregation', stage: 'caches', create: (c) => (rbac(c) ? started(() => startAggregationController(c.serverRegistry)) : undefined) },
+  // The admission plugins get the request authorizer (CSR approval and signing ask it) before any
+  // admitted write.
+  {
+    name: 'admission-initializer', stage: 'admission', reportsAs: 'start-kube-apiserver-admission-initializer',
+    create: (c) => task(async () => {
+      if (!c.authorizer) throw new Error('admission is initialized once the authorizer is known');
+      c.admissionServices.authorizer = c.authorizer;
+    }),
+  },
   { name: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
   { name: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
   { name: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },

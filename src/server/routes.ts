@@ -1,15 +1,17 @@
-// Where a request that passed the filters goes: health, /version, OpenAPI, discovery, or the
-// resource handler; anything else is the reference's plain-text 404.
+// Where a request that passed the filters goes: the index of paths (/), health, /version, OpenAPI,
+// service-account issuer discovery, discovery, or the resource handler; anything else is the
+// reference's plain-text 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinitions } from '../registry/definitions.js';
 import type { Discovery } from '../endpoints/discovery.js';
 import { negotiate } from '../endpoints/negotiation.js';
-import type { OpenApi } from '../endpoints/openapi.js';
+import { openApiV2Format, type OpenApi } from '../endpoints/openapi.js';
 import { sendBytes, sendStatusError, sendText } from '../endpoints/request.js';
 import type { ResourceHandler } from '../endpoints/resources.js';
 import { methodNotAllowed } from '../errors.js';
 import type { RequestContext } from './filters/context.js';
 import type { Health } from './health.js';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from './issuer-discovery.js';
 import { versionInfo } from './version.js';
 
 export interface Routes {
@@ -19,18 +21,37 @@ export interface Routes {
   /** Discovery documents (made on first use: they name the port served). */
   discovery(): Discovery;
   resources: ResourceHandler;
+  /** What GET / lists. */
+  rootPaths(): string[];
+  /** The issuer discovery documents; undefined when not served (plain HTTP, an issuer that is not an https URL). */
+  issuerDiscovery(): IssuerDiscovery | undefined;
 }
+
+/** The reference's Cache-Control for issuer discovery (it overrides the API's "no-cache, private"). */
+const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
 
 export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
   return async (ctx) => {
     const { req, res, info, query, out } = ctx;
     const path = info.path;
+    if (path === '/' || path === '/index.html') {
+      // Indented, without a final newline, as the reference's index (any method).
+      return sendRaw(res, 'application/json', Buffer.from(JSON.stringify({ paths: routes.rootPaths() }, null, 2)));
+    }
     if (await routes.health.handle(req, res, path, query)) return;
     if (path === '/version') {
       if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
       return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
     }
-    if (path === '/openapi/v2') return serveOpenApi(res, req, routes.openapi.v2Document());
+    if (path === OPENID_CONFIGURATION_PATH || path === JWKS_PATH) {
+      const discovery = routes.issuerDiscovery();
+      if (discovery) {
+        if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
+        if (path === JWKS_PATH) return sendRaw(res, 'application/jwk-set+json', discovery.keySet, DISCOVERY_CACHE_CONTROL);
+        return sendRaw(res, 'application/json', discovery.configuration, DISCOVERY_CACHE_CONTROL);
+      }
+    }
+    if (path === '/openapi/v2') return serveOpenApiV2(res, req, routes.openapi);
     if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
     if (path.startsWith('/openapi/v3/')) {
       const doc = routes.openapi.v3Document(path.slice('/openapi/v3/'.length));
@@ -54,17 +75,41 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
   };
 }
 
-function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Buffer; etag: string }, immutable = false): void {
+/**
+ * /openapi/v2 as JSON or as gnostic's Protobuf, by Accept (406 for neither). Both share the JSON's
+ * ETag, as the reference's; it names no Content-Type for the Protobuf, so Go's sniffing answers
+ * application/octet-stream.
+ */
+function serveOpenApiV2(res: ServerResponse, req: IncomingMessage, openapi: OpenApi): void {
+  res.setHeader('Vary', 'Accept');
+  const format = openApiV2Format(req.headers.accept);
+  if (!format) {
+    res.writeHead(406);
+    res.end();
+    return;
+  }
+  const json = openapi.v2Document();
+  // A client holding the current ETag gets its 304 without the Protobuf being made.
+  if (format === 'json' || req.headers['if-none-match'] === json.etag) return serveOpenApi(res, req, json);
+  serveOpenApi(res, req, openapi.v2ProtobufDocument(), false, 'application/octet-stream');
+}
+
+function serveOpenApi(res: ServerResponse, req: IncomingMessage, doc: { body: Buffer; etag: string }, immutable = false, contentType = 'application/json'): void {
   if (req.headers['if-none-match'] === doc.etag) {
     res.writeHead(304, { ETag: doc.etag });
     res.end();
     return;
   }
   res.writeHead(200, {
-    'Content-Type': 'application/json',
+    'Content-Type': contentType,
     ETag: doc.etag,
     'Content-Length': doc.body.length,
     'Cache-Control': immutable ? 'public, immutable' : 'no-cache, private',
   });
   res.end(doc.body);
+}
+
+function sendRaw(res: ServerResponse, contentType: string, body: Buffer, cacheControl?: string): void {
+  res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length, ...(cacheControl ? { 'Cache-Control': cacheControl } : {}) });
+  res.end(body);
 }

@@ -16,6 +16,7 @@ import type { Informer } from '../registry/informers.js';
 import type { Registry } from '../registry/store.js';
 import type { ServingMaterial } from './certs.js';
 
+/** The default issuer, and so the default API audience (the reference's --api-audiences defaults to the issuer). */
 export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
 
 export interface SecurityOptions {
@@ -25,6 +26,8 @@ export interface SecurityOptions {
   tokenAuthFile?: string;
   anonymousAuth: boolean;
   authorizationMode: 'RBAC' | 'AlwaysAllow';
+  /** The iss of the tokens issued, and the API audience; API_AUDIENCE when absent. */
+  serviceAccountIssuer?: string;
 }
 
 export interface Security {
@@ -100,7 +103,8 @@ function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
 export async function buildSecurity(registry: Registry, options: SecurityOptions): Promise<{ security: Security; rbac?: RbacAuthorizer; issuer?: TokenIssuer }> {
   const catalog = registry.definitions;
   const informerOf = (group: string, resource: string) => registry.informer(catalog.lookup(group, 'v1', resource)!);
-  const issuer = options.material ? new TokenIssuer(options.material.serviceAccountKey, options.material.serviceAccountPublicKey, API_AUDIENCE) : undefined;
+  const apiAudience = options.serviceAccountIssuer ?? API_AUDIENCE;
+  const issuer = options.material ? new TokenIssuer(options.material.serviceAccountKey, options.material.serviceAccountPublicKey, apiAudience) : undefined;
   const serviceAccounts = catalog.lookup('', 'v1', 'serviceaccounts')!;
   const accounts = await registry.informer(serviceAccounts);
   const exists = (ref: { namespace: string; name: string; uid: string }): boolean => {
@@ -110,7 +114,7 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
   const authenticate = authenticator({
     tokens: options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile) : undefined,
     tokenIssuer: issuer,
-    apiAudiences: [API_AUDIENCE],
+    apiAudiences: [apiAudience],
     anonymous: options.anonymousAuth,
     serviceAccountExists: (ref) => exists(ref),
   });
@@ -137,9 +141,9 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
     reviewToken: async (token, audiences) => {
       const result = await authenticate({ headers: { authorization: `Bearer ${token}` } });
       if (!result || result === 'invalid' || result.name === 'system:anonymous') return undefined;
-      return { user: result, audiences: audiences.length ? audiences : [API_AUDIENCE] };
+      return { user: result, audiences: audiences.length ? audiences : [apiAudience] };
     },
-    tokens: issuer && { audiences: [API_AUDIENCE], issue: (sa, audiences, seconds, bound) => issuer.issue(sa, audiences, seconds, bound) },
+    tokens: issuer && { audiences: [apiAudience], issue: (sa, audiences, seconds, bound) => issuer.issue(sa, audiences, seconds, bound) },
   };
   const credentials = (req: IncomingMessage): RequestCredentials => credentialsFromRequest(req);
   return { security: { guard, context, services, credentials }, rbac, issuer };

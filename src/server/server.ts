@@ -1,11 +1,9 @@
 // The server's wiring: storage and registry, admission, security, the post-start hooks (the
 // server's own objects and the controllers) stage by stage, and the listener with its filter chain
 // → routes. HTTPS (h2 and http/1.1 by ALPN) by default; plain HTTP only when asked for (tests).
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer } from 'node:http2';
-import { hostname } from 'node:os';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { defaultEnabled } from '../api/catalog.js';
 import { builtinResourceDefinitions } from '../registry/builtin/index.js';
 import type { ResourceDefinitions } from '../registry/definitions.js';
@@ -21,7 +19,10 @@ import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
-import { ensureServingMaterial, type ServingMaterial } from './certs.js';
+import { advertisedAddress } from '../controllers/kubernetes-service.js';
+import type { ComponentHealth } from '../registry/services.js';
+import { ensureServingMaterial, requestedServingNames, type ServingMaterial } from './certs.js';
+import { readProvidedFiles } from './flag-files.js';
 import { audit } from './filters/audit.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
@@ -30,12 +31,17 @@ import { impersonation } from './filters/impersonation.js';
 import { inFlightLimit } from './filters/in-flight-limit.js';
 import { recover } from './filters/recover.js';
 import { requestInfo } from './filters/request-info.js';
+import { requestLog } from './filters/request-log.js';
 import { timeout } from './filters/timeout.js';
 import { Health, type HealthCheck } from './health.js';
+import { healthEndpoints } from './health-checks.js';
 import { PostStartHooks, type HookContext } from './hooks.js';
+import { issuerDiscovery, type IssuerDiscovery } from './issuer-discovery.js';
 import { withDefaults, type Options } from './options.js';
 import { POST_START_HOOKS } from './post-start-hooks.js';
+import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
+import { openApiInfoVersion } from './version.js';
 import { buildSecurity } from './security.js';
 
 export type { Options } from './options.js';
@@ -58,6 +64,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const options = withDefaults(given);
   // Bad ranges fail the start before anything is opened.
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
+  // So do the files the flags name: read and checked first.
+  const provided = readProvidedFiles(options);
   const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
   const definitions = builtinResourceDefinitions(defaultEnabled);
   // The server's own registry writes without admission (the hooks before the `admission` stage);
@@ -70,27 +78,26 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const compactor = startCompactor(storage, options.historyWindowMs);
   let port: number | undefined;
   const ctx: HookContext = {
-    options, serverRegistry, registry, admission, serviceAllocators,
+    options, serverRegistry, registry, admission, admissionServices, serviceAllocators,
     port: () => port ?? failed('the port is not known before the server listens'),
   };
   const hooks = new PostStartHooks(POST_START_HOOKS, ctx);
   await hooks.run('storage');
-  await registry.startCaches();
   await hooks.run('caches');
   if (!options.insecure) {
-    const names = [hostname(), ...(options.advertiseAddress ? [options.advertiseAddress] : [])];
+    const names = requestedServingNames({ advertiseAddress: options.advertiseAddress, bindAddress: options.bindAddress, extraNames: options.extraServingNames });
     ctx.material = await ensureServingMaterial(options.certDir ?? `${options.dataDir}/pki`, names);
   }
   const material = ctx.material;
   const { security, issuer } = await buildSecurity(registry, {
     insecure: options.insecure, material, tokenAuthFile: options.tokenAuthFile,
     anonymousAuth: options.anonymousAuth, authorizationMode: options.authorizationMode,
+    serviceAccountIssuer: options.serviceAccountIssuer,
   });
   ctx.issuer = issuer;
+  ctx.authorizer = security.services.authorizer;
   // The review and token resources answer from the server's authorizer, authenticator and issuer.
   serverRegistry.provide(security.services);
-  // Plugins that authorize further (CSR approval and signing) use the request authorizer.
-  admissionServices.authorizer = security.services.authorizer;
   await hooks.run('admission');
 
   let shuttingDown = false;
@@ -98,23 +105,39 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
   const log: HealthCheck = { name: 'log', check: () => undefined };
   // Built after the stages that decide which hooks run here (all but `serving`).
-  const hookChecks = hooks.healthChecks();
-  const health = new Health({
-    healthz: [ping, log, storageCheck, ...hookChecks],
-    livez: [ping, log, storageCheck, ...hookChecks],
-    readyz: [ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...hookChecks, { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) }],
-  });
+  const informerSync = hooks.readiness('informer-sync', 'watch-caches');
+  const health = new Health(healthEndpoints([
+    ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...(informerSync ? [informerSync] : []), ...hooks.healthChecks(),
+    { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
+  ]));
+  // ComponentStatus: the controllers run here, the storage checked here; no scheduler runs at all.
+  const componentHealth = async (): Promise<ComponentHealth[]> => {
+    const storageFailure = await storageCheck.check();
+    return [
+      hooks.controllersReady()
+        ? { name: 'controller-manager', status: 'True', message: 'ok' }
+        : { name: 'controller-manager', status: 'False', error: 'the controllers have not all started' },
+      storageFailure ? { name: 'etcd-0', status: 'False', error: storageFailure } : { name: 'etcd-0', status: 'True', message: 'ok' },
+      { name: 'scheduler', status: 'Unknown', error: 'capstan runs no scheduler: pods are not scheduled' },
+    ];
+  };
+  serverRegistry.provide({ componentHealth });
+  // Known once the port is: the JWKS URI defaults to the address clients use.
+  let issuerDocs: IssuerDiscovery | undefined;
   let discovery: Discovery | undefined;
   const routes = router({
     definitions,
     health,
-    openapi: new OpenApi(definitions, defaultEnabled),
+    openapi: new OpenApi(definitions, defaultEnabled, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
     resources: new ResourceHandler(registry, security.context, admission),
+    rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
+    issuerDiscovery: () => issuerDocs,
   });
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([
     recover(),
+    requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
     authentication(security.guard, security.credentials),
     audit(),
@@ -128,10 +151,10 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const server = material
     ? createSecureServer({
       allowHTTP1: true,
-      key: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile) : material.serverKey,
-      cert: options.tlsCertFile ? readFileSync(options.tlsCertFile) : material.serverCert,
+      key: provided.serving?.key ?? material.serverKey,
+      cert: provided.serving?.cert ?? material.serverCert,
       // Client certificates are asked for, verified against the client CA, and never required.
-      ca: options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8'), material.caCert] : material.caCert,
+      ca: provided.clientCa ? [provided.clientCa, material.caCert] : material.caCert,
       requestCert: true,
       rejectUnauthorized: false,
     }, listener as never)
@@ -142,13 +165,25 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.bindAddress, resolve);
-  });
-  port = (server.address() as AddressInfo).port;
-  await hooks.run('serving');
   const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
+  try {
+    await listen(server, options.port, options.bindAddress);
+  } catch (err) {
+    compactor.stop();
+    await hooks.stop();
+    await storage.close();
+    throw listenFailure(err, `${host}:${options.port}`);
+  }
+  port = (server.address() as AddressInfo).port;
+  if (issuer) {
+    const advertised = advertisedAddress(options.advertiseAddress, options.bindAddress);
+    const external = `${advertised.includes(':') ? `[${advertised}]` : advertised}:${port}`;
+    const docs = issuerDiscovery(issuer.issuer, options.serviceAccountJwksUri, external, issuer.keyInfo);
+    // As the reference: served when it can be, else said once why not.
+    if ('unavailable' in docs) console.error(`service-account issuer discovery is not served: ${docs.unavailable}`);
+    else issuerDocs = docs;
+  }
+  await hooks.run('serving');
   return {
     url: `${material ? 'https' : 'http'}://${host}:${port}`,
     port,
@@ -166,6 +201,26 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       await storage.close();
     },
   };
+}
+
+function listen(server: Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, resolve);
+  });
+}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'cannot assign requested address',
+  ENOTFOUND: 'no such address',
+};
+
+/** "cannot listen on 127.0.0.1:6443: address already in use": the one line a failed start prints. */
+function listenFailure(err: unknown, where: string): Error {
+  const code = (err as { code?: string }).code ?? '';
+  return new Error(`cannot listen on ${where}: ${LISTEN_ERRORS[code] ?? (err as Error).message}`, { cause: err });
 }
 
 function failed(message: string): never {

@@ -18,3 +18,8 @@ export function versionInfo(): Record<string, string> {
     platform: `${process.platform}/${ARCH[process.arch] ?? process.arch}`,
   };
 }
+
+/** The OpenAPI documents' `info.version`: gitVersion up to its first `-`, as the reference completes its OpenAPI config. */
+export function openApiInfoVersion(): string {
+  return versionInfo()['gitVersion']!.split('-')[0]!;
+}

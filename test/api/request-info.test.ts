@@ -28,6 +28,11 @@ describe('request info', { timeout: 10_000 }, () => {
     assert.equal(verb('GET', '/api/v1/namespaces/ns/pods?watch=true'), 'watch');
     assert.equal(verb('GET', '/api/v1/namespaces/ns/pods?watch=1'), 'watch');
     assert.equal(verb('GET', '/api/v1/namespaces/ns/pods?watch=false'), 'list');
+    // The reference's query conversion: only "0" and "false" (any case) are false once present.
+    for (const yes of ['True', 'TRUE', 't', 'yes', '2', '']) assert.equal(verb('GET', `/api/v1/namespaces/ns/pods?watch=${yes}`), 'watch', `watch=${yes}`);
+    for (const no of ['False', 'FALSE', 'fAlSe', '0']) assert.equal(verb('GET', `/api/v1/namespaces/ns/pods?watch=${no}`), 'list', `watch=${no}`);
+    // A named object is read whatever watch says; only the deprecated /watch/ path watches one.
+    assert.equal(verb('GET', '/api/v1/namespaces/ns/pods/p?watch=true'), 'get');
     assert.equal(verb('GET', '/api/v1/watch/namespaces/ns/pods/p'), 'watch');
     assert.equal(verb('POST', '/api/v1/namespaces/ns/pods'), 'create');
     assert.equal(verb('PUT', '/api/v1/namespaces/ns/pods/p'), 'update');

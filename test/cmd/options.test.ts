@@ -22,12 +22,14 @@ describe('command-line options', () => {
     const o = parseOptions(['--bind-address', '0.0.0.0', '--secure-port=0', '--data-dir', '/tmp/x', '--storage', 'memory', '--watch-history-window', '1m30s']);
     assert.deepEqual(o, {
       help: false,
+      version: false,
       options: {
         bindAddress: '0.0.0.0', port: 0, dataDir: '/tmp/x', storage: 'memory', historyWindowMs: 90_000, insecure: false,
         certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
         anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined,
         enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true,
+        extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined,
       },
     });
     const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;
@@ -58,6 +60,37 @@ describe('command-line options', () => {
     assert.match(HELP, /\(default 5m0s\)/);
     assert.match(HELP, /\(default "<data-dir>\/pki"\)/);
     assert.ok(HELP.split('\n').every((line) => line.length <= 100));
+  });
+
+  it('reads -v and --v as klog does, and --version', () => {
+    for (const argv of [['-v', '3'], ['-v=3'], ['--v', '3'], ['--v=3']]) assert.equal(parseOptions(argv).options.verbosity, 3, argv.join(' '));
+    assert.equal(parseOptions([]).options.verbosity, 0);
+    assert.throws(() => parseOptions(['-v', 'loud']), /--v: invalid log level "loud"/);
+    assert.equal(parseOptions(['--version']).version, true);
+    assert.equal(parseOptions([]).version, false);
+    assert.match(HELP, /-v, --v int +log level: 0 logs the start and errors, 3 and up one line per request/);
+  });
+
+  it('names what is wrong on the command line', () => {
+    assert.throws(() => parseOptions(['--no-such-flag']), { message: 'unknown flag: --no-such-flag' });
+    assert.throws(() => parseOptions(['-x']), { message: 'unknown flag: -x' });
+    assert.throws(() => parseOptions(['--data-dir']), { message: 'flag needs an argument: --data-dir' });
+    assert.throws(() => parseOptions(['serve']), { message: 'unexpected argument "serve": capstan takes flags only' });
+    assert.throws(() => parseOptions(['--insecure-serving=yes']), { message: '--insecure-serving: must be true or false, not "yes"' });
+    assert.equal(parseOptions(['--insecure-serving=true']).options.insecure, true);
+    assert.equal(parseOptions(['--anonymous-auth']).options.anonymousAuth, true);
+  });
+
+  it('takes the service-account issuer, the JWKS URI and more serving names', () => {
+    assert.equal(parseOptions([]).options.serviceAccountIssuer, 'https://kubernetes.default.svc.cluster.local');
+    const o = parseOptions(['--service-account-issuer', 'https://issuer.example.test', '--service-account-jwks-uri', 'https://keys.example.test/jwks', '--apiserver-cert-extra-sans', 'api.example.test,192.0.2.7']).options;
+    assert.equal(o.serviceAccountIssuer, 'https://issuer.example.test');
+    assert.equal(o.serviceAccountJwksUri, 'https://keys.example.test/jwks');
+    assert.deepEqual(o.extraServingNames, ['api.example.test', '192.0.2.7']);
+    // As the reference: a colon means a URL; without one any name is an issuer.
+    assert.equal(parseOptions(['--service-account-issuer', 'my-cluster']).options.serviceAccountIssuer, 'my-cluster');
+    assert.throws(() => parseOptions(['--service-account-issuer', 'https://']), /--service-account-issuer: "https:\/\/" contained a ':' but was not a valid URL/);
+    assert.throws(() => parseOptions(['--service-account-jwks-uri', 'http://keys.example.test/jwks']), /--service-account-jwks-uri: requires the https scheme/);
   });
 
   it('reads Go durations', () => {

@@ -1,12 +1,13 @@
 // Namespace deletion at scale: 1,000 objects of 20 resource types go with their namespace, and a
-// deletion interrupted by a restart is finished by the next server.
+// deletion interrupted by a restart is finished by the next server; as the reference, the content
+// stays for 5 seconds after the namespace is marked, for the clients that delete it after.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, until, type Reply } from '../helpers.js';
+import { call, memoryServer, mustOk, sleep, until, type Reply } from '../helpers.js';
 
 const podSpec = { containers: [{ name: 'c', image: 'nginx:1.25' }] };
 const template = (app: string) => ({ metadata: { labels: { app } }, spec: podSpec });
@@ -69,7 +70,27 @@ async function assertEmpty(url: string, namespace: string): Promise<void> {
   }
 }
 
-describe('namespace deletion', () => {
+describe('namespace deletion', { timeout: 120_000 }, () => {
+  it('waits 5 seconds after the namespace is marked before emptying it, as the reference', async () => {
+    const server = await memoryServer();
+    try {
+      await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'manifest' } } }), 201);
+      for (const name of ['first', 'second']) await mustOk(call(server.url, 'POST', '/api/v1/namespaces/manifest/configmaps', { body: { metadata: { name } } }), 201);
+      const marked = Date.now();
+      await mustOk(call(server.url, 'DELETE', '/api/v1/namespaces/manifest'));
+      // What `kubectl delete -f` does next: the objects of the manifest, one after the other.
+      await sleep(1000);
+      await mustOk(call(server.url, 'DELETE', '/api/v1/namespaces/manifest/configmaps/first'));
+      await sleep(Math.max(0, marked + 4000 - Date.now()));
+      await mustOk(call(server.url, 'GET', '/api/v1/namespaces/manifest/configmaps/second'));
+      await namespaceGone(server.url, 'manifest', 15_000);
+      assert.ok(Date.now() - marked >= 5000, `gone after ${Date.now() - marked} ms`);
+      assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/manifest/configmaps/second')).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('removes 1,000 objects of 20 resource types, then the namespace', async () => {
     const server = await memoryServer();
     try {

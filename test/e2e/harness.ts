@@ -35,15 +35,22 @@ export async function startCapstan(dataDir: string, extra: string[] = []): Promi
 }
 
 export async function stopCapstan(c: Capstan): Promise<void> {
-  if (c.process.exitCode !== null) return;
+  if (c.process.exitCode !== null || c.process.signalCode !== null) return;
   const exited = new Promise((resolve) => c.process.once('exit', resolve));
   c.process.kill('SIGTERM');
   await exited;
 }
 
-export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Which kubectl to run (KUBECTL, or `kubectl`, unless given) and with what environment. */
+export interface KubectlOptions {
+  binary?: string;
+  env?: Record<string, string>;
+}
+
+export function kubectl(kubeconfig: string, args: string[], input?: string, options: KubectlOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+    const env = options.env ? { ...process.env, ...options.env } : undefined;
+    const child = execFile(options.binary ?? KUBECTL, ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000, env }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -55,6 +55,19 @@ describe('discovery', () => {
     assert.equal(again.status, 304);
   });
 
+  it('gives the OpenAPI documents the server version /version reports as info.version', async () => {
+    const version = (await call(server.url, 'GET', '/version')).json.gitVersion as string;
+    const expected = version.split('-')[0];
+    const v2 = await call(server.url, 'GET', '/openapi/v2');
+    assert.deepEqual(v2.json.info, { title: 'Kubernetes', version: expected });
+    const root = await call(server.url, 'GET', '/openapi/v3');
+    const core = await call(server.url, 'GET', root.json.paths['api/v1'].serverRelativeURL);
+    assert.deepEqual(core.json.info, { title: 'Kubernetes', version: expected });
+    // A document the server makes itself (no vendored one for apiregistration.k8s.io/v1) says the same.
+    const made = await call(server.url, 'GET', root.json.paths['apis/apiregistration.k8s.io/v1'].serverRelativeURL);
+    assert.deepEqual(made.json.info, { title: 'Kubernetes', version: expected });
+  });
+
   it('serves the OpenAPI v3 root and each group-version document by its hash', async () => {
     const root = await call(server.url, 'GET', '/openapi/v3');
     assert.equal(root.status, 200);

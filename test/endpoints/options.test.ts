@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtinResourceDefinitions } from '../../src/registry/builtin/index.js';
 import {
-  decodeCreateOptions, decodeDeleteOptions, decodeGetOptions, decodeListOptions, decodePatchOptions, decodeUpdateOptions,
-  fieldManagerOf, fieldValidationLevel,
+  checkPodConnectOptions, decodeCreateOptions, decodeDeleteOptions, decodeGetOptions, decodeListOptions, decodePatchOptions, decodeUpdateOptions,
+  fieldManagerOf, fieldValidationLevel, int64Parameter,
 } from '../../src/endpoints/options.js';
 import { encodeContinue, readPlan } from '../../src/registry/readoptions.js';
 import { StatusError } from '../../src/errors.js';
@@ -89,6 +89,10 @@ describe('CreateOptions, UpdateOptions and PatchOptions', { timeout: 10_000 }, (
     assert.equal(decodePatchOptions(q('fieldManager=me&force=true'), true).force, true);
     assert.equal(decodePatchOptions(q('fieldManager=me&force=1'), true).force, true);
     assert.equal(decodePatchOptions(q('fieldManager=me&force=false'), true).force, false);
+    // Python's True, and any other value but "0" and "false" in any case, forces.
+    for (const yes of ['True', 'TRUE', 'yes', '']) assert.equal(decodePatchOptions(q(`fieldManager=me&force=${yes}`), true).force, true, `force=${yes}`);
+    for (const no of ['False', 'FALSE', '0']) assert.equal(decodePatchOptions(q(`fieldManager=me&force=${no}`), true).force, false, `force=${no}`);
+    assert.equal(decodePatchOptions(q('fieldManager=me'), true).force, false);
   });
 
   it('other patches may not name force at all', () => {
@@ -131,6 +135,8 @@ describe('DeleteOptions', { timeout: 10_000 }, () => {
     assert.deepEqual(decodeDeleteOptions(q('orphanDependents=true'), Buffer.alloc(0)), { orphanDependents: true, propagationPolicy: 'Orphan' });
     assert.deepEqual(decodeDeleteOptions(q('orphanDependents=false'), Buffer.alloc(0)), { orphanDependents: false, propagationPolicy: 'Background' });
     assert.deepEqual(decodeDeleteOptions(q(''), body({ orphanDependents: false })), { orphanDependents: false, propagationPolicy: 'Background' });
+    assert.deepEqual(decodeDeleteOptions(q('orphanDependents=True'), Buffer.alloc(0)), { orphanDependents: true, propagationPolicy: 'Orphan' });
+    assert.deepEqual(decodeDeleteOptions(q('orphanDependents=False'), Buffer.alloc(0)), { orphanDependents: false, propagationPolicy: 'Background' });
   });
 
   it('refuse orphanDependents with a policy, an unknown policy and another dryRun', () => {
@@ -197,7 +203,8 @@ describe('ListOptions', { timeout: 10_000 }, () => {
       { resourceVersion: 5, resourceVersionMatch: 'Exact', limit: 2 });
     assert.deepEqual(decodeListOptions(q('resourceVersion=5&resourceVersionMatch=NotOlderThan'), CONFIGMAPS, false),
       { resourceVersion: 5, resourceVersionMatch: 'NotOlderThan' });
-    for (const limit of ['0', '-1', 'ten']) assert.deepEqual(decodeListOptions(q(`limit=${limit}`), CONFIGMAPS, false), {}, limit);
+    // (A limit that is no integer is refused: see the integer query parameters below.)
+    for (const limit of ['0', '-1']) assert.deepEqual(decodeListOptions(q(`limit=${limit}`), CONFIGMAPS, false), {}, limit);
   });
 
   it('refuse resourceVersionMatch without a resourceVersion, with continue, with "0", of another value, or on a watch', () => {
@@ -229,5 +236,54 @@ describe('ListOptions', { timeout: 10_000 }, () => {
     assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=0'), CONFIGMAPS, true),
       { resourceVersion: 0, watch: true, allowWatchBookmarks: true, timeoutSeconds: 5 });
     assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=false&timeoutSeconds=0'), CONFIGMAPS, true), { watch: true });
+    assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=True'), CONFIGMAPS, true), { watch: true, allowWatchBookmarks: true });
+    assert.deepEqual(decodeListOptions(q('allowWatchBookmarks=FALSE'), CONFIGMAPS, true), { watch: true });
+  });
+});
+
+describe('integer query parameters', { timeout: 10_000 }, () => {
+  const bad = (text: string, why = 'invalid syntax') => ({ code: 400, message: `strconv.ParseInt: parsing ${JSON.stringify(text)}: ${why}` });
+
+  it('are read as Go\'s strconv.ParseInt reads them: a sign and digits, 64 bits', () => {
+    assert.equal(int64Parameter(q('limit=5'), 'limit'), 5);
+    assert.equal(int64Parameter(q('limit=%2B5'), 'limit'), 5);
+    assert.equal(int64Parameter(q('limit=-1'), 'limit'), -1);
+    assert.equal(int64Parameter(q('limit=007'), 'limit'), 7);
+    assert.equal(int64Parameter(q('limit=9223372036854775807'), 'limit'), 9223372036854775807);
+    assert.equal(int64Parameter(q(''), 'limit'), undefined);
+    for (const text of ['abc', '', '1.5', '1e3', ' 5', '0x10', '+', '1_000']) assert.deepEqual(refusal(() => int64Parameter(q(`limit=${encodeURIComponent(text)}`), 'limit')), bad(text), text);
+    assert.deepEqual(refusal(() => int64Parameter(q('limit=9223372036854775808'), 'limit')), bad('9223372036854775808', 'value out of range'));
+    assert.equal(int64Parameter(q('limit=-9223372036854775808'), 'limit'), -9223372036854775808);
+    assert.deepEqual(refusal(() => int64Parameter(q('limit=-9223372036854775809'), 'limit')), bad('-9223372036854775809', 'value out of range'));
+    // Left to right: an overflow before a stray character is the overflow.
+    assert.deepEqual(refusal(() => int64Parameter(q('limit=99999999999999999999x'), 'limit')), bad('99999999999999999999x', 'value out of range'));
+    assert.deepEqual(refusal(() => int64Parameter(q('limit=9x9999999999999999999'), 'limit')), bad('9x9999999999999999999'));
+    // The message quotes as Go's %q does.
+    assert.deepEqual(refusal(() => int64Parameter(q(`limit=${encodeURIComponent('a"\n')}`), 'limit')), { code: 400, message: 'strconv.ParseInt: parsing "a\\"\\n": invalid syntax' });
+  });
+
+  it('fail a list, a watch and a deletecollection before the selectors are read: timeoutSeconds, then limit', () => {
+    assert.deepEqual(refusal(() => decodeListOptions(q('limit=abc'), CONFIGMAPS, false)), bad('abc'));
+    assert.deepEqual(refusal(() => decodeListOptions(q('timeoutSeconds=x&limit=y&labelSelector=%3D%3D'), CONFIGMAPS, true)), bad('x'));
+    assert.deepEqual(refusal(() => decodeListOptions(q('limit=y&labelSelector=%3D%3D'), CONFIGMAPS, false)), bad('y'));
+    assert.equal(decodeListOptions(q('limit=-1'), CONFIGMAPS, false).limit, undefined);
+    assert.equal(decodeListOptions(q('limit=2&timeoutSeconds=3'), CONFIGMAPS, true).limit, 2);
+    assert.equal(decodeListOptions(q('timeoutSeconds=3'), CONFIGMAPS, true).timeoutSeconds, 3);
+  });
+
+  it('fail a delete: gracePeriodSeconds', () => {
+    assert.deepEqual(refusal(() => decodeDeleteOptions(q('gracePeriodSeconds=soon'), Buffer.alloc(0))), bad('soon'));
+    assert.equal(decodeDeleteOptions(q('gracePeriodSeconds=0'), Buffer.alloc(0)).gracePeriodSeconds, 0);
+  });
+
+  it('fail a pod log (sinceSeconds, tailLines, limitBytes) and a port forward (ports, 16 bits unsigned)', () => {
+    assert.deepEqual(refusal(() => checkPodConnectOptions('log', q('tailLines=ten'))), bad('ten'));
+    assert.deepEqual(refusal(() => checkPodConnectOptions('log', q('limitBytes=1k&sinceSeconds=x'))), bad('x'));
+    checkPodConnectOptions('log', q('tailLines=10&limitBytes=100&sinceSeconds=5'));
+    assert.deepEqual(refusal(() => checkPodConnectOptions('portforward', q('ports=8080,http'))), { code: 400, message: 'cannot convert to []int32: strconv.ParseUint: parsing "http": invalid syntax' });
+    assert.deepEqual(refusal(() => checkPodConnectOptions('portforward', q('ports=70000'))), { code: 400, message: 'cannot convert to []int32: strconv.ParseUint: parsing "70000": value out of range' });
+    assert.deepEqual(refusal(() => checkPodConnectOptions('portforward', q('ports=-1'))), { code: 400, message: 'cannot convert to []int32: strconv.ParseUint: parsing "-1": invalid syntax' });
+    checkPodConnectOptions('portforward', q('ports=80,443&ports=8080'));
+    checkPodConnectOptions('exec', q('tailLines=ten'));
   });
 });

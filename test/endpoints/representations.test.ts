@@ -67,6 +67,19 @@ describe('representations', () => {
     assert.match(other.text, /^\{"kind":"ConfigMap"/);
   });
 
+  it('reads pretty as Go\'s strconv.ParseBool: True and 1 indent, yes does not; an empty one leaves it to the user agent', async () => {
+    const kubectl = { 'User-Agent': 'kubectl/v1.32' };
+    const curl = { 'User-Agent': 'curl/8.0' };
+    const get = (query: string, headers: Record<string, string>) => call(server.url, 'GET', `${CM}/app-config?${query}`, { headers });
+    for (const yes of ['True', 'TRUE', 't', '1']) assert.match((await get(`pretty=${yes}`, kubectl)).text, /^\{\n {2}"kind"/, `pretty=${yes}`);
+    for (const no of ['yes', 'False', '0']) assert.match((await get(`pretty=${no}`, curl)).text, /^\{"kind":"ConfigMap"/, `pretty=${no}`);
+    assert.match((await get('pretty=', curl)).text, /^\{\n {2}"kind"/);
+    assert.match((await get('pretty=', kubectl)).text, /^\{"kind":"ConfigMap"/);
+    // Only user agents that start like a command-line tool's or a browser's.
+    assert.match((await get('', { 'User-Agent': 'my-curl-wrapper/1' })).text, /^\{"kind":"ConfigMap"/);
+    assert.match((await get('', { 'User-Agent': 'Mozilla/5.0 (X11)' })).text, /^\{\n {2}"kind"/);
+  });
+
   it('serves PartialObjectMetadata for a get and PartialObjectMetadataList for a list', async () => {
     const one = await call(server.url, 'GET', `${CM}/app-config`, { headers: { Accept: POM } });
     assert.equal(one.status, 200);

@@ -48,6 +48,23 @@ describe('Table', () => {
     });
   }
 
+  it('an empty Table: rows null from the default columns, [] from a resource\'s own printer', async () => {
+    await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'empty-tables' } } });
+    // LimitRanges print with the default columns (Name, Created At), as in the reference.
+    const plain = await call(server.url, 'GET', '/api/v1/namespaces/empty-tables/limitranges', { headers: { Accept: TABLE } });
+    assert.equal(plain.status, 200);
+    assert.deepEqual(plain.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Created At']);
+    assert.equal(plain.json.rows, null);
+    assert.match(plain.text, /"rows":null\}$/);
+    const printed = await call(server.url, 'GET', '/api/v1/namespaces/empty-tables/configmaps?fieldSelector=metadata.name%3Dnone', { headers: { Accept: TABLE } });
+    assert.deepEqual(printed.json.rows, []);
+    // One object: one row, whichever printer.
+    await call(server.url, 'POST', '/api/v1/namespaces/empty-tables/limitranges', { body: { metadata: { name: 'lr' }, spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] } } });
+    const one = await call(server.url, 'GET', '/api/v1/namespaces/empty-tables/limitranges', { headers: { Accept: TABLE } });
+    assert.equal(one.json.rows.length, 1);
+    assert.equal(one.json.rows[0].cells[0], 'lr');
+  });
+
   it('includeObject=None and Object, and a single object as a one-row Table', async () => {
     await call(server.url, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 't' }, data: { a: '1', b: '2' } } });
     const none = await call(server.url, 'GET', '/api/v1/namespaces/default/configmaps?includeObject=None', { headers: { Accept: TABLE } });

@@ -555,6 +555,30 @@ describe('watch semantics', () => {
     }
   });
 
+  it('watch is a boolean as the reference reads it: True (Python\'s), yes and an empty value watch; False and 0 list; a named object is read', async () => {
+    const ns = 'spelled';
+    await makeNamespace(server.url, ns);
+    await create(server.url, ns, 'one', { v: '1' });
+    for (const spelling of ['True', 'TRUE', 'yes', '']) {
+      const w = await WatchStream.open(server.url, `${cms(ns)}?watch=${spelling}&timeoutSeconds=5`);
+      try {
+        assert.equal(w.status, 200, w.text);
+        await w.waitFor(1);
+        assert.deepEqual(summary(w.events), ['ADDED one'], `watch=${spelling}`);
+      } finally {
+        w.close();
+      }
+    }
+    for (const spelling of ['False', 'FALSE', '0']) {
+      const list = await mustOk(call(server.url, 'GET', `${cms(ns)}?watch=${spelling}`));
+      assert.equal(list.json.kind, 'ConfigMapList', `watch=${spelling}`);
+    }
+    // As on the reference, ?watch on an object's own path reads it (the /watch/ path watches one).
+    const named = await mustOk(call(server.url, 'GET', `${cms(ns)}/one?watch=true`));
+    assert.equal(named.json.kind, 'ConfigMap');
+    assert.equal(named.json.metadata.name, 'one');
+  });
+
   it('a watch from a version written before anything read the resource is served (the watch cache starts with the server)', async () => {
     const fresh = await memoryServer();
     try {

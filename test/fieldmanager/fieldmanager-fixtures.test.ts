@@ -263,3 +263,15 @@ test('apply with an undeclared field: the reference 500 of fieldvalidation/apply
   }
   assert.deepEqual(thrown?.toStatus(), f.response.body);
 });
+
+test('apply errors write a core kind as Go does, with the empty group before the slash', () => {
+  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, data: { k: 'v' }, bogus: 1 };
+  let thrown: any;
+  try {
+    apply(CONFIGMAP, undefined, body, 'test', { force: false });
+  } catch (e) {
+    thrown = e;
+  }
+  assert.equal(thrown?.toStatus().code, 500);
+  assert.equal(thrown?.toStatus().message, 'failed to create typed patch object (ns/c; /v1, Kind=ConfigMap): .bogus: field not declared in schema');
+});

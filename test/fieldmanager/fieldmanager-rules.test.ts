@@ -130,25 +130,40 @@ test('updates by the same manager merge into one entry; a write that changes not
   assert.deepEqual(same.metadata.managedFields, next.metadata.managedFields);
 });
 
-test('managedFields [{}] in an update strips every entry first; the writer owns what it changed', () => {
+test('managedFields [{}] or [] in an update strips every entry, and the update is not tracked', () => {
   const live = apply(CM, undefined, cm({ k: 'a', j: 'b' }), 'A', { force: false, now: T });
-  const next = structuredClone(live);
-  next.metadata.managedFields = [{}];
-  recordUpdate(CM, live, next, 'B', { now: T });
-  assert.equal(next.metadata.managedFields, undefined);
-  const next2 = structuredClone(live);
-  next2.metadata.managedFields = [{}];
-  next2.data.k = 'z';
-  recordUpdate(CM, live, next2, 'B', { now: T });
-  assert.deepEqual(owners(next2), { 'B/Update': { 'f:data': { 'f:k': {} } } });
+  for (const reset of [[{}], []]) {
+    const next = structuredClone(live);
+    next.metadata.managedFields = reset;
+    recordUpdate(CM, live, next, 'B', { now: T });
+    assert.equal(next.metadata.managedFields, undefined);
+    // The reference tracks no update of an object nobody owns anything of (until an apply).
+    const changed = structuredClone(live);
+    changed.metadata.managedFields = reset;
+    changed.data.k = 'z';
+    recordUpdate(CM, live, changed, 'B', { now: T });
+    assert.equal(changed.metadata.managedFields, undefined);
+    const later = structuredClone(changed);
+    later.data.j = 'y';
+    recordUpdate(CM, changed, later, 'C', { now: T });
+    assert.equal(later.metadata.managedFields, undefined);
+    assert.deepEqual(owners(apply(CM, later, cm({ k: 'z' }), 'A', { force: false, now: T })), { 'A/Apply': { 'f:data': { 'f:k': {} } } });
+  }
+  // A create is tracked whatever it says.
+  const created = cm({ k: 'a' });
+  created.metadata.managedFields = [];
+  recordUpdate(CM, undefined, created, 'B', { now: T });
+  assert.deepEqual(owners(created), { 'B/Update': { 'f:data': { '.': {}, 'f:k': {} } } });
 });
 
-test('an empty managedFields list does not reset; other explicit entries replace the stored ones', () => {
+test('explicit managedFields entries replace the stored ones; an absent or null list keeps them', () => {
   const live = apply(CM, undefined, cm({ k: 'a' }), 'A', { force: false, now: T });
-  const next = structuredClone(live);
-  next.metadata.managedFields = [];
-  recordUpdate(CM, live, next, 'B', { now: T });
-  assert.deepEqual(next.metadata.managedFields, live.metadata.managedFields);
+  for (const kept of [undefined, null]) {
+    const next = structuredClone(live);
+    next.metadata.managedFields = kept;
+    recordUpdate(CM, live, next, 'B', { now: T });
+    assert.deepEqual(next.metadata.managedFields, live.metadata.managedFields);
+  }
 
   const replaced = structuredClone(live);
   replaced.metadata.managedFields = [{ manager: 'X', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:k': {} } } }];

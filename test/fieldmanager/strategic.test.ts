@@ -29,9 +29,10 @@ test('lists merge by key: containers by name, ports by containerPort, env by nam
     },
   });
   const c = out.spec.containers;
-  assert.deepEqual(c.map((x: Obj) => x.name), ['web', 'side', 'new']);
+  // The patch's items in its order; `side`, only live, after them (see the ordering test below).
+  assert.deepEqual(c.map((x: Obj) => x.name), ['web', 'new', 'side']);
   assert.equal(c[0].image, 'nginx:2');
-  assert.deepEqual(c[0].ports, [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443 }]);
+  assert.deepEqual(c[0].ports, [{ containerPort: 443 }, { containerPort: 80, protocol: 'TCP' }]);
   assert.deepEqual(c[0].env, [{ name: 'A', value: '1' }, { name: 'B', value: 'two' }, { name: 'C', value: '3' }]);
 });
 
@@ -50,8 +51,29 @@ test('$patch: delete removes a list item; $patch: replace replaces a list or a m
 test('null deletes a key; a list without merge strategy is replaced; finalizers (merge) are a union', () => {
   const out = smp(POD, pod(), { metadata: { labels: { a: null }, finalizers: ['x/two'] }, spec: { containers: [{ name: 'web', args: ['c'] }] } });
   assert.deepEqual(out.metadata.labels, { b: '2' });
-  assert.deepEqual(out.metadata.finalizers, ['x/one', 'x/two']);
+  // The patch's values first, as the reference orders a merged list.
+  assert.deepEqual(out.metadata.finalizers, ['x/two', 'x/one']);
   assert.deepEqual(out.spec.containers[0].args, ['c']);
+});
+
+test('a merged list without $setElementOrder: the patch\'s items in its order, live-only items where the live list had them', () => {
+  const names = (list: Obj[]) => list.map((x) => (x.value === undefined ? x.name : `${x.name}=${x.value}`));
+  const env = (list: Array<[string, string?]>) => list.map(([name, value]) => (value === undefined ? { name } : { name, value }));
+  const withEnv = (list: Obj[]): Obj => ({ ...pod(), spec: { containers: [{ name: 'web', image: 'nginx', env: list }] } });
+  const patched = (live: Obj[], patch: Obj[]) => names(smp(POD, withEnv(live), { spec: { containers: [{ name: 'web', env: patch }] } }).spec.containers[0].env);
+  // The issue's example: [Z, X:new] onto [X, Y].
+  assert.deepEqual(patched(env([['X', 'old'], ['Y', 'y']]), env([['Z', 'z'], ['X', 'new']])), ['Z=z', 'X=new', 'Y=y']);
+  // A live-only item goes before the first patch item the live list had after it.
+  assert.deepEqual(patched(env([['1'], ['2', 'b'], ['3']]), env([['3', 'c'], ['1', 'a']])), ['2=b', '3=c', '1=a']);
+  assert.deepEqual(patched(env([['A'], ['B'], ['C']]), env([['B', 'b'], ['D', 'd']])), ['A', 'B=b', 'D=d', 'C']);
+  // A patch naming every item reorders them all.
+  assert.deepEqual(patched(env([['1'], ['2'], ['3']]), env([['3'], ['1'], ['2']])), ['3', '1', '2']);
+  // Deletions go first: an item deleted and added again in one patch is there, new.
+  assert.deepEqual(patched(env([['A', 'a'], ['B']]), [{ name: 'A', value: 'again' }, { name: 'A', $patch: 'delete' }]), ['A=again', 'B']);
+  // Lists of scalars the same way.
+  const finalizers = (live: string[], patch: string[]) => smp(POD, { ...pod(), metadata: { name: 'p', finalizers: live } }, { metadata: { finalizers: patch } }).metadata.finalizers;
+  assert.deepEqual(finalizers(['1', '2', '3'], ['3', '1']), ['2', '3', '1']);
+  assert.deepEqual(finalizers(['a', 'b'], ['c', 'a']), ['c', 'a', 'b']);
 });
 
 test('$deleteFromPrimitiveList and $setElementOrder', () => {
@@ -60,6 +82,10 @@ test('$deleteFromPrimitiveList and $setElementOrder', () => {
   const ordered = smp(POD, pod(), { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'web' }], containers: [{ name: 'web', image: 'n2' }] } });
   assert.deepEqual(ordered.spec.containers.map((x: Obj) => x.name), ['side', 'web']);
   assert.equal(ordered.spec.containers[1].image, 'n2');
+  // Items the order does not name (another writer's) go before the first named item the live list had after them.
+  const live = { ...pod(), spec: { containers: ['1', '2', '7', '9', '8', '3', '4'].map((name) => ({ name, image: 'i' })) } };
+  const reordered = smp(POD, live, { spec: { '$setElementOrder/containers': [{ name: '2' }, { name: '1' }, { name: '4' }, { name: '3' }] } });
+  assert.deepEqual(reordered.spec.containers.map((x: Obj) => x.name), ['2', '1', '7', '9', '8', '4', '3']);
 });
 
 test('$retainKeys keeps only the listed keys (Deployment strategy)', () => {

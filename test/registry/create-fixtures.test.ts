@@ -1,5 +1,6 @@
 // Creates of the reference's manifests (test/fixtures/reference/create) compared with what it stored:
-// whole objects, managedFields included, for every built-in kind. Left out: the review APIs and
+// whole objects, managedFields included, for every built-in kind — sent in JSON, and sent in
+// Protobuf (as client-go and controller-runtime send them), each then updated in Protobuf. Left out: the review APIs and
 // TokenRequest (create-only answers, nothing is stored or defaulted; test/auth covers them) and
 // the custom resource (served once CustomResourceDefinitions are).
 //
@@ -9,7 +10,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, fixture, memoryServer, placeholders } from '../helpers.js';
+import { encodeProtobufObject } from '../../src/encoding/protobuf-encode.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../src/encoding/protobuf.js';
+import { call, fixture, memoryServer, placeholders, type Fixture } from '../helpers.js';
+
+type BodyEncoding = 'json' | 'protobuf';
 
 type Pending = Readonly<Record<string, string>>;
 
@@ -73,7 +78,6 @@ const FIXTURES: Readonly<Record<string, Pending>> = {
     // the test server's loopback user is system:admin without a uid.
     'spec.username': 'a different requester',
     'spec.uid': 'a different requester',
-    'metadata.managedFields': 'CertificateSigningRequest registry strategy (the reference records no ownership here)',
   },
   'rbac.authorization.k8s.io-v1-roles': {},
   'rbac.authorization.k8s.io-v1-rolebindings': {},
@@ -133,7 +137,32 @@ function redacted(obj: Json): Json {
   return copy;
 }
 
-describe('creates as the reference stores them', () => {
+/**
+ * A fixture's request as sent in `encoding`: its JSON body, or the same object in Protobuf (as
+ * client-go and controller-runtime send built-in kinds) — the reference stores the same either way.
+ */
+function requestIn(encoding: BodyEncoding, f: Fixture): { body: unknown; headers: Record<string, string> } {
+  if (encoding === 'json') return { body: f.request.body, headers: f.request.headers };
+  return { body: encodeProtobufObject(f.request.body as Json), headers: { ...f.request.headers, 'Content-Type': PROTOBUF_MEDIA_TYPE } };
+}
+
+/** PUTs the stored object back in Protobuf with one more label: only that label (and the version) changes. */
+async function updateInProtobuf(base: string, f: Fixture, stored: Json): Promise<void> {
+  const meta = stored['metadata'] as Json;
+  const changed = structuredClone(stored);
+  (changed['metadata'] as Json)['labels'] = { ...(meta['labels'] as Json | undefined), 'capstan.test/updated': 'in-protobuf' };
+  const path = `${f.request.path}/${String(meta['name'])}`;
+  const reply = await call(base, 'PUT', path, { body: encodeProtobufObject(changed), headers: { ...f.request.headers, 'Content-Type': PROTOBUF_MEDIA_TYPE } });
+  assert.equal(reply.status, 200, reply.text);
+  const updated = reply.json as Json;
+  const labels = (updated['metadata'] as Json)['labels'] as Json;
+  assert.equal(labels['capstan.test/updated'], 'in-protobuf');
+  assert.notEqual((updated['metadata'] as Json)['resourceVersion'], meta['resourceVersion']);
+  const rest = (o: Json) => ({ ...o, metadata: undefined });
+  assert.deepEqual(rest(updated), rest(stored));
+}
+
+for (const encoding of ['json', 'protobuf'] as const) describe(`creates as the reference stores them (${encoding} bodies)`, () => {
   let server: RunningServer;
   before(async () => {
     // The reference's service range (see test/fixtures/reference/README.md).
@@ -147,7 +176,7 @@ describe('creates as the reference stores them', () => {
   for (const [name, pending] of Object.entries(FIXTURES)) {
     it(name, async () => {
       const f = fixture(`create/${name}`);
-      const reply = await call(server.url, f.request.method, f.request.path, { body: f.request.body, headers: f.request.headers });
+      const reply = await call(server.url, f.request.method, f.request.path, requestIn(encoding, f));
       assert.equal(reply.status, f.response.status, reply.text);
       // Deprecated versions warn (Node joins repeated headers with ", ").
       const warning = (f.response.headers as Record<string, unknown>)['warning'];
@@ -163,6 +192,7 @@ describe('creates as the reference stores them', () => {
         assert.notDeepEqual(a, b, `${path} now matches (${by} is done): remove it from the pending list`);
       }
       assert.deepEqual(ours, theirs);
+      if (encoding === 'protobuf') await updateInProtobuf(server.url, f, reply.json as Json);
     });
   }
 

@@ -119,6 +119,30 @@ describe('service allocation', () => {
     assert.match(none.json.spec.clusterIP, /^10\.96\./);
   });
 
+  it('PUT of a missing Service creates it (201), allocating as a POST does', async () => {
+    const [port] = await freeNodePorts(server.url, 1);
+    const asked = await call(server.url, 'PUT', `${SERVICES}/put-made`, { body: service('put-made', { type: 'NodePort', clusterIP: '10.96.0.71', ports: [{ port: 80, nodePort: port }] }) });
+    assert.equal(asked.status, 201);
+    assert.equal(asked.json.spec.clusterIP, '10.96.0.71');
+    assert.deepEqual(asked.json.spec.clusterIPs, ['10.96.0.71']);
+    assert.equal(asked.json.spec.ports[0].nodePort, port);
+    assert.equal((await call(server.url, 'GET', `${SERVICES}/put-made`)).status, 200);
+    // What it took is held: a POST asking for the same address or node port is refused.
+    const sameIp = await create(server.url, service('put-made-ip', { clusterIP: '10.96.0.71' }));
+    assert.match(statusMessage(sameIp), /failed to allocate IP 10\.96\.0\.71: provided IP is already allocated/);
+    const samePort = await create(server.url, service('put-made-port', { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }));
+    assert.equal(statusMessage(samePort), `Service "put-made-port" is invalid: spec.ports[0].nodePort: Invalid value: ${port}: provided port is already allocated`);
+    // Nothing asked: an address and a node port are picked.
+    const picked = await call(server.url, 'PUT', `${SERVICES}/put-picked`, { body: service('put-picked', { type: 'NodePort' }) });
+    assert.equal(picked.status, 201);
+    assert.match(picked.json.spec.clusterIP, /^10\.96\.\d+\.\d+$/);
+    assert.ok(picked.json.spec.ports[0].nodePort >= 30000 && picked.json.spec.ports[0].nodePort <= 32767);
+    // A second PUT is an update of what the first made.
+    const again = await call(server.url, 'PUT', `${SERVICES}/put-made`, { body: { ...asked.json, metadata: { ...asked.json.metadata, labels: { a: 'b' } } } });
+    assert.equal(again.status, 200);
+    assert.equal(again.json.spec.clusterIP, '10.96.0.71');
+  });
+
   it('releases the address and node ports on delete: they can be taken again', async () => {
     const [port] = await freeNodePorts(server.url, 1);
     await mustOk(create(server.url, service('freed', { type: 'NodePort', clusterIP: '10.96.0.60', ports: [{ port: 80, nodePort: port }] })), 201);

@@ -46,7 +46,8 @@ describe('registry object semantics', () => {
     assert.equal(labeled.json.metadata.generation, 1);
     const scaled = await call(server.url, 'PATCH', `${DEPLOY}/gen`, { body: { spec: { replicas: 3 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
     assert.equal(scaled.json.metadata.generation, 2);
-    const replaced = await call(server.url, 'PUT', `${DEPLOY}/gen`, { body: { ...deployment('gen', 4), metadata: { name: 'gen', uid: 'ignored', creationTimestamp: '2000-01-01T00:00:00Z' } } });
+    // (A uid in the body is a precondition, not ignored: see update-uid-mismatch in endpoints/errors.test.ts.)
+    const replaced = await call(server.url, 'PUT', `${DEPLOY}/gen`, { body: { ...deployment('gen', 4), metadata: { name: 'gen', creationTimestamp: '2000-01-01T00:00:00Z' } } });
     assert.equal(replaced.status, 200);
     assert.equal(replaced.json.metadata.uid, created.json.metadata.uid);
     assert.equal(replaced.json.metadata.creationTimestamp, created.json.metadata.creationTimestamp);
@@ -58,6 +59,28 @@ describe('registry object semantics', () => {
     const again = await call(server.url, 'PUT', `${CM}/same`, { body: created.json });
     assert.equal(again.status, 200);
     assert.equal(again.json.metadata.resourceVersion, created.json.metadata.resourceVersion);
+  });
+
+  it('managedFields set to [] by a merge patch or a PUT are stripped, and later updates are not tracked', async () => {
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    for (const [name, reset] of [['reset-by-patch', 'patch'], ['reset-by-put', 'put']] as const) {
+      const created = await call(server.url, 'POST', CM, { body: { metadata: { name }, data: { a: '1' } } });
+      assert.equal(created.json.metadata.managedFields.length, 1);
+      const cleared = reset === 'patch'
+        ? await call(server.url, 'PATCH', `${CM}/${name}`, { headers: merge, body: { metadata: { managedFields: [] }, data: { b: '2' } } })
+        : await call(server.url, 'PUT', `${CM}/${name}`, { body: { ...created.json, metadata: { ...created.json.metadata, managedFields: [] }, data: { a: '1', b: '2' } } });
+      assert.equal(cleared.status, 200);
+      assert.equal(cleared.json.metadata.managedFields, undefined);
+      assert.deepEqual(cleared.json.data, { a: '1', b: '2' });
+      const labeled = await call(server.url, 'PATCH', `${CM}/${name}`, { headers: merge, body: { metadata: { labels: { x: 'y' } } } });
+      assert.equal(labeled.json.metadata.managedFields, undefined);
+      const got = await call(server.url, 'GET', `${CM}/${name}`);
+      assert.equal(got.json.metadata.managedFields, undefined);
+    }
+    // Leaving managedFields out (or null) keeps them.
+    const kept = await call(server.url, 'POST', CM, { body: { metadata: { name: 'kept-fields' }, data: { a: '1' } } });
+    const patched = await call(server.url, 'PATCH', `${CM}/kept-fields`, { headers: merge, body: { metadata: { managedFields: null }, data: { b: '2' } } });
+    assert.deepEqual(patched.json.metadata.managedFields.map((e: { manager: string }) => e.manager), [kept.json.metadata.managedFields[0].manager]);
   });
 
   it('ignores status on the main resource and changes only status through /status', async () => {
@@ -126,8 +149,8 @@ describe('registry object semantics', () => {
     assert.equal(del.json.status.phase, 'Terminating');
     assert.ok(del.json.metadata.deletionTimestamp);
     assert.deepEqual(del.json.spec.finalizers, ['kubernetes']);
-    // The namespace controller empties it, then removes the "kubernetes" finalizer and it goes.
-    await until('namespace doomed gone', async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404, 5000, 50);
+    // The namespace controller empties it (after the reference's 5 s grace period), then removes the "kubernetes" finalizer and it goes.
+    await until('namespace doomed gone', async () => (await call(server.url, 'GET', '/api/v1/namespaces/doomed')).status === 404, 15_000, 50);
     assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/doomed/configmaps/c')).status, 404);
   });
 
@@ -142,7 +165,7 @@ describe('registry object semantics', () => {
     await until('five namespace conditions', async () => {
       got = (await call(server.url, 'GET', ns)).json;
       return (got?.status.conditions?.length ?? 0) === 5;
-    }, 5000, 50);
+    }, 15_000, 50);
     assert.equal(got!.status.phase, 'Terminating');
     assert.deepEqual(placeholders(got!.status.conditions), expected.status.conditions);
     assert.equal((await call(server.url, 'GET', `${ns}/configmaps/free`)).status, 404);
@@ -151,7 +174,7 @@ describe('registry object semantics', () => {
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.json, late.response.body);
     await call(server.url, 'PATCH', `${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
-    await until('namespace ref-terminating gone', async () => (await call(server.url, 'GET', ns)).status === 404, 5000, 50);
+    await until('namespace ref-terminating gone', async () => (await call(server.url, 'GET', ns)).status === 404, 15_000, 50);
   });
 
   it('namespaces/{name}/finalize changes only spec.finalizers', async () => {

@@ -36,20 +36,46 @@ describe('health endpoints', { timeout: 30_000 }, () => {
     });
   }
 
-  it('lists ping, log, etcd and its post-start hooks, in the reference\'s order', async () => {
+  // The reference's checks capstan has a subject for; the others (API Priority and Fairness, the
+  // CRD controllers, the object count tracker, the authentication-info controller, the
+  // aggregator's controllers and autoregistration) it leaves out.
+  const SERVED = [
+    'ping', 'log', 'etcd',
+    'poststarthook/start-kube-apiserver-admission-initializer', 'poststarthook/generic-apiserver-start-informers',
+    'poststarthook/start-apiextensions-informers', 'poststarthook/crd-informer-synced', 'poststarthook/bootstrap-controller',
+    'poststarthook/rbac/bootstrap-roles', 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/start-kube-aggregator-informers',
+  ];
+
+  it('lists the reference\'s checks it has a subject for, with the reference\'s names, in the reference\'s order', async () => {
     for (const endpoint of ['healthz', 'livez']) {
       const r = await call(server.url, 'GET', `/${endpoint}?verbose`);
       assert.equal(r.status, 200);
       const names = checkNames(r.text);
-      assert.deepEqual(names, ['ping', 'log', 'etcd', 'poststarthook/bootstrap-controller', 'poststarthook/rbac/bootstrap-roles']);
+      assert.deepEqual(names, SERVED);
       assert.ok(inOrder(names, checkNames(String(fixture(`health/${endpoint}-verbose`).response.body))), endpoint);
       assert.ok(r.text.endsWith(`${endpoint} check passed\n`));
     }
     const ready = await call(server.url, 'GET', '/readyz?verbose&exclude=etcd');
     const names = checkNames(ready.text);
-    assert.deepEqual(names, ['ping', 'log', 'etcd', 'etcd-readiness', 'poststarthook/bootstrap-controller', 'poststarthook/rbac/bootstrap-roles', 'shutdown']);
+    assert.deepEqual(names, [...SERVED.slice(0, 3), 'etcd-readiness', 'informer-sync', ...SERVED.slice(3), 'shutdown']);
     assert.ok(inOrder(names, checkNames(String(fixture('health/readyz-verbose-exclude-etcd').response.body))));
     assert.match(ready.text, /^\[\+\]etcd excluded: ok$/m);
+    // informer-sync is /readyz's alone, as in the reference.
+    assert.equal((await call(server.url, 'GET', '/readyz/informer-sync')).text, 'ok');
+    assert.equal((await call(server.url, 'GET', '/livez/informer-sync')).status, 404);
+  });
+
+  it('passes its checks on what they name: the bootstrap objects exist, the watch caches serve', async () => {
+    assert.equal((await call(server.url, 'GET', '/readyz/poststarthook/scheduling/bootstrap-system-priority-classes')).text, 'ok');
+    for (const name of ['system-node-critical', 'system-cluster-critical']) {
+      assert.equal((await call(server.url, 'GET', `/apis/scheduling.k8s.io/v1/priorityclasses/${name}`)).status, 200, name);
+    }
+    assert.equal((await call(server.url, 'GET', '/readyz/poststarthook/rbac/bootstrap-roles')).text, 'ok');
+    assert.equal((await call(server.url, 'GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin')).status, 200);
+    // Served from the watch caches at once (resourceVersion=0 reads the cache).
+    for (const path of ['/apis/apiextensions.k8s.io/v1/customresourcedefinitions', '/apis/apiregistration.k8s.io/v1/apiservices']) {
+      assert.equal((await call(server.url, 'GET', `${path}?resourceVersion=0`)).status, 200, path);
+    }
   });
 
   it('answers one hook\'s check by its name', async () => {
@@ -62,7 +88,7 @@ describe('health endpoints', { timeout: 30_000 }, () => {
     const open = await memoryServer({ authorizationMode: 'AlwaysAllow' });
     try {
       const r = await call(open.url, 'GET', '/healthz?verbose');
-      assert.deepEqual(checkNames(r.text), ['ping', 'log', 'etcd', 'poststarthook/bootstrap-controller']);
+      assert.deepEqual(checkNames(r.text), SERVED.filter((n) => n !== 'poststarthook/rbac/bootstrap-roles'));
       assert.equal((await call(open.url, 'GET', '/healthz/poststarthook/rbac/bootstrap-roles')).status, 404);
     } finally {
       await open.close();

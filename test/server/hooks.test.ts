@@ -77,6 +77,25 @@ describe('post-start hooks', { timeout: 10_000 }, () => {
     assert.deepEqual(hooks.healthChecks().map((c) => c.name), ['poststarthook/later']);
   });
 
+  it('gives a check of another name for one hook\'s readiness, none for a hook that does not run', async () => {
+    const log: string[] = [];
+    const caches = gated('caches', log);
+    const hooks = new PostStartHooks([
+      { name: 'watch-caches', stage: 'caches', create: () => caches },
+      { name: 'off', stage: 'caches', create: () => undefined },
+    ], ctx);
+    const sync = hooks.readiness('informer-sync', 'watch-caches')!;
+    assert.equal(sync.name, 'informer-sync');
+    assert.equal(await sync.check(), 'not finished');
+    const run = hooks.run('caches');
+    assert.equal(await sync.check(), 'not finished', 'while it syncs');
+    caches.release();
+    await run;
+    assert.equal(await sync.check(), undefined);
+    assert.equal(hooks.readiness('other', 'off'), undefined);
+    assert.equal(hooks.readiness('other', 'unknown'), undefined);
+  });
+
   it('refuses two hooks of one name', () => {
     const h: PostStartHook = { name: 'x', stage: 'storage', create: () => undefined };
     assert.throws(() => new PostStartHooks([h, h], ctx), /declared twice/);

@@ -46,6 +46,11 @@ export interface TablePrinter {
   cells(obj: Obj, now: number): unknown[];
   /** Row conditions (`conditions` of a TableRow): only pods have them (Completed when finished). */
   conditions?(obj: Obj): RowCondition[] | undefined;
+  /**
+   * A Table without rows says `rows: null` (the reference's default convertor appends rows to a
+   * nil list); a printer's says `rows: []`.
+   */
+  nullWhenEmpty?: boolean;
 }
 
 export interface TableRow {
@@ -818,4 +823,5 @@ export const apiServiceTable = written(API_SERVICE_COLUMNS, (o, now) => {
 export const defaultTablePrinter: TablePrinter = {
   columns: () => data().default.map((c) => ({ ...c })),
   cells: (obj) => [name(obj), rfc3339(get(obj, 'metadata', 'creationTimestamp'))],
+  nullWhenEmpty: true,
 };

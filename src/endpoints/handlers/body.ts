@@ -3,20 +3,18 @@
 // request's fieldValidation asks.
 import { decodeObject } from '../../encoding/decode.js';
 import { checkObjectBody, type FieldValidation } from '../../encoding/fieldvalidation.js';
-import { decodeProtobufObject } from '../../encoding/protobuf.js';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../encoding/protobuf.js';
 import { unsupportedMediaType } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { mediaTypeOf } from '../negotiation.js';
 import { readBody } from '../request.js';
 import type { Scope } from './scope.js';
 
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
-
 /** The decoded body; with `fields`, checked (and unknown fields dropped) as fieldValidation says. */
 export async function objectBody(scope: Scope, kind: string, fields?: { level: FieldValidation }): Promise<JsonObject> {
   const { req, info, registry } = scope;
   const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
-  if (type === PROTOBUF) return decodeProtobufObject(await readBody(req), kind).object;
+  if (type === PROTOBUF_MEDIA_TYPE) return decodeProtobufObject(await readBody(req), kind).object;
   if (type !== 'application/json' && type !== 'application/yaml') {
     await readBody(req).catch(() => undefined);
     throw unsupportedMediaType();

@@ -4,6 +4,7 @@
 import { methodNotAllowed } from '../../errors.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import { nodeProxy, podLog, podProxy, podStream, serviceProxy } from '../node-agent.js';
+import { checkPodConnectOptions } from '../options.js';
 import type { Answer, Scope } from './scope.js';
 
 /** Answers a connect request to `name`'s subresource (in the request's namespace). */
@@ -49,8 +50,9 @@ export function isConnect(info: ResourceInfo, subresource: string): boolean {
 }
 
 export async function handleConnect(scope: Scope): Promise<Answer> {
-  const { info, request } = scope;
+  const { info, request, query } = scope;
   const connecter = request.subresource === undefined ? undefined : connecterOf(info, request.subresource);
   if (!connecter || request.name === undefined) throw methodNotAllowed();
+  if (info.group === '' && info.resource === 'pods') checkPodConnectOptions(request.subresource!, query);
   return connecter(scope, request.name, request.namespace ?? '');
 }

@@ -32,6 +32,8 @@ export async function attachServiceAllocators(registry: Registry, pools: Service
 }
 
 export const serviceStrategy: Strategy = {
+  // As the reference's: a PUT of a missing Service creates it, allocating as a POST does.
+  allowCreateOnUpdate: true,
   beginCreate(registry, obj, dryRun) {
     return allocatorsOf(registry)?.allocateCreate(obj, dryRun);
   },

@@ -6,8 +6,20 @@ import type { Strategy } from '../strategies.js';
 import type { BuiltinGroup } from './types.js';
 import { now, type JsonObject } from '../../json.js';
 
+/**
+ * What each endpoint resets, as the reference's strategies: spec is fixed at creation and status
+ * is the subresources', so a main-resource write owns neither (a CSR's creator owns nothing of
+ * spec); /status owns all of status but the conditions, /approval only the conditions.
+ */
+const RESET_FIELDS: Readonly<Record<string, ReadonlyArray<readonly string[]>>> = {
+  '': [['spec'], ['status']],
+  status: [['spec'], ['status', 'conditions']],
+  approval: [['spec'], ['status', 'certificate']],
+};
+
 // A CertificateSigningRequest records who asked for it; only the server fills these fields.
 const certificateSigningRequestStrategy: Strategy = {
+  resetFields: (subresource) => RESET_FIELDS[subresource ?? ''],
   prepareForCreate(obj, user) {
     const spec = (obj['spec'] ?? {}) as JsonObject;
     for (const k of ['username', 'uid', 'groups', 'extra']) delete spec[k];

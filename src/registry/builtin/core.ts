@@ -23,6 +23,7 @@ import { objectCountEvaluator, persistentVolumeClaimEvaluator, podEvaluator, ser
 import { serviceStrategy } from '../allocators/service-strategy.js';
 import { createOnUpdate } from '../strategies.js';
 import { namespaceStrategy, podStrategy, replicationControllerStrategy, secretStrategy } from './core-strategies.js';
+import { componentStatuses } from './component-status.js';
 import { bindNamedPod, bindThisPod } from './pod-binding.js';
 import { evictPod } from './pod-eviction.js';
 import { podTemplateAt } from './pod-template.js';
@@ -47,7 +48,8 @@ export const core: BuiltinGroup = {
   resources: {
     // Virtual: a create binds the pod the Binding names; never charged to quota.
     bindings: { quota: null, create: bindNamedPod },
-    componentstatuses: { table: componentStatusTable, quota: null },
+    // Made when read (the server's components' health); deprecated since 1.19, with no replacement.
+    componentstatuses: { table: componentStatusTable, quota: null, computed: componentStatuses, deprecated: { v1: { deprecatedIn: '1.19' } } },
     configmaps: {
       validation: { create: validateConfigMap, update: validateConfigMapUpdate },
       table: configMapTable,

@@ -70,6 +70,7 @@ function hooksOf(group: BuiltinGroup | undefined, resource: BuiltinResource, spe
   if (spec.subresourceParts) hooks.subresourceParts = spec.subresourceParts;
   if (spec.convert) hooks.convert = spec.convert;
   if (spec.create) hooks.create = spec.create;
+  if (spec.computed) hooks.computed = spec.computed;
   if (spec.subresourceCreates) hooks.subresourceCreates = spec.subresourceCreates;
   if (spec.quota !== null) hooks.quota = spec.quota ?? objectCountEvaluator(resource.group, resource.resource);
   return hooks;

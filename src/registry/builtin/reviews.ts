@@ -1,7 +1,8 @@
 // The review APIs: SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview,
 // SelfSubjectRulesReview (authorization.k8s.io/v1) and TokenReview (authentication.k8s.io/v1).
 // Nothing is stored: a create is answered from the server's own authorizer and authenticator
-// (registry.services), the answer carrying the spec as sent and its managedFields.
+// (registry.services), the answer carrying the spec as sent and its managedFields — except
+// SelfSubjectRulesReview's, which the reference builds anew (empty spec, no managedFields).
 import { badRequest, fieldRequired, invalid } from '../../errors.js';
 import { recordUpdate } from '../../fieldmanager/index.js';
 import type { UserInfo } from '../../api/user.js';
@@ -56,16 +57,25 @@ function accessStatus(services: RegistryServices, a: AccessAttributes): JsonObje
 /** What a review finds, from its spec: the status of the answer. */
 type Review = (spec: JsonObject, call: CreateCall, services: RegistryServices) => Promise<JsonObject> | JsonObject;
 
+interface ReviewOptions {
+  /**
+   * The answer is a new object holding only the status (an empty spec, no managedFields), and
+   * the spec is not required: the reference's REST reads what it needs and builds its answer anew.
+   */
+  freshAnswer?: boolean;
+}
+
 /** A review resource's create: checked, answered by `review`, nothing stored. */
-function reviewOf(kind: string, group: string, review: Review): CreateHook {
+function reviewOf(kind: string, group: string, review: Review, options: ReviewOptions = {}): CreateHook {
   return async (registry, call) => {
     const { info, namespace, body, writer } = call;
     registry.checkTypeMeta(info, body);
-    const status = await review(specOf(body, kind, group), call, registry.services);
+    const spec = options.freshAnswer ? (isObject(body['spec']) ? body['spec'] : {}) : specOf(body, kind, group);
+    const status = await review(spec, call, registry.services);
     const meta: JsonObject = namespace !== undefined ? { namespace } : {};
     meta['creationTimestamp'] = null;
-    const answer: JsonObject = { kind: info.kind, apiVersion: info.apiVersion, metadata: meta, spec: body['spec'] };
-    recordUpdate({ group: info.group, version: info.version, kind: info.kind }, undefined, answer, writer.manager, { now: now() });
+    const answer: JsonObject = { kind: info.kind, apiVersion: info.apiVersion, metadata: meta, spec: options.freshAnswer ? {} : body['spec'] };
+    if (!options.freshAnswer) recordUpdate({ group: info.group, version: info.version, kind: info.kind }, undefined, answer, writer.manager, { now: now() });
     answer['status'] = status;
     return { status: 201, body: Buffer.from(JSON.stringify(answer)) };
   };
@@ -94,9 +104,10 @@ export const localSubjectAccessReview = reviewOf('LocalSubjectAccessReview', AUT
 
 export const selfSubjectRulesReview = reviewOf('SelfSubjectRulesReview', AUTHORIZATION, (spec, call, services) => {
   const namespace = str(spec['namespace']) ?? '';
+  if (!namespace) throw badRequest('no namespace on request');
   const rules = services.rulesFor?.(requester(call), namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true };
   return { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete };
-});
+}, { freshAnswer: true });
 
 export const tokenReview = reviewOf('TokenReview', AUTHENTICATION, async (spec, _call, services) => {
   const token = str(spec['token']) ?? '';

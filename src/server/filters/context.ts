@@ -42,6 +42,11 @@ export class RequestContext {
   set user(value: UserInfo) {
     this.userValue = value;
   }
+
+  /** What is known of the request so far, for the request log (which sees requests that failed early too). */
+  get known(): { info?: RequestInfo; user?: UserInfo } {
+    return { info: this.infoValue, user: this.userValue };
+  }
 }
 
 function unset(what: string): never {
