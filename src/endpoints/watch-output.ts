@@ -4,11 +4,15 @@
 // differs by protocol: on an HTTP/1.1 connection it is copied (encrypted) for that connection, so
 // only up to the response's high-water mark; on an HTTP/2 stream it is references that go out as
 // the stream's window opens, and the stream sends only once per turn of the event loop, so more
-// (a healthy watcher is not held to one high-water mark per turn). A watcher whose queue passes
-// a limit and does not shrink for a while is cut off, as the reference's watch cache closes a
-// watcher whose buffer stays full; the client re-lists or resumes from its last version. This
-// works per response: a stalled HTTP/2 stream is cut off while the other streams of its session
-// go on.
+// (a healthy watcher is not held to one high-water mark per turn).
+//
+// A watcher is cut off, as the reference's watch cache closes a watcher whose buffer stays full
+// (the client re-lists or resumes from its last version), when more than `maxQueued` events wait
+// and either its client has taken none of them for `stallMs` (it stopped reading), or the queue
+// has not once come back under `maxQueued` for `maxBehindMs` (it reads, but ever further behind,
+// holding on to every event since). A client that reads, however slowly for a moment, and
+// catches up between bursts is never cut. This works per response: a stalled HTTP/2 stream is cut
+// off while the other streams of its session go on.
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
 
@@ -18,11 +22,13 @@ export interface WatchOutputLimits {
   inFlightEvents: number;
   /** Events a watcher may have waiting before it must show that its client keeps up. */
   maxQueued: number;
-  /** How long a watcher with more than `maxQueued` waiting may go without its queue shrinking. */
+  /** How long a watcher with more than `maxQueued` waiting may go without its client taking one. */
   stallMs: number;
+  /** How long a watcher may stay over `maxQueued` waiting without once coming back under it. */
+  maxBehindMs: number;
 }
 
-export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 1000 };
+export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 2000, maxBehindMs: 30_000 };
 
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
 type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'>;
@@ -33,6 +39,10 @@ export class WatchOutput<E> {
   /** Writes the response refused (over its high-water mark) since it last drained. */
   private overMark = 0;
   private waitingForDrain = false;
+  /** Events given to the response so far: what its client has taken. */
+  private taken = 0;
+  /** When the queue last went over `maxQueued` (while it stays over). */
+  private behindSince = 0;
   /** An HTTP/2 stream's response (see above). */
   private readonly http2: boolean;
   private check: NodeJS.Timeout | undefined;
@@ -68,7 +78,10 @@ export class WatchOutput<E> {
       return;
     }
     this.queue.push(e);
-    if (this.waiting > this.limits.maxQueued && !this.check) this.watchProgress();
+    if (this.waiting > this.limits.maxQueued && !this.check) {
+      this.behindSince = performance.now();
+      this.watchProgress();
+    }
   }
 
   /** Ends the response once every waiting event is written. */
@@ -86,6 +99,7 @@ export class WatchOutput<E> {
 
   private write(e: E): void {
     this.beforeWrite();
+    this.taken++;
     if (this.res.write(this.encode(e))) return;
     // Refused writes are still taken; a 'drain' follows once the response has sent them all.
     this.overMark++;
@@ -105,20 +119,22 @@ export class WatchOutput<E> {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
+    // Caught up: a later burst starts its own count.
+    if (this.waiting <= this.limits.maxQueued) this.clearCheck();
     if (this.ending && !this.closed && this.waiting === 0) this.finish();
   }
 
   /**
    * Looks again after `stallMs` (and after the I/O that was due meanwhile, so that a busy event
-   * loop is not taken for a stalled client): still over the limit and not catching up (as many
-   * waiting as then, or more), the watcher is cut off.
+   * loop is not taken for a stalled client): still over the limit, the watcher is cut off when its
+   * client took nothing meanwhile, or has been behind for `maxBehindMs`.
    */
   private watchProgress(): void {
-    const before = this.waiting;
+    const takenBefore = this.taken;
     this.check = setTimeout(() => setImmediate(() => {
       this.check = undefined;
       if (this.closed || this.waiting <= this.limits.maxQueued) return;
-      if (this.waiting >= before) this.cut();
+      if (this.taken === takenBefore || performance.now() - this.behindSince >= this.limits.maxBehindMs) this.cut();
       else this.watchProgress();
     }), this.limits.stallMs);
   }
@@ -130,7 +146,6 @@ export class WatchOutput<E> {
    * client sees the stream cut short).
    */
   private cut(): void {
-    if (process.env['DEBUG_WATCH']) console.error('cut', (performance.now() / 1000).toFixed(1), this.waiting, this.overMark, this.waitingForDrain, this.res.writableLength, (this.res as { stream?: unknown }).stream ? 'h2' : 'h1');
     this.closed = true;
     this.drop();
     this.onCut();
