@@ -8,11 +8,11 @@
 //
 // A watcher is cut off, as the reference's watch cache closes a watcher whose buffer stays full
 // (the client re-lists or resumes from its last version), when more than `maxQueued` events wait
-// and either its client has taken none of them for `stallMs` (it stopped reading), or the queue
-// has not once come back under `maxQueued` for `maxBehindMs` (it reads, but ever further behind,
-// holding on to every event since). A client that reads, however slowly for a moment, and
-// catches up between bursts is never cut. This works per response: a stalled HTTP/2 stream is cut
-// off while the other streams of its session go on.
+// and its queue has not shrunk for `stallMs`: its client stopped reading, or reads slower than
+// events come. Not only "took nothing": a client that stopped reading on a local connection still
+// takes megabytes into the kernel's socket buffers before its writes stop, each encrypted for it.
+// A client that reads, if slowly for a moment, catches up and is never cut. This works per
+// response: a stalled HTTP/2 stream is cut off while the other streams of its session go on.
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
 
@@ -22,13 +22,11 @@ export interface WatchOutputLimits {
   inFlightEvents: number;
   /** Events a watcher may have waiting before it must show that its client keeps up. */
   maxQueued: number;
-  /** How long a watcher with more than `maxQueued` waiting may go without its client taking one. */
+  /** How long a watcher with more than `maxQueued` waiting may go without its queue shrinking. */
   stallMs: number;
-  /** How long a watcher may stay over `maxQueued` waiting without once coming back under it. */
-  maxBehindMs: number;
 }
 
-export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 2000, maxBehindMs: 30_000 };
+export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 2000 };
 
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
 type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'>;
@@ -39,13 +37,13 @@ export class WatchOutput<E> {
   /** Writes the response refused (over its high-water mark) since it last drained. */
   private overMark = 0;
   private waitingForDrain = false;
-  /** Events given to the response so far: what its client has taken. */
-  private taken = 0;
-  /** When the queue last went over `maxQueued` (while it stays over). */
-  private behindSince = 0;
   /** An HTTP/2 stream's response (see above). */
   private readonly http2: boolean;
   private check: NodeJS.Timeout | undefined;
+  /** What the queue must be under at the next check: its peak in the first period, then its size at the last check. */
+  private mark = 0;
+  /** In the first period over the limit (a burst is still coming in). */
+  private burst = false;
   private ending = false;
   private closed = false;
 
@@ -78,8 +76,11 @@ export class WatchOutput<E> {
       return;
     }
     this.queue.push(e);
-    if (this.waiting > this.limits.maxQueued && !this.check) {
-      this.behindSince = performance.now();
+    if (this.check) {
+      if (this.burst) this.mark = Math.max(this.mark, this.waiting);
+    } else if (this.waiting > this.limits.maxQueued) {
+      this.burst = true;
+      this.mark = this.waiting;
       this.watchProgress();
     }
   }
@@ -99,7 +100,6 @@ export class WatchOutput<E> {
 
   private write(e: E): void {
     this.beforeWrite();
-    this.taken++;
     if (this.res.write(this.encode(e))) return;
     // Refused writes are still taken; a 'drain' follows once the response has sent them all.
     this.overMark++;
@@ -126,16 +126,22 @@ export class WatchOutput<E> {
 
   /**
    * Looks again after `stallMs` (and after the I/O that was due meanwhile, so that a busy event
-   * loop is not taken for a stalled client): still over the limit, the watcher is cut off when its
-   * client took nothing meanwhile, or has been behind for `maxBehindMs`.
+   * loop is not taken for a stalled client): still over the limit and not catching up, the watcher
+   * is cut off. Catching up is being under the queue's peak after the first period (a burst comes
+   * in at once: what counts is that the client works it down), then under the size at the last
+   * check, so that a queue that stays over the limit shrinks at every check.
    */
   private watchProgress(): void {
-    const takenBefore = this.taken;
     this.check = setTimeout(() => setImmediate(() => {
       this.check = undefined;
       if (this.closed || this.waiting <= this.limits.maxQueued) return;
-      if (this.taken === takenBefore || performance.now() - this.behindSince >= this.limits.maxBehindMs) this.cut();
-      else this.watchProgress();
+      if (this.waiting >= this.mark) {
+        this.cut();
+        return;
+      }
+      this.burst = false;
+      this.mark = this.waiting;
+      this.watchProgress();
     }), this.limits.stallMs);
   }
 

@@ -239,6 +239,7 @@ export async function slowWatchers(server: ProbeServer, load: SlowWatcherLoad, f
     figures.note('load', `${load.watchers} stalled watchers (${h1Count} HTTP/1.1 connections, ${h2Count} HTTP/2 streams on ${sessions.length} sessions, ${onShared} of them next to ${healthy.length} healthy watchers), ${fed.rvs.length} objects of ${load.size / 1024} KiB written at ${load.rate}/s in ${fed.seconds.toFixed(1)} s`);
     figures.note('server RSS', `${mib(rssBefore)} before the watchers, ${mib(rssOpen)} with them open, peak ${mib(rssPeak)} while they are fed, ${mib(rssAfter)} after`);
     figures.note('GET latency with the same writes and no slow client', latency(alone.getMs));
+    figures.note('server RSS peak with the same writes and no slow client', mib(alone.rssPeak));
     figures.check('server RSS peak while stalled watchers are fed', mib(rssPeak), '<= 300 MB', rssPeak <= 300e6);
     figures.check('GET latency meanwhile', latency(fed.getMs), 'p99 <= 20 ms', quantile(fed.getMs, 0.99) <= 20);
     figures.check('stalled HTTP/1.1 watchers cut off by the server', `${h1Ended}/${h1Count}`, 'all', h1Ended === h1Count);
