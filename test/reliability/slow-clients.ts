@@ -186,7 +186,7 @@ const latency = (ms: number[]) => `p50 ${msText(quantile(ms, 0.5))}, p99 ${msTex
  * `load.watchers` watchers that never read while `load.objects` objects are written. One HTTP/2
  * session with Go's windows carries healthy watchers next to stalled streams; they must see every
  * write, in order, and stay open. After, the same writes with no watcher open give the GET
- * latency of the writes alone. Both are measured after a warm-up (a tenth of the writes, unmeasured),
+ * latency of the writes alone. Both are measured after a warm-up (200 writes, unmeasured),
  * so that neither pays for the server's first compilations.
  */
 export async function slowWatchers(server: ProbeServer, load: SlowWatcherLoad, figures: Figures): Promise<void> {
@@ -199,12 +199,12 @@ export async function slowWatchers(server: ProbeServer, load: SlowWatcherLoad, f
     await writer.json('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } });
     const collection = `/api/v1/namespaces/${ns}/configmaps`;
     await writer.json('POST', collection, { body: { metadata: { name: 'probe-get' }, data: { a: 'b' } } });
-    const warmUp = await writeObjects(writer, collection, 'warm-up', Math.ceil(load.objects / 10), load);
+    const warmUp = await writeObjects(writer, collection, 'warm-up', Math.min(200, Math.ceil(load.objects / 10)), load);
     const list = await writer.json<{ metadata: { resourceVersion: string } }>('GET', collection);
     const watchPath = `${collection}?watch=1&resourceVersion=${list.metadata.resourceVersion}`;
     const rssBefore = server.rss();
 
-    const h1Count = process.env['H1'] ? Number(process.env['H1']) : Math.ceil(load.watchers / 2);
+    const h1Count = Math.ceil(load.watchers / 2);
     const h2Count = load.watchers - h1Count;
     for (let i = 0; i < h1Count; i += 50) {
       h1.push(...await Promise.all(Array.from({ length: Math.min(50, h1Count - i) }, () => stalledHttp1(new URL(watchPath, server.url), server.admin))));
