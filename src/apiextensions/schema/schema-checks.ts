@@ -4,6 +4,7 @@
 // the x-kubernetes-* extensions' rules, then structural-ness and valid, pruned defaults.
 import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from '../../errors.js';
 import { isObject } from '../../json.js';
+import { compileSchemaRules } from '../cel/index.js';
 import { validateDefaults } from './defaults-check.js';
 import { childPath, goSyntaxValue, indexPath, invalidValue, keyPath, notSupportedValue } from './render.js';
 import { MAX_SCHEMA_DEPTH, isSet, schemaDepth, toStructural, validateStructural } from './structural.js';
@@ -120,7 +121,7 @@ function extensionErrors(s: JSONSchemaProps, path: string, opts: SchemaCheckOpti
     else if (message.length && !message.trim()) errs.push(fieldInvalid(childPath(at, 'message'), message, 'message must be non-empty if specified'));
     else if (/[\n\r]/.test(message.trim())) errs.push(fieldInvalid(childPath(at, 'message'), message, 'message must not contain line breaks'));
     else if (/[\n\r]/.test(rule) && !message.trim()) errs.push(fieldRequired(childPath(at, 'message'), 'message must be specified if rule contains line breaks'));
-    // TODO(CEL): compile the rule, its cost and oldSelf rules (not in this module yet).
+    // Compiling, costing and the oldSelf checks: validateVersionSchema, through the cel module.
   });
   return errs;
 }
@@ -222,6 +223,8 @@ export function validateVersionSchema(openAPIV3Schema: JSONSchemaProps | undefin
   }
   const place: Place = { allowDefaults: options.allowDefaults, disallowDefaultsReason: '', insideResourceMeta: false };
   errs.push(...openAPISchemaErrors(openAPIV3Schema, root, place, true, options));
+  // The reference compiles rules only where the schema is otherwise valid (CEL types need it).
+  if (!errs.length && 'structural' in converted) errs.push(...compileSchemaRules(converted.structural, root).errors);
   // Conversion errors repeat what the checks above say: shown only when nothing else is.
   return errs.length ? errs : initErrors;
 }
