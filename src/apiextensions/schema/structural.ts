@@ -7,6 +7,7 @@ import { type FieldError, fieldForbidden, fieldInvalid, fieldRequired } from '..
 import { isObject } from '../../json.js';
 import { childPath, invalidValue, keyPath, indexPath } from './render.js';
 import type { JSONSchemaProps, Structural } from './types.js';
+import { compileGoPattern } from './re2.js';
 
 /**
  * How deep schemas may nest (properties, items, additionalProperties and junctors each count a
@@ -154,15 +155,10 @@ function valueValidationErrors(v: JSONSchemaProps, skipAnyOf: boolean, skipFirst
 /** Why a pattern does not compile (as a JavaScript regular expression; RE2's wording differs). */
 export function patternError(pattern: string): string | undefined {
   try {
-    new RegExp(pattern, 'u');
+    compileGoPattern(pattern);
     return undefined;
   } catch (e) {
-    try {
-      new RegExp(pattern);
-      return undefined;
-    } catch {
-      return `error parsing regexp: ${(e as Error).message}`;
-    }
+    return `error parsing regexp: ${(e as Error).message}`;
   }
 }
 

@@ -12,6 +12,7 @@ import { isObject } from '../../json.js';
 import { isSupportedFormat, matchesFormat } from './formats.js';
 import { deepEqualJson, goNumber, invalidValue, notSupportedValue, typeInvalid } from './render.js';
 import type { JSONSchemaProps } from './types.js';
+import { compileGoPattern } from './re2.js';
 
 /** The most (schema node, value) evaluations one validation makes before giving up. */
 export const MAX_VALIDATION_STEPS = 1_000_000;
@@ -66,13 +67,9 @@ function compiled(pattern: string): RegExp | null {
   let re = regexCache.get(pattern);
   if (re === undefined) {
     try {
-      re = new RegExp(pattern, 'u');
+      re = compileGoPattern(pattern);
     } catch {
-      try {
-        re = new RegExp(pattern);
-      } catch {
-        re = null;
-      }
+      re = null;
     }
     if (regexCache.size > 10_000) regexCache.clear();
     regexCache.set(pattern, re);
