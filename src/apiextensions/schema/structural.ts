@@ -152,13 +152,13 @@ function valueValidationErrors(v: JSONSchemaProps, skipAnyOf: boolean, skipFirst
   return errs;
 }
 
-/** Why a pattern does not compile (as a JavaScript regular expression; RE2's wording differs). */
+/** Why a pattern does not compile, in Go's words. */
 export function patternError(pattern: string): string | undefined {
   try {
     compileGoPattern(pattern);
     return undefined;
   } catch (e) {
-    return `error parsing regexp: ${(e as Error).message}`;
+    return (e as Error).message;
   }
 }
 

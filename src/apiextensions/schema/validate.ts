@@ -12,7 +12,7 @@ import { isObject } from '../../json.js';
 import { isSupportedFormat, matchesFormat } from './formats.js';
 import { deepEqualJson, goNumber, invalidValue, notSupportedValue, typeInvalid } from './render.js';
 import type { JSONSchemaProps } from './types.js';
-import { compileGoPattern } from './re2.js';
+import { compileGoPattern, type GoPattern } from './re2.js';
 
 /** The most (schema node, value) evaluations one validation makes before giving up. */
 export const MAX_VALIDATION_STEPS = 1_000_000;
@@ -61,9 +61,9 @@ function isAlmostInteger(f: number): boolean {
   return diff / Math.min(Math.abs(f) + Math.abs(g), Number.MAX_VALUE) < 1e-9;
 }
 
-const regexCache = new Map<string, RegExp | null>();
+const regexCache = new Map<string, GoPattern | null>();
 
-function compiled(pattern: string): RegExp | null {
+function compiled(pattern: string): GoPattern | null {
   let re = regexCache.get(pattern);
   if (re === undefined) {
     try {

@@ -9,7 +9,7 @@ describe('structural schemas', () => {
     assert.deepEqual(text(structuralSchemaErrors({ type: 'object', properties: { a: { type: 'string', pattern: '^(?i)x$' }, b: { type: 'string', pattern: '\\Ax\\z' } } }, 'p')), []);
     const errs = text(structuralSchemaErrors({ type: 'object', properties: { a: { type: 'string', pattern: '(' } } }, 'p'));
     assert.equal(errs.length, 1);
-    assert.match(errs[0]!, /^p\.properties\[a\]\.pattern: Invalid value: "\(": must be a valid regular expression, but isn't: error parsing regexp: /);
+    assert.equal(errs[0], 'p.properties[a].pattern: Invalid value: "(": must be a valid regular expression, but isn\'t: error parsing regexp: missing closing ): `(`');
   });
   it('wants items for arrays and a type for every field', opts, () => {
     assert.deepEqual(text(structuralSchemaErrors({ type: 'object', properties: { a: { type: 'array' } } }, 'p')), ['p.properties[a].items: Required value: must be specified']);

@@ -15,6 +15,14 @@ describe('value validation', () => {
     assert.equal(one({ type: 'string', pattern: '\\Aab\\z' }, 'ab\n').length, 1);
     assert.deepEqual(one({ type: 'string', pattern: '^(?P<word>[a-z]+)$' }, 'abc'), []);
   });
+  it('matches in linear time: a backtracking pattern on a hostile value answers at once', opts, () => {
+    const started = performance.now();
+    const hostile = 'a'.repeat(100_000) + '!';
+    assert.deepEqual(one({ type: 'string', pattern: '^(a+)+$' }, hostile).length, 1);
+    assert.deepEqual(one({ type: 'string', pattern: '^(a|aa)*$' }, hostile).length, 1);
+    assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+    assert.deepEqual(one({ type: 'string', pattern: '^[[:alpha:]]+$' }, 'abc'), []);
+  });
   it('checks formats the reference keeps, and ignores int32/int64', opts, () => {
     assert.deepEqual(one({ type: 'string', format: 'uuid' }, 'nope'), ['f: Invalid value: "nope": f in body must be of type uuid: "nope"']);
     assert.deepEqual(one({ type: 'string', format: 'uuid' }, '123e4567-e89b-12d3-a456-426614174000'), []);
