@@ -13,12 +13,13 @@ const MAY_IMPORT = {
   fieldmanager: ['api', 'encoding', 'json.ts', 'errors.ts'],
   quota: ['api', 'encoding', 'json.ts', 'errors.ts'],
   registry: ['storage', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
+  apiextensions: ['registry', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   auth: ['registry', 'encoding', 'api', 'json.ts', 'errors.ts'],
   admission: ['auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
   controllers: ['auth', 'registry', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   endpoints: ['admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  server: ['endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
-  cmd: ['server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  server: ['apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  cmd: ['apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
 };
 
 // ─── TEMPORARY exceptions ──────────────────────────────────────────────────────────────────────

@@ -118,6 +118,16 @@ export interface ResourceHooks extends Strategy {
   quota?: Evaluator;
   /** The pod template of a workload (for Pod Security), when the resource has one. */
   podTemplate?(obj: JsonObject): { metadata: JsonObject; spec: JsonObject } | undefined;
+  /** Where the scale subresource reads and writes replicas, when not as the apps kinds (custom resources). */
+  scale?: ScaleView;
+}
+
+/** The scale subresource of a resource whose replicas live elsewhere than spec.replicas (custom resources). */
+export interface ScaleView {
+  /** The object's autoscaling/v1 Scale (throws the reference's error when it cannot be read). */
+  toScale(obj: JsonObject): JsonObject;
+  /** The object with its desired replicas set to `replicas`. */
+  withReplicas(obj: JsonObject, replicas: number): JsonObject;
 }
 
 export interface ResourceDefinition {
