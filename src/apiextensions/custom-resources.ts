@@ -98,13 +98,14 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
   const printers = new Map(served.map((v) => [v.name, printerFor(v.columns)]));
   const statusOn = (version: string) => byVersion.get(version)?.status ?? false;
   const firstPrinter = printers.get(served[0]!.name)!;
+  /** The version an object is in (its apiVersion's), the storage version when it says none. */
+  const versionOf = (obj: JsonObject): string => String(obj['apiVersion'] ?? '').split('/')[1] || storage.name;
   const hooks: ResourceHooks = {
     defaults(obj, version) {
       schemaOf(version).default(obj);
     },
     normalize(obj) {
-      const version = String(obj['apiVersion'] ?? '').split('/')[1];
-      if (version) schemaOf(version).prune(obj);
+      schemaOf(versionOf(obj)).prune(obj);
     },
     validateCreate(obj, version) {
       return schemaOf(version).validate(obj, undefined);
@@ -112,15 +113,18 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     validateUpdate(obj, old, version) {
       return schemaOf(version).validate(obj, old);
     },
+    // A create cannot set status where status has its own endpoint (the generic store's `{}` included).
+    prepareForCreate(obj) {
+      if (statusOn(versionOf(obj))) delete obj['status'];
+    },
     // Without the status subresource, status is content like any other: its changes are new generations too.
     generationChange(next, current) {
-      const version = String(next['apiVersion'] ?? '').split('/')[1] ?? storage.name;
-      return !statusOn(version) && !jsonEqual(next['status'], current['status']);
+      return !statusOn(versionOf(next)) && !jsonEqual(next['status'], current['status']);
     },
     convert: (obj) => ({ ...obj }),
     table: {
       columns: () => firstPrinter.columns(),
-      cells: (obj, now) => (printers.get(String(obj['apiVersion'] ?? '').split('/')[1] ?? '') ?? firstPrinter).cells(obj, now),
+      cells: (obj, now) => (printers.get(versionOf(obj)) ?? firstPrinter).cells(obj, now),
       nullWhenEmpty: true,
     },
     quota: objectCountEvaluator(group, names.plural),
