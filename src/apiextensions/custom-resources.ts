@@ -93,8 +93,9 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     return spec;
   });
   const byVersion = new Map(all.map((v) => [v.name, v]));
-  const schemas = new Map<string, CrdVersionSchema>(all.map((v) => [v.name, engine.compile(v.schema)]));
-  const schemaOf = (version: string): CrdVersionSchema => schemas.get(version) ?? engine.compile(undefined);
+  const compiled = (version: string, schema: JsonObject | undefined) => engine.compile(schema, { group, version, kind: names.kind });
+  const schemas = new Map<string, CrdVersionSchema>(all.map((v) => [v.name, compiled(v.name, v.schema)]));
+  const schemaOf = (version: string): CrdVersionSchema => schemas.get(version) ?? compiled(version, undefined);
   const printers = new Map(served.map((v) => [v.name, printerFor(v.columns)]));
   const statusOn = (version: string) => byVersion.get(version)?.status ?? false;
   const firstPrinter = printers.get(served[0]!.name)!;
@@ -106,6 +107,12 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     },
     normalize(obj) {
       schemaOf(versionOf(obj)).prune(obj);
+    },
+    // The reference's decoder defaults, then prunes.
+    pruneUnknown(obj, version) {
+      const schema = schemaOf(version);
+      schema.default(obj);
+      return schema.prune(obj);
     },
     validateCreate(obj, version) {
       return schemaOf(version).validate(obj, undefined);
@@ -121,7 +128,13 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     generationChange(next, current) {
       return !statusOn(versionOf(next)) && !jsonEqual(next['status'], current['status']);
     },
-    convert: (obj) => ({ ...obj }),
+    // An object read in another version than stored is decoded anyway: it gets that version's
+    // defaults, as the reference defaults what it reads (same-version reads serve the stored bytes).
+    convert(obj, _from, to) {
+      const out = structuredClone(obj);
+      schemaOf(to).default(out);
+      return out;
+    },
     table: {
       columns: () => firstPrinter.columns(),
       cells: (obj, now) => (printers.get(versionOf(obj)) ?? firstPrinter).cells(obj, now),
@@ -147,6 +160,7 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     returnsDeletedObject: false,
     hooks,
     builtin: false,
-    schema: (version) => schemaOf(version).publish(),
+    schema: (version) => schemaOf(version).topology(),
+    openApiSchema: (version, form) => schemaOf(version).publish(form),
   };
 }

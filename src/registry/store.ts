@@ -479,7 +479,11 @@ export class Registry {
       // Checked first, as the reference's storage does: a missing object has the empty uid.
       if (uidPrecondition !== undefined) checkUidPrecondition(info, namespace, name, uidPrecondition, current, ctx.dryRun ?? false);
       if (!current) throw notFound(qr(info), name);
-      const currentObj = this.toVersion(info, decodeJson(current.value));
+      const decoded = decodeJson(current.value);
+      // A resource defined at run time (a custom resource) may be stored under an older schema:
+      // decoding gives it today's defaults, as the reference's decoder does.
+      if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
+      const currentObj = this.toVersion(info, decoded);
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);

@@ -69,7 +69,8 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   const patch = decodePatch(raw);
   const gvk = { group: info.group, version: info.version, kind: info.kind };
   const kindOfPatch = type === JSON_PATCH ? 'json' : type === STRATEGIC_MERGE_PATCH ? 'strategic' : 'merge';
-  const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, level, warnings);
+  const prune = info.definition.hooks.pruneUnknown;
+  const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, level, warnings, prune && ((obj: JsonObject) => prune(obj, info.version)));
   const apply = type === JSON_PATCH
     ? (current: JsonObject) => fields.patched(() => applyJsonPatch(current, patch))
     : type === STRATEGIC_MERGE_PATCH
