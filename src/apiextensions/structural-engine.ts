@@ -3,7 +3,7 @@
 // unknown fields for field validation), value validation, the published OpenAPI (v2 and v3 forms)
 // and the field manager's topology (list types, map keys) for server-side apply.
 import { badRequest, type FieldError } from '../errors.js';
-import type { JsonObject } from '../json.js';
+import { isObject, type JsonObject } from '../json.js';
 import {
   applyDefaults, CREATE_OPTIONS, fieldManagerSchema, publishedSchema, pruneCustomResource, structuralSchemaErrors, toStructural,
   validateCustomResource, validateVersionSchema, type JSONSchemaProps, type SchemaCheckOptions, type Structural,
@@ -39,6 +39,18 @@ function unstructuredVersion(kind: VersionKind): CrdVersionSchema {
   };
 }
 
+/**
+ * Puts what pruning made of `obj[key]` back into the object that was there: the store holds on
+ * to an object's metadata while it prepares a write.
+ */
+function keepIdentity(obj: JsonObject, key: string, before: unknown): void {
+  const after = obj[key];
+  if (!isObject(before) || !isObject(after) || before === after) return;
+  for (const k of Object.keys(before)) if (!Object.hasOwn(after, k)) delete before[k];
+  Object.assign(before, after);
+  obj[key] = before;
+}
+
 function structuralVersion(schema: JSONSchemaProps, structural: Structural, kind: VersionKind): CrdVersionSchema {
   const published = new Map<'v2' | 'v3', JsonObject>();
   let topology: JsonObject | undefined;
@@ -47,7 +59,9 @@ function structuralVersion(schema: JSONSchemaProps, structural: Structural, kind
       applyDefaults(obj, structural);
     },
     prune(obj) {
+      const metadata = obj['metadata'];
       const { unknownFields, error } = pruneCustomResource(obj, structural);
+      keepIdentity(obj, 'metadata', metadata);
       // Metadata that cannot be decoded fails the decoding, as the reference's decoder does.
       if (error) throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${error.field}: ${error.detail}`);
       return unknownFields;
