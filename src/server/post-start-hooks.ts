@@ -53,7 +53,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   },
   // CustomResourceDefinitions: their status, cleanup and the resources they define (served before /readyz passes).
   {
-    name: 'apiextensions-controllers', stage: 'admission',
+    name: 'apiextensions-controllers', stage: 'admission', reportsAs: 'start-apiextensions-controllers',
     create: (c) => (c.registry.definitions.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(c.registry, CRD_SCHEMA_ENGINE) : undefined),
   },
   { name: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
