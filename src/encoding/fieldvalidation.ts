@@ -60,7 +60,17 @@ export interface ObjectBody {
   object: JsonObject;
   /** The kind the endpoint serves (named in messages as what the body cannot be handled as). */
   endpoint: GroupVersionKind;
+  /**
+   * A kind decoded as unstructured (custom resources): no type is checked while decoding, and
+   * this prunes the decoded object and answers the unknown fields' paths.
+   */
+  pruneUnknown?: UnknownFieldPruner;
 }
+
+/** Prunes a decoded unstructured object in place; answers the paths of the fields dropped. */
+export type UnknownFieldPruner = (obj: JsonObject) => string[];
+
+const unknownFieldErrors = (paths: string[]): string[] => paths.map((p) => `unknown field ${JSON.stringify(p)}`);
 
 /**
  * POST/PUT: checks an object body as the reference's strict decoder does. Throws 400 for a
@@ -74,19 +84,21 @@ export function checkObjectBody(body: ObjectBody, level: FieldValidation, warnin
   const version = apiVersion !== undefined ? apiVersion.slice(apiVersion.indexOf('/') + 1) : endpoint.version;
   // A body of another version of the kind decodes into that version's type.
   const own = { group: endpoint.group, version, kind };
-  const target = targetOf(isKnownKind(own) ? own : endpoint);
+  const target = body.pruneUnknown ? ANY : targetOf(isKnownKind(own) ? own : endpoint);
   const strict = level !== 'Ignore';
   const result = strictDecode(body.yaml ? JSON.stringify(object) : body.text, target, strict);
   const refuse = (why: string) => badRequest(`${kind} in version "${version}" cannot be handled as a ${endpoint.kind}: ${why}`);
   if (result.error !== undefined) throw refuse(result.error);
   dropFields(object, result.unknownPaths);
+  // An unstructured kind's unknown fields come after the decoder's own complaints (repeated keys).
+  const strictErrors = body.pruneUnknown ? [...result.strict, ...unknownFieldErrors(body.pruneUnknown(object))] : result.strict;
   if (!strict) return;
   const duplicated = body.yaml ? yamlDuplicateKeys(body.text) : [];
   if (level === 'Warn') {
-    warnings.push(...duplicated, ...result.strict);
+    warnings.push(...duplicated, ...strictErrors);
     return;
   }
-  const errors = duplicated.length ? [yamlErrors(duplicated), ...result.strict] : result.strict;
+  const errors = duplicated.length ? [yamlErrors(duplicated), ...strictErrors] : strictErrors;
   if (errors.length) throw refuse(strictMessage(errors));
 }
 
@@ -151,8 +163,10 @@ export class PatchFieldCheck {
     gvk: GroupVersionKind,
     private readonly level: FieldValidation,
     private readonly warnings: string[],
+    /** An unstructured kind's pruning (see ObjectBody.pruneUnknown). */
+    private readonly pruneUnknown?: UnknownFieldPruner,
   ) {
-    this.target = targetOf(gvk);
+    this.target = pruneUnknown ? ANY : targetOf(gvk);
   }
 
   /** Strict errors of the patch document itself (duplicate keys; unknown keys of JSON patch operations). */
@@ -187,7 +201,8 @@ export class PatchFieldCheck {
       const r = strictDecode(text, this.target, strict);
       if (r.error !== undefined) throw invalidPatch(text, r.error);
       dropFields(result, r.unknownPaths);
-      errors = [...patchStrict, ...r.strict];
+      const unknown = this.pruneUnknown ? unknownFieldErrors(this.pruneUnknown(result as JsonObject)) : [];
+      errors = strict ? [...patchStrict, ...r.strict, ...unknown] : [];
     }
     if (this.level === 'Warn') this.warnings.push(...errors);
     else if (this.level === 'Strict' && errors.length) throw invalidPatch(shown(), strictMessage(errors));

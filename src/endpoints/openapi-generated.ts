@@ -66,12 +66,13 @@ function operationId(def: ResourceDefinition, version: string, op: Operation): s
 }
 
 /** The kind's schema with the fields every object has, and its list's. */
-function schemasOf(def: ResourceDefinition, version: string, ref: (name: string) => string): Record<string, JsonObject> {
+function schemasOf(def: ResourceDefinition, version: string, ref: (name: string) => string, v3: boolean): Record<string, JsonObject> {
   const given = def.schema?.(version) ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const properties = (given['properties'] ?? {}) as JsonObject;
   const gvk = [{ group: def.group, version, kind: def.kind }];
+  const published = def.openApiSchema?.(version, v3 ? 'v3' : 'v2');
   return {
-    [definitionName(def.group, version, def.kind)]: {
+    [definitionName(def.group, version, def.kind)]: published ?? {
       ...given,
       type: 'object',
       properties: {
@@ -103,7 +104,7 @@ function paths(definitions: readonly ResourceDefinition[], only: { group: string
   for (const def of definitions) {
     for (const v of def.versions) {
       if (only && (only.group !== def.group || only.version !== v.version)) continue;
-      Object.assign(schemas, schemasOf(def, v.version, ref));
+      Object.assign(schemas, schemasOf(def, v.version, ref, v3));
       const subresources = v.subresources.map((s) => s.name);
       for (const { path, operations } of pathsOf(def, v.version, v.verbs, subresources)) {
         const item: JsonObject = {};

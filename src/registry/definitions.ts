@@ -118,6 +118,22 @@ export interface ResourceHooks extends Strategy {
   quota?: Evaluator;
   /** The pod template of a workload (for Pod Security), when the resource has one. */
   podTemplate?(obj: JsonObject): { metadata: JsonObject; spec: JsonObject } | undefined;
+  /** Where the scale subresource reads and writes replicas, when not as the apps kinds (custom resources). */
+  scale?: ScaleView;
+  /**
+   * A kind decoded as unstructured (custom resources): a body in `version` as the reference's
+   * decoder leaves it (defaulted, unknown fields pruned, in place); answers the pruned fields'
+   * paths, which field validation reports (Warn) or refuses (Strict) as for built-ins.
+   */
+  pruneUnknown?(obj: JsonObject, version: string): string[];
+}
+
+/** The scale subresource of a resource whose replicas live elsewhere than spec.replicas (custom resources). */
+export interface ScaleView {
+  /** The object's autoscaling/v1 Scale (throws the reference's error when it cannot be read). */
+  toScale(obj: JsonObject): JsonObject;
+  /** The object with its desired replicas set to `replicas`. */
+  withReplicas(obj: JsonObject, replicas: number): JsonObject;
 }
 
 export interface ResourceDefinition {
@@ -145,6 +161,12 @@ export interface ResourceDefinition {
    * built-ins' come from the vendored documents). Absent: an object of any content.
    */
   schema?(version: string): JsonObject | undefined;
+  /**
+   * The kind's schema as /openapi/v2 or /openapi/v3 publishes it, whole (apiVersion, kind,
+   * metadata, x-kubernetes-group-version-kind), where it differs from `schema` (CRDs: the v2 form
+   * drops what v2 cannot say). Absent: made from `schema`.
+   */
+  openApiSchema?(version: string, form: 'v2' | 'v3'): JsonObject | undefined;
 }
 
 export type { GroupVersions, TablePrinter };

@@ -43,8 +43,11 @@ export function scaleNotFoundResource(info: { group: string; resource: string })
   return info;
 }
 
-/** The parent with the replicas a Scale asks for (422 for a negative or non-integer count). */
-export function applyScale(parent: JsonObject, scale: unknown): JsonObject {
+/**
+ * The parent with the replicas a Scale asks for (422 for a negative or non-integer count);
+ * `withReplicas` writes them where the resource keeps them (spec.replicas when absent).
+ */
+export function applyScale(parent: JsonObject, scale: unknown, withReplicas?: (obj: JsonObject, replicas: number) => JsonObject): JsonObject {
   if (!isObject(scale)) throw badRequest('the body of a scale request must be a Scale object');
   const spec = isObject(scale['spec']) ? scale['spec'] : {};
   const replicas = spec['replicas'] ?? 0;
@@ -52,8 +55,9 @@ export function applyScale(parent: JsonObject, scale: unknown): JsonObject {
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
     throw invalid('Scale', 'autoscaling', name, [fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
-  const next = structuredClone(parent);
-  next['spec'] = { ...(isObject(next['spec']) ? next['spec'] : {}), replicas };
+  let next = structuredClone(parent);
+  if (withReplicas) next = withReplicas(next, replicas);
+  else next['spec'] = { ...(isObject(next['spec']) ? next['spec'] : {}), replicas };
   const version = stringOrUndefined(metadataOf(scale)['resourceVersion']);
   if (version !== undefined) metadataOf(next)['resourceVersion'] = version;
   return next;

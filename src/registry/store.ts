@@ -479,7 +479,11 @@ export class Registry {
       // Checked first, as the reference's storage does: a missing object has the empty uid.
       if (uidPrecondition !== undefined) checkUidPrecondition(info, namespace, name, uidPrecondition, current, ctx.dryRun ?? false);
       if (!current) throw notFound(qr(info), name);
-      const currentObj = this.toVersion(info, decodeJson(current.value));
+      const decoded = decodeJson(current.value);
+      // A resource defined at run time (a custom resource) may be stored under an older schema:
+      // decoding gives it today's defaults, as the reference's decoder does.
+      if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
+      const currentObj = this.toVersion(info, decoded);
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
@@ -639,7 +643,7 @@ export class Registry {
   async getScale(info: ResourceInfo, namespace: string | undefined, name: string): Promise<Buffer> {
     const obj = await this.getObject(info, namespace, name);
     if (!obj) throw notFound(scaleNotFoundResource(info), name);
-    return encodeJson(toScale(obj, info.resource));
+    return encodeJson(scaleOf(info, obj));
   }
 
   /**
@@ -649,12 +653,12 @@ export class Registry {
   async updateScale(info: ResourceInfo, namespace: string | undefined, name: string, change: (scale: JsonObject) => unknown, ctx: WriteContext, uidPrecondition?: string): Promise<WriteResult> {
     const result = await this.guaranteedUpdate(info, namespace, name, (current) => {
       const currentVersion = stringField(metadataOf(current), 'resourceVersion');
-      const next = applyScale(current, change(toScale(current, info.resource)));
+      const next = applyScale(current, change(scaleOf(info, current)), info.definition.hooks.scale?.withReplicas);
       const pinned = stringField(metadataOf(next), 'resourceVersion');
       metadataOf(next)['resourceVersion'] = currentVersion;
       return { obj: next, pinnedVersion: pinned !== currentVersion ? pinned : undefined };
     }, 'scale', ctx, uidPrecondition);
-    return { status: result.status, body: encodeJson(toScale(decodeJson(result.body), info.resource)) };
+    return { status: result.status, body: encodeJson(scaleOf(info, decodeJson(result.body))) };
   }
 
   async delete(info: ResourceInfo, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<WriteResult> {
@@ -772,6 +776,11 @@ function withStatus(current: JsonObject, status: unknown): JsonObject {
 const statusPart: PartUpdate = (current, desired) => withStatus(current, desired['status']);
 
 /** Whether something still holds an object's deletion: metadata.finalizers, or the resource's own (namespace spec.finalizers). */
+/** The Scale of an object: the resource's own view (custom resources), else the apps kinds'. */
+function scaleOf(info: ResourceInfo, obj: JsonObject): JsonObject {
+  return info.definition.hooks.scale?.toScale(obj) ?? toScale(obj, info.resource);
+}
+
 function holdsDeletion(info: ResourceInfo, obj: JsonObject): boolean {
   const finalizers = metadataOf(obj)['finalizers'];
   if (Array.isArray(finalizers) && finalizers.length > 0) return true;

@@ -1,6 +1,6 @@
 // The checks of /healthz, /livez and /readyz, named and ordered as the reference's. Each is backed
 // by a condition of capstan's own; a reference check whose subject capstan does not have (API
-// Priority and Fairness, the aggregator's controllers, the CRD controllers, the object count
+// Priority and Fairness, the aggregator's controllers, the object count
 // tracker, the authentication-info controller) is not listed.
 import type { HealthCheck, HealthEndpoint } from './health.js';
 

@@ -1,5 +1,7 @@
 // Every post-start hook of the server, in start order: the server's own first-start objects, then
 // the controllers. A new controller is one line here.
+import { CrdController } from '../apiextensions/controller.js';
+import { CRD_SCHEMA_ENGINE } from '../apiextensions/engine.js';
 import { bootstrapSystemNamespaces, bootstrapSystemPriorityClasses } from '../controllers/bootstrap.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -48,6 +50,11 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
       if (!c.authorizer) throw new Error('admission is initialized once the authorizer is known');
       c.admissionServices.authorizer = c.authorizer;
     }),
+  },
+  // CustomResourceDefinitions: their status, cleanup and the resources they define (served before /readyz passes).
+  {
+    name: 'apiextensions-controllers', stage: 'admission', reportsAs: 'start-apiextensions-controllers',
+    create: (c) => (c.registry.definitions.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(c.registry, CRD_SCHEMA_ENGINE) : undefined),
   },
   { name: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
   { name: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },

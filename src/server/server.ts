@@ -1,6 +1,8 @@
 // The server's wiring: storage and registry, admission, security, the post-start hooks (the
 // server's own objects and the controllers) stage by stage, and the listener with its filter chain
 // → routes. HTTPS (h2 and http/1.1 by ALPN) by default; plain HTTP only when asked for (tests).
+import { CRD_SCHEMA_ENGINE } from '../apiextensions/engine.js';
+import { installCrdStrategy } from '../apiextensions/strategy.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo, Server, Socket } from 'node:net';
@@ -73,6 +75,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const provided = readProvidedFiles(options);
   const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
   const definitions = builtinResourceDefinitions(defaultEnabled);
+  installCrdStrategy(definitions, CRD_SCHEMA_ENGINE);
   // The server's own registry writes without admission (the hooks before the `admission` stage);
   // everything else writes through admission: requests as their user, controllers as the server.
   const serverRegistry = new Registry(definitions, storage, { historyWindowMs: options.historyWindowMs });

@@ -146,13 +146,26 @@ function requestIn(encoding: BodyEncoding, f: Fixture): { body: unknown; headers
   return { body: encodeProtobufObject(f.request.body as Json), headers: { ...f.request.headers, 'Content-Type': PROTOBUF_MEDIA_TYPE } };
 }
 
-/** PUTs the stored object back in Protobuf with one more label: only that label (and the version) changes. */
-async function updateInProtobuf(base: string, f: Fixture, stored: Json): Promise<void> {
+/**
+ * PUTs the stored object back in Protobuf with one more label: only that label (and the version)
+ * changes. A controller may write the object in between (a CRD's status): the PUT then conflicts,
+ * and is made again on the object as it is now.
+ */
+async function updateInProtobuf(base: string, f: Fixture, created: Json): Promise<void> {
+  let stored = created;
+  const path = `${f.request.path}/${String((created['metadata'] as Json)['name'])}`;
+  let reply: Awaited<ReturnType<typeof call>>;
+  for (let attempt = 0; ; attempt++) {
+    const meta = stored['metadata'] as Json;
+    const changed = structuredClone(stored);
+    (changed['metadata'] as Json)['labels'] = { ...(meta['labels'] as Json | undefined), 'capstan.test/updated': 'in-protobuf' };
+    reply = await call(base, 'PUT', path, { body: encodeProtobufObject(changed), headers: { ...f.request.headers, 'Content-Type': PROTOBUF_MEDIA_TYPE } });
+    if (reply.status !== 409 || attempt === 5) break;
+    const fresh = await call(base, 'GET', path, { headers: { Accept: 'application/json' } });
+    assert.equal(fresh.status, 200, fresh.text);
+    stored = fresh.json as Json;
+  }
   const meta = stored['metadata'] as Json;
-  const changed = structuredClone(stored);
-  (changed['metadata'] as Json)['labels'] = { ...(meta['labels'] as Json | undefined), 'capstan.test/updated': 'in-protobuf' };
-  const path = `${f.request.path}/${String(meta['name'])}`;
-  const reply = await call(base, 'PUT', path, { body: encodeProtobufObject(changed), headers: { ...f.request.headers, 'Content-Type': PROTOBUF_MEDIA_TYPE } });
   assert.equal(reply.status, 200, reply.text);
   const updated = reply.json as Json;
   const labels = (updated['metadata'] as Json)['labels'] as Json;

@@ -37,12 +37,12 @@ describe('health endpoints', { timeout: 30_000 }, () => {
   }
 
   // The reference's checks capstan has a subject for; the others (API Priority and Fairness, the
-  // CRD controllers, the object count tracker, the authentication-info controller, the
-  // aggregator's controllers and autoregistration) it leaves out.
+  // object count tracker, the authentication-info controller, the aggregator's controllers and
+  // autoregistration) it leaves out.
   const SERVED = [
     'ping', 'log', 'etcd',
     'poststarthook/start-kube-apiserver-admission-initializer', 'poststarthook/generic-apiserver-start-informers',
-    'poststarthook/start-apiextensions-informers', 'poststarthook/crd-informer-synced', 'poststarthook/bootstrap-controller',
+    'poststarthook/start-apiextensions-informers', 'poststarthook/start-apiextensions-controllers', 'poststarthook/crd-informer-synced', 'poststarthook/bootstrap-controller',
     'poststarthook/rbac/bootstrap-roles', 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/start-kube-aggregator-informers',
   ];
 

@@ -73,7 +73,7 @@ function validateRule(rule: Obj, field: string): FieldError[] {
   return errs;
 }
 
-function validateURL(value: string, field: string): FieldError[] {
+export function validateWebhookUrl(value: string, field: string): FieldError[] {
   const form = '; desired format: https://host[/path]';
   let u: URL;
   try {
@@ -91,7 +91,7 @@ function validateURL(value: string, field: string): FieldError[] {
   return errs;
 }
 
-function validateService(service: Obj, field: string): FieldError[] {
+export function validateWebhookService(service: Obj, field: string): FieldError[] {
   const errs: FieldError[] = [];
   if (str(service['name']) === '') errs.push(fieldRequired(child(field, 'name'), 'service name is required'));
   if (str(service['namespace']) === '') errs.push(fieldRequired(child(field, 'namespace'), 'service namespace is required'));
@@ -130,8 +130,8 @@ function validateWebhook(hook: Obj, mutating: boolean, field: string): FieldErro
   const cc = obj(hook['clientConfig']);
   const ccPath = child(field, 'clientConfig');
   if (present(cc['url']) === isObject(cc['service'])) errs.push(fieldRequired(ccPath, 'exactly one of url or service is required'));
-  else if (present(cc['url'])) errs.push(...validateURL(str(cc['url']), child(ccPath, 'url')));
-  else errs.push(...validateService(obj(cc['service']), child(ccPath, 'service')));
+  else if (present(cc['url'])) errs.push(...validateWebhookUrl(str(cc['url']), child(ccPath, 'url')));
+  else errs.push(...validateWebhookService(obj(cc['service']), child(ccPath, 'service')));
   return errs;
 }
 

@@ -25,7 +25,9 @@ export async function objectBody(scope: Scope, kind: string, fields?: { level: F
     // A body of another kind or version is refused (or converted) before it is decoded.
     if (body['apiVersion'] !== info.apiVersion || body['kind'] !== info.kind) registry.checkTypeMeta(info, body);
     const endpoint = { group: info.group, version: info.version, kind: info.kind };
-    checkObjectBody({ text: raw.toString('utf8'), yaml: type === 'application/yaml', object: body, endpoint }, fields.level, scope.warnings);
+    const prune = info.definition.hooks.pruneUnknown;
+    const pruneUnknown = prune && ((obj: JsonObject) => prune(obj, info.version));
+    checkObjectBody({ text: raw.toString('utf8'), yaml: type === 'application/yaml', object: body, endpoint, pruneUnknown }, fields.level, scope.warnings);
   }
   return body;
 }

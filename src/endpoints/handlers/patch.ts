@@ -24,6 +24,11 @@ function unsupportedPatchType(): StatusError {
   return new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 }
 
+/** Resources defined at run time (custom resources) take no strategic merge patch, as the reference's. */
+function customResourcePatchType(): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml', {});
+}
+
 /** A merge patch must be an object (as the reference's decoding into a map). */
 function mergePatchOf(patch: unknown): JsonObject {
   if (!isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
@@ -37,6 +42,7 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   const type = mediaTypeOf(req.headers['content-type']);
   // A scale is patched, never applied.
   if (!PATCH_TYPES.has(type) || (subresource === 'scale' && type === APPLY_PATCH)) throw unsupportedPatchType();
+  if (type === STRATEGIC_MERGE_PATCH && !info.definition.builtin) throw customResourcePatchType();
   const options = decodePatchOptions(query, type === APPLY_PATCH);
   const writer = writerOf(scope, options);
   const raw = await readBody(req);
@@ -63,7 +69,8 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   const patch = decodePatch(raw);
   const gvk = { group: info.group, version: info.version, kind: info.kind };
   const kindOfPatch = type === JSON_PATCH ? 'json' : type === STRATEGIC_MERGE_PATCH ? 'strategic' : 'merge';
-  const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, level, warnings);
+  const prune = info.definition.hooks.pruneUnknown;
+  const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, level, warnings, prune && ((obj: JsonObject) => prune(obj, info.version)));
   const apply = type === JSON_PATCH
     ? (current: JsonObject) => fields.patched(() => applyJsonPatch(current, patch))
     : type === STRATEGIC_MERGE_PATCH

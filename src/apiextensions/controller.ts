@@ -1,0 +1,258 @@
+// The CustomResourceDefinition controllers of the reference's apiextensions server, as one
+// post-start hook: naming (acceptedNames, NamesAccepted), establishing (Established), the
+// NonStructuralSchema and KubernetesAPIApprovalPolicyConformant conditions, the cleanup finalizer
+// (a deleted CRD's custom resources are deleted, then the CRD goes), and serving: one resource
+// definition per established CRD in the live set, changed when the CRD changes and removed when it
+// goes. Started once the CRDs are listed and their resources defined, so a restarted server serves
+// them before it is ready. The reference waits 5 s before establishing only when several servers
+// share the storage (HA); one server establishes at once.
+import { StatusError } from '../errors.js';
+import { type JsonObject, jsonEqual } from '../json.js';
+import type { ObjectVersion, Subscription } from '../registry/informers.js';
+import { metadataOf } from '../registry/objects.js';
+import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
+import type { Registry, WriteContext } from '../registry/store.js';
+import {
+  approvalState, CLEANUP_FINALIZER, type Condition, conditionsOf, CRD_GROUP, CRD_RESOURCE, crdName, findCondition, finalizersOf, groupOf,
+  isConditionTrue, isProtectedGroup, namesOf, removeCondition, sameCondition, setCondition, specOfCrd, statusOfCrd, versionsOf,
+} from './crd-object.js';
+import { customResourceDefinitionFor, servingKey } from './custom-resources.js';
+import type { CrdSchemaEngine } from './schema-engine.js';
+
+/** The reference's apiextensions controllers write as the apiserver itself. */
+const WRITER: WriteContext = { manager: 'kube-apiserver' };
+
+const inUse = (name: string): string => `"${name}" is already in use`;
+
+export class CrdController {
+  private subscription: Subscription | undefined;
+  /** Per CRD name: the serving key of the definition this controller added. */
+  private readonly served = new Map<string, { key: string; group: string; resource: string }>();
+  /** Per CRD name: the work queued for it (one at a time per CRD). */
+  private readonly queues = new Map<string, Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly registry: Registry, private readonly engine: CrdSchemaEngine) {}
+
+  private get definitions(): ResourceDefinitions {
+    return this.registry.definitions;
+  }
+
+  private get crdInfo(): ResourceInfo {
+    const info = this.definitions.lookup(CRD_GROUP, 'v1', CRD_RESOURCE);
+    if (!info) throw new Error('apiextensions.k8s.io/v1 is not served');
+    return info;
+  }
+
+  async start(): Promise<void> {
+    const informer = await this.registry.informer(this.crdInfo);
+    // Serve what is established first, before any status write: a restart serves at once.
+    for (const crd of informer.list()) this.serve(crd);
+    this.subscription = informer.subscribe({
+      added: (o) => this.enqueue(o),
+      updated: (o) => this.enqueue(o),
+      deleted: (o) => this.forget(o),
+    });
+    await Promise.all([...this.queues.values()]);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.subscription?.stop();
+  }
+
+  private enqueue(o: ObjectVersion): void {
+    const name = o.name;
+    const previous = this.queues.get(name) ?? Promise.resolve();
+    const next = previous.then(() => this.sync(name)).catch((err: unknown) => {
+      if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+      console.error(`customresourcedefinition ${name}:`, err);
+    });
+    this.queues.set(name, next);
+    void next.then(() => {
+      if (this.queues.get(name) === next) this.queues.delete(name);
+    });
+  }
+
+  private forget(o: ObjectVersion): void {
+    const name = o.name;
+    const entry = this.served.get(name);
+    if (entry) {
+      this.definitions.remove(entry.group, entry.resource);
+      this.served.delete(name);
+    }
+    // Its names are free: the other CRDs of its group may now have theirs accepted.
+    const group = groupOf(o.object);
+    void this.registry.informer(this.crdInfo).then((informer) => {
+      for (const crd of informer.list()) if (groupOf(crd) === group && crdName(crd) !== name) this.enqueueName(crdName(crd));
+    });
+  }
+
+  private enqueueName(name: string): void {
+    this.enqueue({ name } as ObjectVersion);
+  }
+
+  private async current(name: string): Promise<JsonObject | undefined> {
+    return (await this.registry.informer(this.crdInfo)).get(undefined, name);
+  }
+
+  private async sync(name: string): Promise<void> {
+    if (this.stopped) return;
+    const crd = await this.current(name);
+    if (!crd) return;
+    this.serve(crd);
+    if (metadataOf(crd)['deletionTimestamp']) {
+      if (finalizersOf(crd).includes(CLEANUP_FINALIZER)) await this.finalize(crd);
+      return;
+    }
+    const next = structuredClone(crd);
+    await this.computeStatus(next);
+    if (!jsonEqual(statusOfCrd(next), statusOfCrd(crd))) {
+      await this.registry.update(this.crdInfo, undefined, name, next, 'status', WRITER);
+      // A name this CRD gave up may be another's now.
+      if (!jsonEqual(statusOfCrd(next)['acceptedNames'], statusOfCrd(crd)['acceptedNames'])) this.requeueGroup(crd);
+    }
+  }
+
+  private requeueGroup(crd: JsonObject): void {
+    void this.registry.informer(this.crdInfo).then((informer) => {
+      for (const other of informer.list()) if (groupOf(other) === groupOf(crd) && crdName(other) !== crdName(crd)) this.enqueueName(crdName(other));
+    });
+  }
+
+  /** Adds, changes or removes the CRD's resource definition as the CRD now says. */
+  private serve(crd: JsonObject): void {
+    const name = crdName(crd);
+    const entry = this.served.get(name);
+    const key = servingKey(crd);
+    const definition = customResourceDefinitionFor(crd, this.engine);
+    if (!definition) {
+      if (entry) {
+        this.definitions.remove(entry.group, entry.resource);
+        this.served.delete(name);
+      }
+      return;
+    }
+    if (entry?.key === key) return;
+    // A CRD never replaces a built-in resource (the reference's own API is found first).
+    const existing = this.definitions.definition(definition.group, definition.resource);
+    if (existing?.builtin) return;
+    if (entry && (entry.group !== definition.group || entry.resource !== definition.resource)) this.definitions.remove(entry.group, entry.resource);
+    this.definitions.add(definition);
+    this.served.set(name, { key, group: definition.group, resource: definition.resource });
+  }
+
+  /** Names, NamesAccepted, Established, NonStructuralSchema and the API approval condition, in place. */
+  private async computeStatus(crd: JsonObject): Promise<void> {
+    const informer = await this.registry.informer(this.crdInfo);
+    const others = informer.list().filter((o) => groupOf(o) === groupOf(crd) && crdName(o) !== crdName(crd));
+    const resources = new Set<string>();
+    const kinds = new Set<string>();
+    for (const o of others) {
+      const n = namesOf(statusOfCrd(o)['acceptedNames']);
+      for (const r of [n.plural, n.singular, ...n.shortNames]) resources.add(r);
+      kinds.add(n.kind).add(n.listKind);
+    }
+    const status = statusOfCrd(crd);
+    if (!jsonEqual(namesOf(specOfCrd(crd)['names']), namesOf(status['acceptedNames'])) || !findCondition(crd, 'NamesAccepted')) this.acceptNames(crd, resources, kinds);
+    if (isConditionTrue(crd, 'NamesAccepted') && !isConditionTrue(crd, 'Established')) {
+      setCondition(crd, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
+    }
+    this.checkStructural(crd);
+    this.checkApproval(crd);
+  }
+
+  private acceptNames(crd: JsonObject, resources: Set<string>, kinds: Set<string>): void {
+    const requested = namesOf(specOfCrd(crd)['names']);
+    const status = (crd['status'] ??= {}) as JsonObject;
+    const accepted = namesOf(status['acceptedNames']);
+    const fresh = (want: string, have: string, used: Set<string>) => want === have || !used.has(want);
+    const condition: Condition = { type: 'NamesAccepted', status: 'Unknown' };
+    const refuse = (reason: string, message: string) => Object.assign(condition, { status: 'False', reason, message });
+    const next = { ...accepted };
+    if (fresh(requested.plural, accepted.plural, resources)) next.plural = requested.plural;
+    else refuse('PluralConflict', inUse(requested.plural));
+    if (fresh(requested.singular, accepted.singular, resources)) next.singular = requested.singular;
+    else refuse('SingularConflict', inUse(requested.singular));
+    if (!jsonEqual(requested.shortNames, accepted.shortNames)) {
+      const taken = requested.shortNames.filter((s) => !accepted.shortNames.includes(s) && resources.has(s));
+      if (taken.length) refuse('ShortNamesConflict', taken.length === 1 ? inUse(taken[0]!) : `[${taken.map(inUse).join(', ')}]`);
+      else next.shortNames = requested.shortNames;
+    }
+    if (fresh(requested.kind, accepted.kind, kinds)) next.kind = requested.kind;
+    else refuse('KindConflict', inUse(requested.kind));
+    if (fresh(requested.listKind, accepted.listKind, kinds)) next.listKind = requested.listKind;
+    else refuse('ListKindConflict', inUse(requested.listKind));
+    next.categories = requested.categories;
+    if (condition.status === 'Unknown') Object.assign(condition, { status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
+    const names: JsonObject = { plural: next.plural, kind: next.kind };
+    if (next.singular) names['singular'] = next.singular;
+    if (next.shortNames.length) names['shortNames'] = next.shortNames;
+    if (next.listKind) names['listKind'] = next.listKind;
+    if (next.categories.length) names['categories'] = next.categories;
+    status['acceptedNames'] = names;
+    if (!sameCondition(findCondition(crd, 'NamesAccepted'), condition)) setCondition(crd, condition);
+    if (!findCondition(crd, 'Established') && condition.status !== 'True') {
+      setCondition(crd, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
+    }
+  }
+
+  private checkStructural(crd: JsonObject): void {
+    const problems = versionsOf(crd).flatMap((v, i) => (v.schema ? this.engine.nonStructural(v.schema, `spec.versions[${i}].schema.openAPIV3Schema`) : []));
+    if (problems.length === 0) {
+      if (findCondition(crd, 'NonStructuralSchema')) removeCondition(crd, 'NonStructuralSchema');
+      return;
+    }
+    const condition: Condition = { type: 'NonStructuralSchema', status: 'True', reason: 'Violations', message: problems.length === 1 ? problems[0]! : `[${problems.join(', ')}]` };
+    if (!sameCondition(findCondition(crd, 'NonStructuralSchema'), condition)) setCondition(crd, condition);
+  }
+
+  private checkApproval(crd: JsonObject): void {
+    if (!isProtectedGroup(groupOf(crd))) return;
+    const { state, reason } = approvalState(metadataOf(crd)['annotations']);
+    const byState: Record<typeof state, Pick<Condition, 'status' | 'reason'>> = {
+      Approved: { status: 'True', reason: 'ApprovedAnnotation' },
+      Bypassed: { status: 'False', reason: 'UnapprovedAnnotation' },
+      Missing: { status: 'False', reason: 'MissingAnnotation' },
+      Invalid: { status: 'False', reason: 'InvalidAnnotation' },
+    };
+    const condition: Condition = { type: 'KubernetesAPIApprovalPolicyConformant', ...byState[state], message: reason };
+    if (!sameCondition(findCondition(crd, condition.type), condition)) setCondition(crd, condition);
+  }
+
+  /** Deletes every custom resource of a deleted CRD, then lets the CRD go (the reference's CRD finalizer). */
+  private async finalize(crd: JsonObject): Promise<void> {
+    const name = crdName(crd);
+    let next = structuredClone(crd);
+    const terminating = (reason: string, message: string, status: Condition['status'] = 'True') => setCondition(next, { type: 'Terminating', status, reason, message });
+    terminating('InstanceDeletionInProgress', 'CustomResource deletion is in progress');
+    next = await this.writeStatus(name, next, crd);
+    const entry = this.served.get(name);
+    const info = entry && this.definitions.versionsOf(entry.group, entry.resource)[0];
+    if (isConditionTrue(crd, 'Established') && info) {
+      try {
+        const list = await this.registry.list(info, undefined);
+        const namespaces = new Set(list.items.map((b) => (metadataOf(JSON.parse(b.toString()) as JsonObject)['namespace'] as string | undefined)));
+        for (const ns of namespaces) await this.registry.deleteCollection(info, ns, {}, {});
+        terminating('InstanceDeletionCompleted', 'removed all instances', 'False');
+      } catch (err) {
+        terminating('InstanceDeletionFailed', `could not issue all deletes: ${err instanceof Error ? err.message : String(err)}`);
+        await this.writeStatus(name, next, crd);
+        throw err;
+      }
+    } else {
+      terminating('NeverEstablished', 'resource was never established', 'False');
+    }
+    next = await this.writeStatus(name, next, crd);
+    // The finalizer goes last: with it, the CRD itself.
+    const meta = metadataOf(next);
+    meta['finalizers'] = finalizersOf(next).filter((f) => f !== CLEANUP_FINALIZER);
+    await this.registry.update(this.crdInfo, undefined, name, next, undefined, WRITER);
+  }
+
+  private async writeStatus(name: string, next: JsonObject, before: JsonObject): Promise<JsonObject> {
+    if (jsonEqual(conditionsOf(next), conditionsOf(before)) && jsonEqual(statusOfCrd(next), statusOfCrd(before))) return next;
+    const result = await this.registry.update(this.crdInfo, undefined, name, next, 'status', WRITER);
+    return JSON.parse(result.body.toString()) as JsonObject;
+  }
+}

@@ -1,0 +1,174 @@
+// CustomResourceDefinitions over HTTP on an in-process server: a CRD is validated, gets its status
+// (names accepted, established, storedVersions), its resources are served (status and scale
+// subresources, generation, Table, JSON and YAML only, no strategic merge patch), and deleting it
+// deletes them and ends their watches.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import type { RunningServer } from '../../src/server/server.js';
+import { call, memoryServer, until } from '../helpers.js';
+
+const GROUP = 'stable.example.com';
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const BASE = `/apis/${GROUP}/v1/namespaces/default/crontabs`;
+
+function cronTabs(overrides: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: `crontabs.${GROUP}` },
+    spec: {
+      group: GROUP, scope: 'Namespaced',
+      names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { cronSpec: { type: 'string' }, replicas: { type: 'integer' } } }, status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } } } } },
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+        additionalPrinterColumns: [{ name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' }, { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 }],
+      }],
+      ...overrides,
+    },
+  };
+}
+
+type Crd = { status: { conditions: Array<{ type: string; status: string; reason: string; message: string }>; acceptedNames: Record<string, unknown>; storedVersions: string[] } };
+
+async function established(server: RunningServer, name: string): Promise<Crd> {
+  return until(`${name} established`, async () => {
+    const r = await call(server.url, 'GET', `${CRDS}/${name}`);
+    const crd = r.json as Crd;
+    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? crd : undefined;
+  }, 5_000);
+}
+
+describe('CustomResourceDefinitions over HTTP', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await memoryServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it('refuses invalid CRDs with the reference causes and stores nothing', { timeout: 10_000 }, async () => {
+    const bad = cronTabs({ group: 'nodot', versions: [{ name: 'V1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object' } } }] });
+    const r = await call(server.url, 'POST', CRDS, { body: bad });
+    assert.equal(r.status, 422, r.text);
+    const causes = (r.json.details.causes as Array<{ field: string; message: string }>).map((c) => `${c.field}: ${c.message}`);
+    assert.ok(causes.includes('metadata.name: Invalid value: "crontabs.stable.example.com": must be spec.names.plural+"."+spec.group'), causes.join('\n'));
+    assert.ok(causes.includes('spec.group: Invalid value: "nodot": should be a domain with at least one dot'), causes.join('\n'));
+    assert.ok(causes.some((c) => c.startsWith('spec.versions[0].name: Invalid value: "V1": a DNS-1035 label must consist of lower case')), causes.join('\n'));
+    assert.ok(causes.some((c) => c.startsWith('spec.versions: Invalid value: ') && c.endsWith('must have exactly one version marked as storage version')), causes.join('\n'));
+    assert.ok(causes.includes('status.storedVersions: Invalid value: []string{}: must have at least one stored version') || causes.some((c) => c.startsWith('status.storedVersions')), causes.join('\n'));
+    assert.equal(r.json.message.startsWith('CustomResourceDefinition.apiextensions.k8s.io "crontabs.stable.example.com" is invalid: ['), true, r.json.message);
+    assert.equal((await call(server.url, 'GET', `${CRDS}/crontabs.stable.example.com`)).status, 404);
+
+    const webhook = cronTabs({ conversion: { strategy: 'Webhook' } });
+    const w = await call(server.url, 'POST', CRDS, { body: webhook });
+    assert.equal(w.status, 422, w.text);
+    assert.deepEqual((w.json.details.causes as Array<{ field: string }>).map((c) => c.field), ['spec.conversion.webhookClientConfig', 'spec.conversion.conversionReviewVersions']);
+
+    const protectedGroup = cronTabs({ group: 'things.k8s.io' });
+    (protectedGroup.metadata as { name: string }).name = 'crontabs.things.k8s.io';
+    const p = await call(server.url, 'POST', CRDS, { body: protectedGroup });
+    assert.equal(p.status, 422, p.text);
+    assert.equal(p.json.details.causes[0].field, 'metadata.annotations[api-approved.kubernetes.io]');
+  });
+
+  it('is established with its names, and its resources are served', { timeout: 20_000 }, async () => {
+    const created = await call(server.url, 'POST', CRDS, { body: cronTabs() });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.status.storedVersions, ['v1']);
+    const crd = await established(server, `crontabs.${GROUP}`);
+    const byType = Object.fromEntries(crd.status.conditions.map((c) => [c.type, c]));
+    assert.deepEqual([byType['NamesAccepted']?.status, byType['NamesAccepted']?.reason, byType['NamesAccepted']?.message], ['True', 'NoConflicts', 'no conflicts found']);
+    assert.deepEqual([byType['Established']?.reason, byType['Established']?.message], ['InitialNamesAccepted', 'the initial names have been accepted']);
+    assert.deepEqual(crd.status.acceptedNames, { plural: 'crontabs', singular: 'crontab', shortNames: ['ct'], kind: 'CronTab', listKind: 'CronTabList', categories: ['all'] });
+
+    const discovery = (await call(server.url, 'GET', `/apis/${GROUP}/v1`)).json as { resources: Array<{ name: string; verbs: string[]; shortNames?: string[]; categories?: string[]; singularName: string }> };
+    assert.deepEqual(discovery.resources.map((r) => r.name).sort(), ['crontabs', 'crontabs/scale', 'crontabs/status']);
+    const main = discovery.resources.find((r) => r.name === 'crontabs')!;
+    assert.deepEqual([main.shortNames, main.categories, main.singularName], [['ct'], ['all'], 'crontab']);
+
+    // A create ignores status; a main write ignores status; a status write changes only status.
+    const cr = await call(server.url, 'POST', BASE, { body: { apiVersion: `${GROUP}/v1`, kind: 'CronTab', metadata: { name: 'c1' }, spec: { cronSpec: '* * * * */5', replicas: 1 }, status: { replicas: 9 } } });
+    assert.equal(cr.status, 201, cr.text);
+    assert.equal(cr.json.status, undefined);
+    assert.equal(cr.json.metadata.generation, 1);
+    const statusWrite = await call(server.url, 'PATCH', `${BASE}/c1/status`, { body: { status: { replicas: 2, selector: 'app=c' }, spec: { replicas: 7 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(statusWrite.status, 200, statusWrite.text);
+    assert.deepEqual([statusWrite.json.status.replicas, statusWrite.json.spec.replicas, statusWrite.json.metadata.generation], [2, 1, 1]);
+    const mainWrite = await call(server.url, 'PATCH', `${BASE}/c1`, { body: { status: { replicas: 5 }, spec: { replicas: 3 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.deepEqual([mainWrite.json.status.replicas, mainWrite.json.spec.replicas, mainWrite.json.metadata.generation], [2, 3, 2]);
+
+    // Scale reads and writes the declared paths.
+    const scale = await call(server.url, 'GET', `${BASE}/c1/scale`);
+    assert.equal(scale.status, 200, scale.text);
+    assert.deepEqual([scale.json.kind, scale.json.spec, scale.json.status], ['Scale', { replicas: 3 }, { replicas: 2, selector: 'app=c' }]);
+    const scaled = await call(server.url, 'PATCH', `${BASE}/c1/scale`, { body: { spec: { replicas: 4 } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(scaled.status, 200, scaled.text);
+    assert.equal((await call(server.url, 'GET', `${BASE}/c1`)).json.spec.replicas, 4);
+
+    // The Table has the declared columns after Name.
+    const table = await call(server.url, 'GET', BASE, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    assert.deepEqual((table.json.columnDefinitions as Array<{ name: string; priority: number }>).map((c) => [c.name, c.priority]), [['Name', 0], ['Spec', 0], ['Replicas', 1]]);
+    assert.deepEqual(table.json.rows[0].cells, ['c1', '* * * * */5', 4]);
+
+    // JSON and YAML only; no strategic merge patch.
+    const proto = await call(server.url, 'GET', `${BASE}/c1`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+    assert.equal(proto.status, 406);
+    const yaml = await call(server.url, 'GET', `${BASE}/c1`, { headers: { Accept: 'application/yaml' } });
+    assert.match(yaml.text, /kind: CronTab/);
+    const smp = await call(server.url, 'PATCH', `${BASE}/c1`, { body: { spec: { replicas: 1 } }, headers: { 'Content-Type': 'application/strategic-merge-patch+json' } });
+    assert.equal(smp.status, 415);
+    assert.equal(smp.json.message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+
+    // Quota counts it by count/<plural>.<group>.
+    const quota = await call(server.url, 'POST', '/api/v1/namespaces/default/resourcequotas', { body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { [`count/crontabs.${GROUP}`]: '1' } } } });
+    assert.equal(quota.status, 201, quota.text);
+    const refused = await until('quota enforced', async () => {
+      const r = await call(server.url, 'POST', BASE, { body: { apiVersion: `${GROUP}/v1`, kind: 'CronTab', metadata: { generateName: 'q-' }, spec: { replicas: 1 } } });
+      if (r.status === 201) await call(server.url, 'DELETE', `${BASE}/${r.json.metadata.name}`);
+      return r.status === 403 ? r : undefined;
+    });
+    assert.match(refused.json.message, /exceeded quota: q/);
+    await call(server.url, 'DELETE', '/api/v1/namespaces/default/resourcequotas/q');
+  });
+
+  it('a second CRD with a clashing short name is refused its names', { timeout: 10_000 }, async () => {
+    const other = cronTabs({ names: { plural: 'crontimers', singular: 'crontimer', kind: 'CronTimer', shortNames: ['ct'] } });
+    (other.metadata as { name: string }).name = `crontimers.${GROUP}`;
+    assert.equal((await call(server.url, 'POST', CRDS, { body: other })).status, 201);
+    const crd = await until('names refused', async () => {
+      const c = (await call(server.url, 'GET', `${CRDS}/crontimers.${GROUP}`)).json as Crd;
+      return c.status?.conditions?.some((x) => x.type === 'NamesAccepted') ? c : undefined;
+    });
+    const names = crd.status.conditions.find((c) => c.type === 'NamesAccepted')!;
+    assert.deepEqual([names.status, names.reason, names.message], ['False', 'ShortNamesConflict', '"ct" is already in use']);
+    const est = crd.status.conditions.find((c) => c.type === 'Established')!;
+    assert.deepEqual([est.status, est.reason], ['False', 'NotAccepted']);
+    assert.equal((await call(server.url, 'DELETE', `${CRDS}/crontimers.${GROUP}`)).status, 200);
+  });
+
+  it('deleting the CRD ends its watches and deletes its resources', { timeout: 20_000 }, async () => {
+    const ended = new Promise<number>((resolve, reject) => {
+      const req = request(new URL(`${BASE}?watch=true`, server.url), (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const del = await call(server.url, 'DELETE', `${CRDS}/crontabs.${GROUP}`);
+    assert.equal(del.status, 200, del.text);
+    assert.ok(del.json.metadata.deletionTimestamp);
+    assert.deepEqual(del.json.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    assert.equal(await ended, 200);
+    await until('the CRD is gone', async () => (await call(server.url, 'GET', `${CRDS}/crontabs.${GROUP}`)).status === 404);
+    assert.equal((await call(server.url, 'GET', BASE)).status, 404);
+    // Defined again, it has no resources left.
+    assert.equal((await call(server.url, 'POST', CRDS, { body: cronTabs() })).status, 201);
+    await established(server, `crontabs.${GROUP}`);
+    await until('served again', async () => (await call(server.url, 'GET', BASE)).status === 200);
+    assert.deepEqual((await call(server.url, 'GET', BASE)).json.items, []);
+  });
+});
