@@ -66,7 +66,7 @@ function structuralVersion(schema: JSONSchemaProps, structural: Structural, kind
       if (error) throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${error.field}: ${error.detail}`);
       return unknownFields;
     },
-    validate: (obj) => validateCustomResource(obj, schema, structural),
+    validate: (obj, old) => validateCustomResource(obj, schema, structural, old),
     publish(form) {
       let out = published.get(form);
       if (!out) published.set(form, (out = publishedSchema(structural, kind, form)));

@@ -118,7 +118,13 @@ function celGoMessage(summary: string): string {
 function compileIssue(rule: string, err: unknown): string {
   const e = err as { summary?: string; message?: string; range?: { start: number } };
   const summary = e.summary ?? String(e.message ?? err).split('\n')[0]!;
-  const at = Math.max(0, Math.min(e.range?.start ?? 0, rule.length));
+  let at = Math.max(0, Math.min(e.range?.start ?? 0, rule.length));
+  // cel-go places a missing field's error on the '.' that selects it; cel-js on the field's name.
+  if (summary.startsWith('No such key')) {
+    let dot = at - 1;
+    while (dot >= 0 && /\s/.test(rule[dot]!)) dot--;
+    if (rule[dot] === '.') at = dot;
+  }
   const before = rule.slice(0, at);
   const line = before.split('\n').length;
   const col = at - (before.lastIndexOf('\n') + 1);

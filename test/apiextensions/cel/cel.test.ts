@@ -135,7 +135,7 @@ describe('CEL rules at CRD writes', () => {
     const e1 = errs(spec({ a: { type: 'integer' } }, rule('self.a >')));
     assert.equal(e1.length, 1);
     assert.match(e1[0]!, /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a >", Message:""\}: compilation failed: ERROR: <input>:1:\d+: /);
-    assert.match(errs(spec({ a: { type: 'integer' } }, rule('self.b == 1')))[0]!, /compilation failed: ERROR: <input>:1:6: undefined field 'b'\n \| self\.b == 1\n \| \.\.\.\.\.\^$/);
+    assert.match(errs(spec({ a: { type: 'integer' } }, rule('self.b == 1')))[0]!, /compilation failed: ERROR: <input>:1:5: undefined field 'b'\n \| self\.b == 1\n \| \.\.\.\.\^$/);
     assert.match(errs(spec({ a: { type: 'integer' } }, rule('self.a == "x"')))[0]!, /found no matching overload for '_==_' applied to '\(int, string\)'/);
     assert.deepEqual(errs(spec({ a: { type: 'integer' } }, rule('self.a + 1'))), [`${at}: Invalid value: apiextensions.ValidationRule{Rule:"self.a + 1", Message:""}: cel expression must evaluate to a bool`]);
     assert.deepEqual(errs(spec({ a: { type: 'string' } }, rule("self.a.matches('(')"))).length, 1);
