@@ -34,13 +34,15 @@ function base64Body(b: { encoding?: string; data?: string } | null | undefined):
 }
 
 // Must run first in this file: the root is loaded lazily, once.
-test('proto root loads lazily, once, well under 1 s', () => {
+// The bound catches a load gone wrong (typically ~300 ms); it is wide because a busy machine (CI,
+// parallel builds) stretches wall-clock time several-fold.
+test('proto root loads lazily, once, within seconds', () => {
   assert.equal(protobufLoadMs(), undefined, 'not loaded before the first protobuf use');
   const first = protobufRegistry();
   const ms = protobufLoadMs();
   assert.ok(ms !== undefined);
   console.log(`proto root load time: ${ms.toFixed(1)} ms`);
-  assert.ok(ms < 1000, `load took ${ms} ms`);
+  assert.ok(ms < 5000, `load took ${ms} ms`);
   assert.equal(protobufRegistry(), first, 'loaded once');
   assert.equal(protobufLoadMs(), ms);
 });
