@@ -1,6 +1,7 @@
 // Watch: the registry's watch events (see registry/watch.ts) over a chunked response, as
 // newline-delimited JSON documents {"type","object"} or length-prefixed Protobuf WatchEvent
-// frames. This handler only validates the request, encodes the events and writes them.
+// frames. This handler only validates the request and encodes the events; watch-output.ts writes
+// them as the client takes them, and cuts off a client that stops reading.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListOptions } from '../api/options.js';
 import type { ResourceInfo } from '../registry/definitions.js';
@@ -10,9 +11,7 @@ import { jsonWatchFrame, protobufWatchFrame } from '../encoding/derived.js';
 import type { Negotiated } from './negotiation.js';
 import { renderEventObject } from './representations.js';
 import type { JsonObject } from '../json.js';
-
-/** A watcher whose unsent output passes this is closed (the client re-lists), never buffered on. */
-export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
+import { WatchOutput } from './watch-output.js';
 
 export async function serveWatch(
   req: IncomingMessage,
@@ -44,33 +43,33 @@ export async function serveWatch(
   };
 
   let watch: Watch | undefined;
-  let ended = false;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    watch?.stop();
+  };
   // The head goes out with the first event, or once the watch is open: a watch that cannot start is an error response.
   const open = () => {
     if (res.headersSent) return;
     res.writeHead(200, { 'Content-Type': n.format === 'protobuf' ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json' });
     res.flushHeaders();
   };
-  const end = () => {
-    ended = true;
-    watch?.stop();
-    if (res.writableEnded) return;
-    open();
-    res.end();
+  // Frames are made as the client takes them (never for a client cut off before).
+  const output = new WatchOutput<WatchEvent>(res, (e) => frame(e.type, objectOf(e)), stop, undefined, open);
+  const clientGone = () => {
+    stop();
+    output.stop();
   };
-  req.on('close', end);
-  res.on('close', end);
-  const send = (bytes: Buffer) => {
-    if (res.writableEnded) return;
-    open();
-    res.write(bytes);
-    if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) end();
-  };
+  req.on('close', clientGone);
+  res.on('close', clientGone);
   watch = await registry.watch(info, namespace, { resourceVersion, filter, bookmarks, timeoutMs }, {
-    event: (e) => send(frame(e.type, objectOf(e))),
-    end,
+    event: (e) => output.push(e),
+    end: () => {
+      stop();
+      output.end();
+    },
   });
-  if (ended) watch.stop();
+  if (stopped) watch.stop();
   else open();
 }
 

@@ -13,8 +13,9 @@ import { parsedObject } from '../encoding/derived.js';
 import { tooOldResourceVersion } from './readoptions.js';
 import { type JsonObject, decodeJson } from '../json.js';
 
+/** Shared by the watchers sent the same change: read it, never change it. */
 export type WatchEvent =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: Buffer }
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: Buffer }
   /** Everything up to `revision` has been sent. */
   | { type: 'BOOKMARK'; revision: number }
   /** The watch cannot be served (410 Expired); the watch ends after it. */
@@ -91,7 +92,7 @@ class CacheWatch implements Watch {
     if (requested === undefined || requested === 0) {
       const now = cacher.snapshot(prefix);
       from = now.revision;
-      for (const value of now.values) if (this.matches(value)) this.send({ type: 'ADDED', object: this.servedBytes(value) });
+      for (const value of now.values) if (this.matches(value)) this.send(objectEvent('ADDED', this.servedBytes(value)));
     } else {
       from = requested;
     }
@@ -144,12 +145,12 @@ class CacheWatch implements Watch {
     const now = e.type !== 'delete' && this.matches(e.value);
     const before = e.type === 'create' ? false : this.request.filter ? this.matches(e.prevValue) : true;
     if (e.type === 'delete') {
-      if (before) this.send({ type: 'DELETED', object: this.servedBytes(e.value) });
+      if (before) this.send(objectEvent('DELETED', this.servedBytes(e.value)));
     } else if (now) {
-      this.send({ type: before ? 'MODIFIED' : 'ADDED', object: this.servedBytes(e.value) });
+      this.send(objectEvent(before ? 'MODIFIED' : 'ADDED', this.servedBytes(e.value)));
     } else if (before) {
       // It left the selection: the reference sends its previous content at the new version.
-      this.send({ type: 'DELETED', object: this.servedBytes(withResourceVersion(e.prevValue!, e.rev)) });
+      this.send(objectEvent('DELETED', this.servedBytes(withResourceVersion(e.prevValue!, e.rev))));
     }
   }
 
@@ -159,6 +160,20 @@ class CacheWatch implements Watch {
       this.scheduleBookmark(BOOKMARK_INTERVAL_MS);
     }, delay);
   }
+}
+
+type ObjectEvent = Extract<WatchEvent, { object: Buffer }>;
+
+/**
+ * The last event made. A change reaches its watchers one after the other, and each watcher may hold
+ * its events a while (a slow client's queue): they share one event object, not one each.
+ */
+let lastEvent: ObjectEvent | undefined;
+
+function objectEvent(type: ObjectEvent['type'], object: Buffer): ObjectEvent {
+  if (lastEvent?.object === object && lastEvent.type === type) return lastEvent;
+  lastEvent = { type, object };
+  return lastEvent;
 }
 
 function withResourceVersion(bytes: Buffer, revision: number): Buffer {

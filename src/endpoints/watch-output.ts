@@ -1,0 +1,160 @@
+// A watcher's way out to its client. The response is given a bounded amount at a time; the rest
+// waits in a queue of the watcher's own, encoded only when written, so a client that does not read
+// costs a reference per waiting event, not copies held by its connection. What is in flight
+// differs by protocol: on an HTTP/1.1 connection it is copied (encrypted) for that connection, so
+// only up to the response's high-water mark; on an HTTP/2 stream it is references that go out as
+// the stream's window opens, and the stream sends only once per turn of the event loop, so more
+// (a healthy watcher is not held to one high-water mark per turn). A watcher whose queue passes
+// a limit and does not shrink for a while is cut off, as the reference's watch cache closes a
+// watcher whose buffer stays full; the client re-lists or resumes from its last version. This
+// works per response: a stalled HTTP/2 stream is cut off while the other streams of its session
+// go on.
+import type { ServerResponse } from 'node:http';
+import { constants } from 'node:http2';
+
+export interface WatchOutputLimits {
+  /** What an HTTP/2 response may hold, once past its high-water mark, before the watcher waits for it to drain. */
+  inFlightBytes: number;
+  inFlightEvents: number;
+  /** Events a watcher may have waiting before it must show that its client keeps up. */
+  maxQueued: number;
+  /** How long a watcher with more than `maxQueued` waiting may go without its queue shrinking. */
+  stallMs: number;
+}
+
+export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 1000 };
+
+/** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
+type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'>;
+
+export class WatchOutput<E> {
+  private queue: Array<E | undefined> = [];
+  private head = 0;
+  /** Writes the response refused (over its high-water mark) since it last drained. */
+  private overMark = 0;
+  private waitingForDrain = false;
+  /** An HTTP/2 stream's response (see above). */
+  private readonly http2: boolean;
+  private check: NodeJS.Timeout | undefined;
+  private ending = false;
+  private closed = false;
+
+  constructor(
+    private readonly res: Response,
+    private readonly encode: (e: E) => Buffer,
+    /** Called when the watcher is cut off: its events must stop coming. */
+    private readonly onCut: () => void,
+    private readonly limits: WatchOutputLimits = WATCH_OUTPUT_LIMITS,
+    /** Called before anything is written (sends the response head). */
+    private readonly beforeWrite: () => void = () => undefined,
+  ) {
+    this.http2 = 'stream' in res;
+    res.on('drain', () => {
+      this.overMark = 0;
+      this.waitingForDrain = false;
+      this.flush();
+    });
+  }
+
+  /** Events waiting for the response to take them. */
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  push(e: E): void {
+    if (this.closed || this.ending) return;
+    if (!this.waitingForDrain && this.waiting === 0) {
+      this.write(e);
+      return;
+    }
+    this.queue.push(e);
+    if (this.waiting > this.limits.maxQueued && !this.check) this.watchProgress();
+  }
+
+  /** Ends the response once every waiting event is written. */
+  end(): void {
+    if (this.closed || this.ending) return;
+    this.ending = true;
+    this.flush();
+  }
+
+  /** The client is gone: drop what waits. */
+  stop(): void {
+    this.closed = true;
+    this.drop();
+  }
+
+  private write(e: E): void {
+    this.beforeWrite();
+    if (this.res.write(this.encode(e))) return;
+    // Refused writes are still taken; a 'drain' follows once the response has sent them all.
+    this.overMark++;
+    if (!this.http2 || this.overMark >= this.limits.inFlightEvents || this.res.writableLength >= this.limits.inFlightBytes) this.waitingForDrain = true;
+  }
+
+  private flush(): void {
+    while (!this.closed && !this.waitingForDrain && this.head < this.queue.length) {
+      const e = this.queue[this.head]!;
+      this.queue[this.head++] = undefined;
+      this.write(e);
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    if (this.ending && !this.closed && this.waiting === 0) this.finish();
+  }
+
+  /**
+   * Looks again after `stallMs` (and after the I/O that was due meanwhile, so that a busy event
+   * loop is not taken for a stalled client): still over the limit and not catching up (as many
+   * waiting as then, or more), the watcher is cut off.
+   */
+  private watchProgress(): void {
+    const before = this.waiting;
+    this.check = setTimeout(() => setImmediate(() => {
+      this.check = undefined;
+      if (this.closed || this.waiting <= this.limits.maxQueued) return;
+      if (this.waiting >= before) this.cut();
+      else this.watchProgress();
+    }), this.limits.stallMs);
+  }
+
+  /**
+   * Ends a watcher that does not keep up. Not with the end of the response, which would wait
+   * behind what the client does not read: an HTTP/2 stream is reset as cancelled, an HTTP/1.1
+   * response closes its connection (what the kernel holds still goes out, then the end: the
+   * client sees the stream cut short).
+   */
+  private cut(): void {
+    if (process.env['DEBUG_WATCH']) console.error('cut', (performance.now() / 1000).toFixed(1), this.waiting, this.overMark, this.waitingForDrain, this.res.writableLength, (this.res as { stream?: unknown }).stream ? 'h2' : 'h1');
+    this.closed = true;
+    this.drop();
+    this.onCut();
+    if (this.http2) (this.res as unknown as { stream: { close(code: number): void } }).stream.close(constants.NGHTTP2_CANCEL);
+    else this.res.destroy();
+  }
+
+  private finish(): void {
+    this.closed = true;
+    this.clearCheck();
+    if (!this.res.writableEnded) {
+      this.beforeWrite();
+      this.res.end();
+    }
+  }
+
+  private drop(): void {
+    this.queue = [];
+    this.head = 0;
+    this.clearCheck();
+  }
+
+  private clearCheck(): void {
+    if (this.check) clearTimeout(this.check);
+    this.check = undefined;
+  }
+}

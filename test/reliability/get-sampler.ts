@@ -1,0 +1,46 @@
+// A GET timed every `everyMs` from a process of its own (forked, IPC), so that the latency measured
+// is the server's and not the probe's own busy event loop's: started with a SamplerStart message,
+// it answers a 'stop' message with the latencies (ms).
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ClientTls } from '../helpers.js';
+import { Client } from './client.js';
+
+interface SamplerStart {
+  base: string;
+  path: string;
+  tls: ClientTls;
+  everyMs: number;
+}
+
+/** Starts timing GETs of `path` in a child process; `stop()` gives the latencies. */
+export function startGetSampler(base: string, path: string, tls: ClientTls, everyMs = 20): { stop(): Promise<number[]> } {
+  const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  child.send({ base, path, tls, everyMs } satisfies SamplerStart);
+  return {
+    stop: () => new Promise((resolve, reject) => {
+      child.once('message', (latencies) => resolve(latencies as number[]));
+      child.once('exit', (code) => reject(new Error(`GET sampler exited ${code}`)));
+      child.send('stop');
+    }),
+  };
+}
+
+function runSampler(): void {
+  process.once('message', (start: SamplerStart) => {
+    const client = new Client(start.base, start.tls, undefined, 1);
+    const latencies: number[] = [];
+    let running = true;
+    process.once('message', () => (running = false));
+    void (async () => {
+      while (running) {
+        const t = performance.now(); latencies.push((await client.request('GET', start.path, { timeoutMs: 10_000 })).ms); if (process.env['DEBUG_PROBE'] && latencies[latencies.length - 1]! > 30) console.log('GET', (t / 1000).toFixed(1), latencies[latencies.length - 1]!.toFixed(0));
+        await new Promise((r) => setTimeout(r, start.everyMs));
+      }
+      client.close();
+      process.send!(latencies, () => process.exit(0));
+    })();
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) runSampler();
