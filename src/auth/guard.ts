@@ -24,7 +24,8 @@ export function withMasters(inner: Authorizer): Authorizer {
 /** 403 Forbidden for refused attributes, shaped as the reference's. */
 export function forbidden(a: Attributes, reason = ''): StatusError {
   const message = forbiddenMessage(a) + (reason ? `: ${reason}` : '');
-  if (!a.resourceRequest) return new StatusError(403, 'Forbidden', `forbidden: ${message}`, {});
+  // No resource and no group (a path such as /api/v1//x): the reference names neither, nor the name.
+  if (!a.resourceRequest || (!a.resource && !a.apiGroup)) return new StatusError(403, 'Forbidden', `forbidden: ${message}`, {});
   const qualified = a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource!;
   const subject = a.name ? `${qualified} "${a.name}"` : qualified;
   return new StatusError(403, 'Forbidden', `${subject} is forbidden: ${message}`, {
@@ -121,7 +122,8 @@ export class Guard {
     }
     const check = (a: Omit<Attributes, 'user' | 'verb' | 'resourceRequest'>) => {
       const attributes: Attributes = { user, verb: 'impersonate', resourceRequest: true, ...a };
-      if (!this.authorizer.authorize(attributes).allowed) throw forbidden(attributes);
+      const decision = this.authorizer.authorize(attributes);
+      if (!decision.allowed) throw forbidden(attributes, decision.reason);
     };
     const serviceAccount = serviceAccountOf(asUser);
     if (serviceAccount) check({ apiGroup: '', resource: 'serviceaccounts', namespace: serviceAccount.namespace, name: serviceAccount.name });

@@ -59,7 +59,9 @@ export class Client {
         clearTimeout(timer);
         resolve({ ...a, ms: performance.now() - started });
       };
-      const req = request(new URL(path, this.base), { method, headers, agent: this.agent }, (res) => {
+      // The path goes out as written (no URL resolution of dot segments or of a leading //).
+      const base = new URL(this.base);
+      const req = request({ hostname: base.hostname, port: base.port, path, method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
