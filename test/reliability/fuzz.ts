@@ -294,8 +294,15 @@ export async function fuzz(server: ProbeServer, load: FuzzLoad, figures: Figures
         const made = (parsed(a) as { metadata?: { name?: string } } | undefined)?.metadata?.name;
         if (changedOnPurpose && made && made !== input.creates) await admin.request('DELETE', `${collectionPath(target.kind, ns)}/${encodeURIComponent(made)}?gracePeriodSeconds=0`);
       } else {
-        const got = await admin.request('GET', `${collectionPath(target.kind, ns)}/${target.name}`);
-        if (got.status !== 200) throw new Error(`fuzz: the target ${target.name} is gone after ${show(input, a)}`);
+        let got = await admin.request('GET', `${collectionPath(target.kind, ns)}/${target.name}`);
+        if (got.status !== 200) {
+          // No PUT or PATCH deletes: the target going away is a change nobody asked for.
+          fail('unwanted changes', show(input, a, `\n    and then GET ${target.name}: ${got.status} ${got.body.toString().slice(0, 200)}`));
+          await admin.request('POST', collectionPath(target.kind, ns), { body: { apiVersion: target.kind.apiVersion, kind: target.kind.kind, metadata: { name: target.name }, ...target.kind.spec(target.name) } });
+          got = await admin.request('GET', `${collectionPath(target.kind, ns)}/${target.name}`);
+          target.bytes = got.body;
+          continue;
+        }
         if (!changedOnPurpose && !got.body.equals(target.bytes)) fail('unwanted changes', show(input, a, `\n    before: ${target.bytes.toString().slice(0, 300)}\n    after:  ${got.body.toString().slice(0, 300)}`));
         target.bytes = got.body;
       }
@@ -306,6 +313,7 @@ export async function fuzz(server: ProbeServer, load: FuzzLoad, figures: Figures
   } finally {
     admin.close();
   }
+  figures.note('seed', String(load.seed));
   figures.note('inputs', String(result.inputs));
   figures.note('answers', [...result.statuses].sort((x, y) => x[0] - y[0]).map(([s, c]) => `${s}: ${c}`).join(', '));
   for (const f of FAILURES) {
