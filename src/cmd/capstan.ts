@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The capstan command: flags → Options → server; writes an admin kubeconfig for kubectl.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ServingMaterial } from '../server/certs.js';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
+import { makeDataDirPrivate, tightenedWarning } from './private-data-dir.js';
 import { HELP, OptionsError, parseOptions, VERSION_LINE } from './options.js';
 
 const b64 = (pem: string) => Buffer.from(pem).toString('base64');
@@ -73,7 +74,8 @@ async function main(): Promise<void> {
   const options = { ...commandLine.options, dataDir: resolve(commandLine.options.dataDir) };
   const dataDir = options.dataDir;
   try {
-    mkdirSync(dataDir, { recursive: true });
+    const tightened = makeDataDirPrivate(dataDir);
+    if (tightened) process.stderr.write(`capstan: ${tightenedWarning(dataDir, tightened)}\n`);
   } catch (err) {
     throw folderFailure(dataDir, err);
   }

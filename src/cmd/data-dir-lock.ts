@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { createPrivateFile } from '../storage/private-file.js';
 
 export const LOCK_FILE = 'capstan.lock';
 
@@ -28,6 +29,7 @@ export interface DataDirLock {
 /** Takes the folder's lock for this process, or throws DataDirInUseError naming the holder. */
 export function lockDataDir(dir: string): DataDirLock {
   const path = join(dir, LOCK_FILE);
+  createPrivateFile(path);
   const db = new Database(path, { timeout: BUSY_WAIT_MS });
   try {
     // The journal in memory: the folder gets one file, and nothing of it is left when the lock goes.

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { dataDir } from '../api/data.js';
 import { badRequest, StatusError } from '../errors.js';
+import { jsonDepthError, MAX_JSON_DEPTH, nestingTooDeep, valueDepth } from './depth.js';
 
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -201,6 +202,19 @@ export interface ProtobufEnvelope {
   contentType: string;
 }
 
+/** The same bytes as a Buffer, not copied: a copy per level of Protobuf held in a RawExtension would cost the square of the body. */
+function bufferView(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * How many Protobuf objects are being decoded one inside another (RawExtensions holding
+ * Protobuf): each adds two levels to the value, so past half the engines' bound it is refused
+ * before going deeper.
+ */
+let embeddedDecodes = 0;
+const MAX_EMBEDDED_DECODES = MAX_JSON_DEPTH / 2;
+
 /** Checks the magic and decodes the runtime.Unknown envelope (kind may be empty, e.g. for a WatchEvent). */
 export function decodeProtobufEnvelope(body: Buffer, expectedKind?: string): ProtobufEnvelope {
   if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
@@ -217,7 +231,7 @@ export function decodeProtobufEnvelope(body: Buffer, expectedKind?: string): Pro
   return {
     apiVersion: str(typeMeta.apiVersion),
     kind: str(typeMeta.kind),
-    raw: envelope.raw instanceof Uint8Array ? Buffer.from(envelope.raw) : Buffer.alloc(0),
+    raw: envelope.raw instanceof Uint8Array ? bufferView(envelope.raw) : Buffer.alloc(0),
     contentEncoding: str(envelope.contentEncoding),
     contentType: str(envelope.contentType),
   };
@@ -234,6 +248,8 @@ export function decodeProtobufObject(body: Buffer, expectedKind?: string): Decod
   let fields: Record<string, unknown>;
   if (contentType === 'application/json') {
     let parsed: unknown;
+    const tooDeep = jsonDepthError(raw.toString('utf8'));
+    if (tooDeep) throw unrecognized(expectedKind, tooDeep);
     try {
       parsed = JSON.parse(raw.toString('utf8'));
     } catch {
@@ -265,9 +281,20 @@ export function decodeProtobufRaw(apiVersion: string, kind: string, raw: Uint8Ar
   try {
     message = type.decode(raw);
   } catch {
+    // (protobufjs itself refuses messages nested more than 100 deep: JSONSchemaProps in JSONSchemaProps.)
     throw unrecognized(expectedKind, `unexpected EOF (${hexExcerpt(Buffer.from(body))})`);
   }
-  return messageToJson(type, message as unknown as Record<string, unknown>);
+  let fields: Record<string, unknown>;
+  try {
+    fields = messageToJson(type, message as unknown as Record<string, unknown>);
+  } catch (err) {
+    // The stack is the last bound on what one decoder nests inside another.
+    if (err instanceof RangeError) throw unrecognized(expectedKind, nestingTooDeep(MAX_JSON_DEPTH));
+    throw err;
+  }
+  // Protobuf and JSON held in RawExtensions may together nest deeper than the engines (which recurse) take.
+  if (valueDepth(fields) > MAX_JSON_DEPTH) throw unrecognized(expectedKind, nestingTooDeep(MAX_JSON_DEPTH));
+  return fields;
 }
 
 // ---- message → JSON ----
@@ -352,10 +379,21 @@ export function formatGoDuration(ns: bigint): string {
 }
 
 function parseRaw(raw: unknown): unknown {
-  const bytes = raw instanceof Uint8Array ? Buffer.from(raw) : Buffer.alloc(0);
+  const bytes = raw instanceof Uint8Array ? bufferView(raw) : Buffer.alloc(0);
   if (bytes.length === 0) return undefined;
-  if (bytes.length >= 4 && bytes.subarray(0, 4).equals(PROTOBUF_MAGIC)) return decodeProtobufObject(bytes).object;
+  if (bytes.length >= 4 && bytes.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
+    if (embeddedDecodes >= MAX_EMBEDDED_DECODES) throw unrecognized(undefined, nestingTooDeep(MAX_JSON_DEPTH));
+    embeddedDecodes++;
+    try {
+      return decodeProtobufObject(bytes).object;
+    } finally {
+      embeddedDecodes--;
+    }
+  }
   const text = bytes.toString('utf8');
+  // Embedded JSON (a RawExtension, a JSON field) is bounded as a JSON body is, before it is built.
+  const tooDeep = jsonDepthError(text);
+  if (tooDeep) throw unrecognized(undefined, tooDeep);
   try {
     return JSON.parse(text);
   } catch {

@@ -120,8 +120,9 @@ export function decodeDeleteOptions(query: URLSearchParams, body: Buffer, mediaT
   if (body.length > 0) {
     const parsed = deleteOptionsBody(body, mediaType);
     if (!isObject(parsed)) throw badRequest('DeleteOptions must be a JSON object');
-    // A value of the wrong type fails the decode (the reference's 500, a 400 here): nothing is deleted.
-    const wrongType = deleteOptionsTypeError(body.toString('utf8'));
+    // A value of the wrong type fails the decode (the reference's 500, a 400 here): nothing is
+    // deleted. (A Protobuf body's types are its message's.)
+    const wrongType = mediaType === PROTOBUF_MEDIA_TYPE ? undefined : deleteOptionsTypeError(body.toString('utf8'));
     if (wrongType !== undefined) throw badRequest(wrongType);
     if (isObject(parsed['preconditions'])) {
       const p = parsed['preconditions'];

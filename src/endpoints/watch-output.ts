@@ -4,11 +4,15 @@
 // differs by protocol: on an HTTP/1.1 connection it is copied (encrypted) for that connection, so
 // only up to the response's high-water mark; on an HTTP/2 stream it is references that go out as
 // the stream's window opens, and the stream sends only once per turn of the event loop, so more
-// (a healthy watcher is not held to one high-water mark per turn). A watcher whose queue passes
-// a limit and does not shrink for a while is cut off, as the reference's watch cache closes a
-// watcher whose buffer stays full; the client re-lists or resumes from its last version. This
-// works per response: a stalled HTTP/2 stream is cut off while the other streams of its session
-// go on.
+// (a healthy watcher is not held to one high-water mark per turn).
+//
+// A watcher is cut off, as the reference's watch cache closes a watcher whose buffer stays full
+// (the client re-lists or resumes from its last version), when more than `maxQueued` events wait
+// and its queue has not shrunk for `stallMs`: its client stopped reading, or reads slower than
+// events come. Not only "took nothing": a client that stopped reading on a local connection still
+// takes megabytes into the kernel's socket buffers before its writes stop, each encrypted for it.
+// A client that reads, if slowly for a moment, catches up and is never cut. This works per
+// response: a stalled HTTP/2 stream is cut off while the other streams of its session go on.
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
 
@@ -22,7 +26,7 @@ export interface WatchOutputLimits {
   stallMs: number;
 }
 
-export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 1000 };
+export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 2000 };
 
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
 type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'>;
@@ -36,6 +40,10 @@ export class WatchOutput<E> {
   /** An HTTP/2 stream's response (see above). */
   private readonly http2: boolean;
   private check: NodeJS.Timeout | undefined;
+  /** What the queue must be under at the next check: its peak in the first period, then its size at the last check. */
+  private mark = 0;
+  /** In the first period over the limit (a burst is still coming in). */
+  private burst = false;
   private ending = false;
   private closed = false;
 
@@ -68,7 +76,13 @@ export class WatchOutput<E> {
       return;
     }
     this.queue.push(e);
-    if (this.waiting > this.limits.maxQueued && !this.check) this.watchProgress();
+    if (this.check) {
+      if (this.burst) this.mark = Math.max(this.mark, this.waiting);
+    } else if (this.waiting > this.limits.maxQueued) {
+      this.burst = true;
+      this.mark = this.waiting;
+      this.watchProgress();
+    }
   }
 
   /** Ends the response once every waiting event is written. */
@@ -105,21 +119,29 @@ export class WatchOutput<E> {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
+    // Caught up: a later burst starts its own count.
+    if (this.waiting <= this.limits.maxQueued) this.clearCheck();
     if (this.ending && !this.closed && this.waiting === 0) this.finish();
   }
 
   /**
    * Looks again after `stallMs` (and after the I/O that was due meanwhile, so that a busy event
-   * loop is not taken for a stalled client): still over the limit and not catching up (as many
-   * waiting as then, or more), the watcher is cut off.
+   * loop is not taken for a stalled client): still over the limit and not catching up, the watcher
+   * is cut off. Catching up is being under the queue's peak after the first period (a burst comes
+   * in at once: what counts is that the client works it down), then under the size at the last
+   * check, so that a queue that stays over the limit shrinks at every check.
    */
   private watchProgress(): void {
-    const before = this.waiting;
     this.check = setTimeout(() => setImmediate(() => {
       this.check = undefined;
       if (this.closed || this.waiting <= this.limits.maxQueued) return;
-      if (this.waiting >= before) this.cut();
-      else this.watchProgress();
+      if (this.waiting >= this.mark) {
+        this.cut();
+        return;
+      }
+      this.burst = false;
+      this.mark = this.waiting;
+      this.watchProgress();
     }), this.limits.stallMs);
   }
 
@@ -130,7 +152,6 @@ export class WatchOutput<E> {
    * client sees the stream cut short).
    */
   private cut(): void {
-    if (process.env['DEBUG_WATCH']) console.error('cut', (performance.now() / 1000).toFixed(1), this.waiting, this.overMark, this.waitingForDrain, this.res.writableLength, (this.res as { stream?: unknown }).stream ? 'h2' : 'h1');
     this.closed = true;
     this.drop();
     this.onCut();

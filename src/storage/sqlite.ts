@@ -21,6 +21,7 @@ import type {
   Watcher,
 } from './types.js';
 import { WatchHub } from './watch-hub.js';
+import { createPrivateFile } from './private-file.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kv (
@@ -106,8 +107,10 @@ export class SqliteStorage implements Storage {
   private readonly runBatch: (batch: readonly Pending[], events: StorageEvent[]) => Outcome[];
   private readonly runCompact: (revision: number) => void;
 
-  /** Opens (creating if needed) the database file at `path`. */
+  /** Opens (creating if needed, mode 0600) the database file at `path`. */
   static open(path: string): SqliteStorage {
+    // Private from the start: SQLite makes the -wal and -shm files with this file's mode.
+    if (path !== ':memory:' && path !== '') createPrivateFile(path);
     const db = new Database(path);
     try {
       db.pragma('journal_mode = WAL');

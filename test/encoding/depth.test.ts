@@ -162,3 +162,43 @@ describe('hostile bodies end to end: a 4xx Status, bounded cost, nothing stored'
     });
   }
 });
+
+describe('objects deeper than the YAML writer goes, asked for in YAML', { timeout: 30_000 }, () => {
+  let server: RunningServer;
+  const CR = '/apis/apps/v1/namespaces/default/controllerrevisions';
+  // A ControllerRevision's data is any JSON: 700 levels are within the engines' 1,000, past YAML's 500.
+  const deep = (name: string, levels: number) => `{"metadata":{"name":"${name}"},"revision":1,"data":${nested(levels - 1, '{"a":', '}', '{}')}}`;
+  before(async () => {
+    server = await memoryServer();
+  });
+  after(() => server.close());
+
+  it('is created (JSON) and answered in JSON when YAML was asked for: the write stands, the answer says what it is', async () => {
+    const created = await call(server.url, 'POST', CR, { body: deep('deep', 700), headers: { Accept: 'application/yaml' } });
+    assert.equal(created.status, 201, created.text.slice(0, 300));
+    assert.equal(created.headers['content-type'], 'application/json');
+    assert.equal(created.json.metadata.name, 'deep');
+    for (const path of [`${CR}/deep`, CR]) {
+      const r = await call(server.url, 'GET', path, { headers: { Accept: 'application/yaml' } });
+      assert.equal(r.status, 200, r.text.slice(0, 300));
+      assert.equal(r.headers['content-type'], 'application/json', path);
+      const object = path === CR ? r.json.items[0] : r.json;
+      assert.equal(JSON.stringify(object.data), nested(699, '{"a":', '}', '{}'));
+    }
+  });
+
+  it('is written as YAML up to 500 levels', async () => {
+    await mustOk(call(server.url, 'POST', CR, { body: deep('shallower', 400) }), 201);
+    const r = await call(server.url, 'GET', `${CR}/shallower`, { headers: { Accept: 'application/yaml' } });
+    assert.equal(r.status, 200, r.text.slice(0, 300));
+    assert.equal(r.headers['content-type'], 'application/yaml');
+    assert.deepEqual((parseYaml(r.text) as { data: unknown }).data, JSON.parse(nested(399, '{"a":', '}', '{}')));
+  });
+
+  it('is refused in YAML past 500 levels (the YAML library recurses), with the engines\' words', async () => {
+    const r = await call(server.url, 'POST', CR, { body: `apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: y\nrevision: 1\ndata: ${nested(600)}\n`, headers: { 'Content-Type': 'application/yaml' } });
+    assert.equal(r.status, 400, r.text.slice(0, 300));
+    assert.match(r.json.message, /nesting depth exceeds the limit of 500/);
+    assert.equal((await call(server.url, 'GET', `${CR}/y`)).status, 404);
+  });
+});

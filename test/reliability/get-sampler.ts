@@ -34,7 +34,7 @@ function runSampler(): void {
     process.once('message', () => (running = false));
     void (async () => {
       while (running) {
-        const t = performance.now(); latencies.push((await client.request('GET', start.path, { timeoutMs: 10_000 })).ms); if (process.env['DEBUG_PROBE'] && latencies[latencies.length - 1]! > 30) console.log('GET', (t / 1000).toFixed(1), latencies[latencies.length - 1]!.toFixed(0));
+        latencies.push((await client.request('GET', start.path, { timeoutMs: 10_000 })).ms);
         await new Promise((r) => setTimeout(r, start.everyMs));
       }
       client.close();

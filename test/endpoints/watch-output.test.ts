@@ -1,0 +1,175 @@
+// WatchOutput against a fake response whose client reads when the test says: a client that keeps
+// up (or is slow a moment, then catches up) is never cut off; one that stops reading, or reads
+// slower than events come, is, after stallMs; end() writes what waits, then ends.
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { constants } from 'node:http2';
+import type { ServerResponse } from 'node:http';
+import { describe, it } from 'node:test';
+import { WatchOutput, type WatchOutputLimits } from '../../src/endpoints/watch-output.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A response with a high-water mark; what is written stays in `buffered` until `read()`. */
+class FakeResponse extends EventEmitter {
+  buffered: string[] = [];
+  received: string[] = [];
+  writableEnded = false;
+  destroyed = false;
+  private refused = false;
+
+  constructor(private readonly highWaterMark = 3) {
+    super();
+  }
+
+  get writableLength(): number {
+    return this.buffered.reduce((n, s) => n + s.length, 0);
+  }
+
+  write(chunk: Buffer): boolean {
+    this.buffered.push(chunk.toString());
+    const ok = this.buffered.length < this.highWaterMark;
+    if (!ok) this.refused = true;
+    return ok;
+  }
+
+  end(): this {
+    this.writableEnded = true;
+    return this;
+  }
+
+  destroy(): this {
+    this.destroyed = true;
+    return this;
+  }
+
+  /** The client takes everything sent so far ('drain' when a write was refused). */
+  read(): void {
+    this.received.push(...this.buffered);
+    this.buffered = [];
+    if (this.refused) {
+      this.refused = false;
+      this.emit('drain');
+    }
+  }
+}
+
+/** The same, as an HTTP/2 compatibility response: it has a stream, cut off by close(code). */
+class FakeHttp2Response extends FakeResponse {
+  readonly stream = { closedWith: undefined as number | undefined, close: (code: number) => void (this.stream.closedWith = code) };
+}
+
+const LIMITS: WatchOutputLimits = { inFlightBytes: 1024, inFlightEvents: 4, maxQueued: 10, stallMs: 50 };
+
+function output(res: FakeResponse, limits = LIMITS): { out: WatchOutput<number>; cuts: () => number } {
+  let cuts = 0;
+  const out = new WatchOutput<number>(res as unknown as ServerResponse, (n) => Buffer.from(`${n}\n`), () => void cuts++, limits);
+  return { out, cuts: () => cuts };
+}
+
+const numbers = (lines: string[]) => lines.map((l) => Number(l.trim()));
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+describe('WatchOutput', { timeout: 10_000 }, () => {
+  it('a client that keeps up gets every event in order and is never cut off', async () => {
+    const res = new FakeResponse(16);
+    const { out, cuts } = output(res);
+    for (let i = 0; i < 500; i++) {
+      out.push(i);
+      if (i % 5 === 4) res.read();
+      if (i % 50 === 49) await sleep(5);
+    }
+    await sleep(LIMITS.stallMs * 3);
+    res.read();
+    assert.deepEqual(numbers(res.received), upTo(500));
+    assert.equal(cuts(), 0);
+    assert.equal(res.destroyed, false);
+  });
+
+  it('a client slow for a moment (a burst it reads behind, with pauses shorter than stallMs) is not cut off', async () => {
+    const res = new FakeResponse(50);
+    const { out, cuts } = output(res);
+    for (let i = 0; i < 200; i++) out.push(i);
+    assert.ok(out.waiting > LIMITS.maxQueued);
+    // It reads what is sent every 30 ms (under stallMs), so the queue shrinks a step at a time.
+    while (out.waiting > 0) {
+      await sleep(LIMITS.stallMs * 0.6);
+      res.read();
+    }
+    res.read();
+    await sleep(LIMITS.stallMs * 2);
+    assert.deepEqual(numbers(res.received), upTo(200));
+    assert.equal(cuts(), 0);
+    assert.equal(res.destroyed, false);
+  });
+
+  it('a client that stops reading is cut off after stallMs: its events stop, its connection closes', async () => {
+    const res = new FakeResponse();
+    const { out, cuts } = output(res);
+    for (let i = 0; i < 100; i++) out.push(i);
+    assert.equal(cuts(), 0);
+    await sleep(LIMITS.stallMs / 2);
+    assert.equal(cuts(), 0, 'not before stallMs');
+    await sleep(LIMITS.stallMs * 2);
+    assert.equal(cuts(), 1);
+    assert.equal(res.destroyed, true);
+    assert.equal(out.waiting, 0, 'what waited is dropped');
+    out.push(100);
+    assert.ok(res.buffered.length <= 3, 'nothing more is written');
+  });
+
+  it('a stalled HTTP/2 stream is cancelled, not its session', async () => {
+    const res = new FakeHttp2Response(2);
+    const { out, cuts } = output(res);
+    for (let i = 0; i < 100; i++) out.push(i);
+    // An HTTP/2 response takes more than its high-water mark before the watcher waits.
+    assert.equal(res.buffered.length, LIMITS.inFlightEvents + 1);
+    await sleep(LIMITS.stallMs * 3);
+    assert.equal(cuts(), 1);
+    assert.equal(res.stream.closedWith, constants.NGHTTP2_CANCEL);
+    assert.equal(res.destroyed, false);
+  });
+
+  it('a client that reads, but slower than events come, is cut off after stallMs', async () => {
+    const res = new FakeResponse();
+    const { out, cuts } = output(res);
+    let i = 0;
+    const started = performance.now();
+    while (cuts() === 0 && performance.now() - started < 1000) {
+      for (let k = 0; k < 20; k++) out.push(i++);
+      res.read();
+      await sleep(10);
+    }
+    assert.equal(cuts(), 1);
+    const after = performance.now() - started;
+    assert.ok(after >= LIMITS.stallMs && after < LIMITS.stallMs * 5, `cut after ${after.toFixed(0)} ms`);
+  });
+
+  it('end() writes every waiting event, then ends the response', async () => {
+    const res = new FakeResponse();
+    const { out, cuts } = output(res);
+    for (let i = 0; i < 8; i++) out.push(i);
+    out.end();
+    assert.equal(res.writableEnded, false, 'not while events wait');
+    out.push(99);
+    while (!res.writableEnded) {
+      res.read();
+      await sleep(1);
+    }
+    res.read();
+    assert.deepEqual(numbers(res.received), upTo(8));
+    assert.equal(cuts(), 0);
+  });
+
+  it('stop() (the client is gone) drops what waits and writes nothing more', () => {
+    const res = new FakeResponse();
+    const { out } = output(res);
+    for (let i = 0; i < 20; i++) out.push(i);
+    out.stop();
+    assert.equal(out.waiting, 0);
+    res.read();
+    out.push(20);
+    res.read();
+    assert.deepEqual(numbers(res.received), upTo(3));
+  });
+});
