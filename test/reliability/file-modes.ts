@@ -28,10 +28,17 @@ export async function fileModes(dataDir: string, figures: Figures): Promise<void
     await admin.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'modes' }, stringData: { a: 'b' } } });
     admin.close();
     const dirMode = statSync(dataDir).mode & 0o777;
-    figures.check('data dir mode', octal(dirMode), '0700', dirMode === 0o700, 2);
+    figures.check('data dir mode', octal(dirMode), '0700', dirMode === 0o700);
     const entries = modesUnder(dataDir);
     const loose = entries.filter((e) => (e.isDir ? e.mode !== 0o700 : e.mode !== 0o600));
-    figures.check('files not private', loose.length ? loose.map((e) => `${e.path.slice(dataDir.length + 1)} ${octal(e.mode)}`).join(', ') : `0 of ${entries.length}`, '0 (files 0600, folders 0700)', loose.length === 0, 2);
+    const describe = (list: typeof entries) => (list.length ? list.map((e) => `${e.path.slice(dataDir.length + 1)} ${octal(e.mode)}`).join(', ') : `0 of ${entries.length}`);
+    // Certificates and the public key hold nothing secret (and sit in the 0700 folder); the issue
+    // asks for 0600 all the same, so they are shown apart, as waiting for item 2.
+    const isPublic = (path: string) => /\.(crt|pub)$/.test(path);
+    const secret = loose.filter((e) => !isPublic(e.path));
+    const open = loose.filter((e) => isPublic(e.path));
+    figures.check('files with secrets (database, lock, keys, kubeconfig) not 0600, folders not 0700', describe(secret), '0', secret.length === 0);
+    figures.check('public certificates and keys not 0600', describe(open), '0', open.length === 0, 2);
   } finally {
     await server.stop();
   }

@@ -89,6 +89,8 @@ function objectsIn(value: Json, out: Record<string, Json>[] = [], depth = 0): Re
 }
 
 const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+/** A fresh copy of an odd value (shared ones would be mutated into cycles by later mutations). */
+const oddValue = (random: Random): Json => structuredClone(pick(random, ODD_VALUES));
 
 function nested(depth: number, arrays: boolean): Json {
   let v: Json = 1;
@@ -103,12 +105,12 @@ function mutateValue(value: Json, random: Random): string {
   const r = random();
   if (r < 0.3 && objects.length) {
     const name = pick(random, ODD_NAMES);
-    setOwn(pick(random, objects), name, pick(random, ODD_VALUES));
+    setOwn(pick(random, objects), name, oddValue(random));
     return `odd field name ${JSON.stringify(name.slice(0, 20))}`;
   }
   if (r < 0.55 && spots.length) {
     const [parent, key] = pick(random, spots);
-    (parent as Record<string | number, Json>)[key] = pick(random, ODD_VALUES);
+    (parent as Record<string | number, Json>)[key] = oddValue(random);
     return `type swap at ${String(key).slice(0, 20)}`;
   }
   if (r < 0.65 && spots.length) {

@@ -5,13 +5,14 @@
 import { Client, isStatus } from './client.js';
 import type { Figures } from './figures.js';
 import { mib, msText } from './figures.js';
+import { HOSTILE_TARGET, hostileBodies, hostileTarget } from './hostile-bodies.js';
 import type { ProbeServer } from './server.js';
 
-export interface HostileBody {
+/** One hostile request; `path` is the server-relative path. */
+export interface HostileRequest {
   name: string;
-  method: 'POST' | 'PUT' | 'PATCH';
-  /** Relative to the probe's namespace's ConfigMaps: '' for the collection, '/<name>' for one. */
-  target: string;
+  method: string;
+  path: string;
   contentType: string;
   body: Buffer;
 }
@@ -24,37 +25,25 @@ function deep(before: string, open: string, inner: string, close: string, after:
   return Buffer.from(before + open.repeat(n) + inner + close.repeat(n) + after);
 }
 
-/** A YAML document whose aliases expand to `width`^`levels` strings. */
-function aliasExplosion(levels: number, width: number): string {
-  const lines = [`apiVersion: v1`, `kind: ConfigMap`, `metadata: {name: boom}`, `l0: &l0 [${Array(width).fill('"lol"').join(', ')}]`];
-  for (let i = 1; i < levels; i++) lines.push(`l${i}: &l${i} [${Array(width).fill(`*l${i - 1}`).join(', ')}]`);
-  lines.push(`data: {a: *l${levels - 1}}`);
-  return lines.join('\n');
-}
-
-/** The probe's own list (the hardening branch's generators, when merged, cover the same ground). */
-export function hostileBodies(): HostileBody[] {
-  const cm = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"h"},"data":';
+/**
+ * The hardening branch's hostile bodies (hostile-bodies.ts), and the probe's own additions: depths
+ * under the decoders' 10,000 levels that the patch engines, apply and validation must bound
+ * themselves, and bodies at and over the 3 MiB limit.
+ */
+export function hostileRequests(): HostileRequest[] {
+  const collection = `/api/v1/namespaces/${NS}/configmaps`;
+  const target = `${collection}/${HOSTILE_TARGET}`;
+  const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${HOSTILE_TARGET}"},"data":`;
+  const shared = hostileBodies(NS).map((b) => ({ name: b.name, method: b.method, path: b.pathSuffix, contentType: b.contentType, body: b.body }));
   return [
-    { name: 'apply JSON nested 10^6 (2 MB)', method: 'PATCH', target: '/h?fieldManager=p', contentType: 'application/apply-patch+yaml', body: deep(cm, '[', '1', ']', '}', 1_000_000) },
-    { name: 'create JSON nested 10^6 objects', method: 'POST', target: '', contentType: 'application/json', body: deep(cm, '{"a":', '1', '}', '}', 500_000) },
-    { name: 'create YAML flow nested 10^6', method: 'POST', target: '', contentType: 'application/yaml', body: deep('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: ', '[', '1', ']', '\n', 1_000_000) },
-    { name: 'apply YAML nested 10^6', method: 'PATCH', target: '/h?fieldManager=p', contentType: 'application/apply-patch+yaml', body: deep('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: ', '[', '1', ']', '\n', 1_000_000) },
-    { name: 'merge patch nested 10^4', method: 'PATCH', target: '/h', contentType: 'application/merge-patch+json', body: deep('{"data":', '{"a":', '"x"', '}', '}', 10_000) },
-    { name: 'strategic merge patch nested 10^4', method: 'PATCH', target: '/h', contentType: 'application/strategic-merge-patch+json', body: deep('{"data":', '{"a":', '"x"', '}', '}', 10_000) },
-    // Under the decoders' 10,000 levels: the patch engines and validation must bound their own depth.
-    { name: 'merge patch nested 9,000', method: 'PATCH', target: '/h', contentType: 'application/merge-patch+json', body: deep('{"data":', '{"a":', '"x"', '}', '}', 9_000) },
-    { name: 'strategic merge patch nested 9,000', method: 'PATCH', target: '/h', contentType: 'application/strategic-merge-patch+json', body: deep('{"metadata":{"annotations":', '{"a":', '"x"', '}', '}}', 9_000) },
-    { name: 'apply nested 9,000', method: 'PATCH', target: '/h?fieldManager=p', contentType: 'application/apply-patch+yaml', body: deep(cm, '{"a":', '"x"', '}', '}', 9_000) },
-    { name: 'create JSON nested 9,000', method: 'POST', target: '', contentType: 'application/json', body: deep(cm, '{"a":', '"x"', '}', '}', 9_000) },
-    { name: 'JSON patch value nested 10^4', method: 'PATCH', target: '/h', contentType: 'application/json-patch+json', body: deep('[{"op":"add","path":"/metadata/annotations","value":', '{"a":', '"x"', '}', '}]', 10_000) },
-    { name: 'update JSON nested 10^5', method: 'PUT', target: '/h', contentType: 'application/json', body: deep(cm, '[', '1', ']', '}', 100_000) },
-    { name: 'recursive YAML alias', method: 'POST', target: '', contentType: 'application/yaml', body: Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: loop}\ndata: &a {a: *a}\n') },
-    { name: 'recursive YAML alias in apply', method: 'PATCH', target: '/h?fieldManager=p', contentType: 'application/apply-patch+yaml', body: Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: &a [*a]\n') },
-    { name: 'alias explosion 10^9', method: 'POST', target: '', contentType: 'application/yaml', body: Buffer.from(aliasExplosion(9, 10)) },
-    { name: 'alias explosion in apply', method: 'PATCH', target: '/h?fieldManager=p', contentType: 'application/apply-patch+yaml', body: Buffer.from(aliasExplosion(9, 10).replace('name: boom', 'name: h')) },
-    { name: '3 MiB body nested arrays', method: 'POST', target: '', contentType: 'application/json', body: deep(cm, '[', '', ']', '}', (3 * MIB - cm.length - 2) / 2) },
-    { name: 'body over 3 MiB', method: 'POST', target: '', contentType: 'application/json', body: Buffer.from(`${cm}{"a":"${'x'.repeat(3 * MIB + 10)}"}}`) },
+    ...shared,
+    { name: 'merge patch nested 9,000', method: 'PATCH', path: target, contentType: 'application/merge-patch+json', body: deep('{"data":', '{"a":', '"x"', '}', '}', 9_000) },
+    { name: 'strategic merge patch nested 9,000', method: 'PATCH', path: target, contentType: 'application/strategic-merge-patch+json', body: deep('{"metadata":{"annotations":', '{"a":', '"x"', '}', '}}', 9_000) },
+    { name: 'apply nested 9,000', method: 'PATCH', path: `${target}?fieldManager=p`, contentType: 'application/apply-patch+yaml', body: deep(cm, '{"a":', '"x"', '}', '}', 9_000) },
+    { name: 'create JSON nested 9,000', method: 'POST', path: collection, contentType: 'application/json', body: deep(cm.replace(HOSTILE_TARGET, 'h9000'), '{"a":', '"x"', '}', '}', 9_000) },
+    { name: 'JSON patch value nested 9,000', method: 'PATCH', path: target, contentType: 'application/json-patch+json', body: deep('[{"op":"add","path":"/metadata/annotations","value":', '{"a":', '"x"', '}', '}]', 9_000) },
+    { name: '3 MiB body of nested arrays', method: 'POST', path: collection, contentType: 'application/json', body: deep(cm.replace(HOSTILE_TARGET, 'h3'), '[', '', ']', '}', (3 * MIB - cm.length - 2) / 2) },
+    { name: 'body over 3 MiB', method: 'POST', path: collection, contentType: 'application/json', body: Buffer.from(`${cm.replace(HOSTILE_TARGET, 'h4')}{"a":"${'x'.repeat(3 * MIB + 10)}"}}`) },
   ];
 }
 
@@ -63,17 +52,17 @@ export interface HostileBounds {
   bytes: number;
 }
 
-export async function hostile(server: ProbeServer, bodies: HostileBody[], bounds: HostileBounds, figures: Figures): Promise<void> {
+export async function hostile(server: ProbeServer, bodies: HostileRequest[], bounds: HostileBounds, figures: Figures): Promise<void> {
   const admin = new Client(server.url, server.admin);
   try {
     await admin.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } });
-    await admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'h' }, data: { a: '1' } } });
+    await admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: hostileTarget() });
     for (const b of bodies) {
       if (global.gc) global.gc();
       await new Promise((r) => setTimeout(r, 50));
       const before = server.rss();
       server.resetPeak();
-      const a = await admin.request(b.method, `/api/v1/namespaces/${NS}/configmaps${b.target}`, { body: b.body, contentType: b.contentType, timeoutMs: 30_000 });
+      const a = await admin.request(b.method, b.path, { body: b.body, contentType: b.contentType, timeoutMs: 30_000 });
       const growth = Math.max(0, server.peakRss() - before);
       const refused = a.status >= 400 && a.status < 500 && isStatus(a);
       const within = refused && a.ms <= bounds.ms && growth <= bounds.bytes;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { describeFigure, Figures, missed } from './figures.js';
 import { fileModes } from './file-modes.js';
 import { fuzz } from './fuzz.js';
-import { hostile, hostileBodies } from './hostile.js';
+import { hostile, hostileRequests } from './hostile.js';
 import { kill9 } from './kill9.js';
 import { rbacMatrix } from './rbac-matrix.js';
 import { scratchDir, startProbeServer } from './server.js';
@@ -51,7 +51,7 @@ describe('reliability probe, short form (issue 14)', () => {
     const server = await startProbeServer(scratch.dir);
     const figures = new Figures('hostile bodies');
     try {
-      await hostile(server, hostileBodies(), { ms: 200, bytes: 50 * 1024 * 1024 }, figures);
+      await hostile(server, hostileRequests(), { ms: 200, bytes: 50 * 1024 * 1024 }, figures);
     } finally {
       await server.stop();
       scratch.remove();

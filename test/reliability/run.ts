@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { Figures, missed, printFigures, type Figure } from './figures.js';
 import { fileModes } from './file-modes.js';
 import { fuzz } from './fuzz.js';
-import { hostile, hostileBodies } from './hostile.js';
+import { hostile, hostileRequests } from './hostile.js';
 import { kill9 } from './kill9.js';
 import { rbacMatrix } from './rbac-matrix.js';
 import { scratchDir, startProbeServer, type ProbeServer } from './server.js';
-import { slowHeaders, slowWatchers } from './slow-clients.js';
+import { slowHeaderClients, slowWatchers } from './slow-clients.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const only = process.env['ONLY']?.split(',');
@@ -50,11 +50,11 @@ async function main(): Promise<void> {
   const started = performance.now();
   if (wanted('kill9')) all.push(...(await inFolder('kill -9', (dir, f) => kill9(join(dir, 'data'), { rounds: env('KILL_ROUNDS', 12), writers: 32, keysPerWriter: 8, minMs: 1000, maxMs: 4000, seed: env('SEED', 14) }, f))));
   if (wanted('fuzz')) all.push(...(await onServer('fuzz', (s, f) => fuzz(s, { inputs: env('FUZZ_INPUTS', 100_000), seed: env('SEED', 14), workers: 4, hangMs: 10_000 }, f).then(() => undefined))));
-  if (wanted('hostile')) all.push(...(await onServer('hostile bodies', (s, f) => hostile(s, hostileBodies(), { ms: 200, bytes: 50 * 1024 * 1024 }, f))));
+  if (wanted('hostile')) all.push(...(await onServer('hostile bodies', (s, f) => hostile(s, hostileRequests(), { ms: 200, bytes: 50 * 1024 * 1024 }, f))));
   if (wanted('rbac')) all.push(...(await inFolder('rbac matrix', (dir, f) => rbacMatrix(dir, f))));
   if (wanted('modes')) all.push(...(await inFolder('file modes', (dir, f) => fileModes(join(dir, 'data'), f))));
   if (wanted('slow')) all.push(...(await onServer('slow watchers', (s, f) => slowWatchers(s, { watchers: env('W', 1000), objects: env('N', 5000), size: 10 * 1024, rate: env('R', 250) }, f))));
-  if (wanted('slow-headers')) all.push(...(await onServer('slow-header clients', (s, f) => slowHeaders(s, env('SLOW_HEADERS', 200), 40_000, f))));
+  if (wanted('slow-headers')) all.push(...(await onServer('slow-header clients', (s, f) => slowHeaderClients(s, { clients: env('SLOW_HEADERS', 200), byteEveryMs: 1000, waitMs: 40_000 }, f))));
   const failed = missed(all);
   console.log(`\nreliability probe: ${all.length} figures in ${((performance.now() - started) / 1000).toFixed(0)} s; ${failed.length ? `${failed.length} bounds MISSED` : 'every bound within (or waiting for its item)'}`);
   if (failed.length) process.exitCode = 1;
