@@ -125,6 +125,22 @@ function mutateValue(value: Json, random: Random): string {
     else delete parent[key as string];
     return `removed ${String(key).slice(0, 20)}`;
   }
+  if (r < 0.9 && objects.length) {
+    // Odd names where names are checked: labels, annotations, the object's name.
+    const o = pick(random, objects);
+    const odd = pick(random, ODD_NAMES);
+    const m = o['metadata'];
+    const meta = (m !== null && typeof m === 'object' && !Array.isArray(m) ? m : o) as Record<string, Json>;
+    const where = pick(random, ['labels', 'annotations', 'name', 'generateName', 'finalizers']);
+    if (where === 'name' || where === 'generateName') meta[where] = odd;
+    else if (where === 'finalizers') meta[where] = [odd];
+    else {
+      const held = meta[where];
+      const map = held !== null && typeof held === 'object' && !Array.isArray(held) ? held : (meta[where] = {});
+      setOwn(map, odd, odd);
+    }
+    return `odd ${where} ${JSON.stringify(odd.slice(0, 20))}`;
+  }
   if (objects.length) {
     const o = pick(random, objects);
     setOwn(o, 'zzz💥', 1);
@@ -215,6 +231,11 @@ function makeInput(kind: Kind, ns: string, target: string, current: Record<strin
     const [b, name] = mutateBytes(body, random);
     body = b;
     what.push(name);
+  }
+  // Now and then the same write aimed at a subresource (status; a Deployment's scale).
+  if (method !== 'POST' && random() < 0.1) {
+    const sub = kind.kind === 'Deployment' && random() < 0.5 ? 'scale' : 'status';
+    if (['Pod', 'Deployment', 'Service'].includes(kind.kind) || sub === 'scale') path += `/${sub}`;
   }
   const query: string[] = [];
   if (contentType === 'application/apply-patch+yaml') query.push(random() < 0.9 ? 'fieldManager=fz' : pick(random, ODD_QUERY));

@@ -2,7 +2,7 @@
 // seconds — deep nesting through every decoder and patch engine, recursive YAML aliases, alias
 // explosions, bodies at the size limit. Each must get a 4xx Status within 200 ms and cost at most
 // 50 MB of resident memory (the server's peak during the request over its resident set before).
-import { Client, isStatus } from './client.js';
+import { Client, isStatus, type Answer } from './client.js';
 import type { Figures } from './figures.js';
 import { mib, msText } from './figures.js';
 import { HOSTILE_TARGET, hostileBodies, hostileTarget } from './hostile-bodies.js';
@@ -58,12 +58,22 @@ export async function hostile(server: ProbeServer, bodies: HostileRequest[], bou
     await admin.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } });
     await admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: hostileTarget() });
     for (const b of bodies) {
-      if (global.gc) global.gc();
-      await new Promise((r) => setTimeout(r, 50));
-      const before = server.rss();
-      server.resetPeak();
-      const a = await admin.request(b.method, b.path, { body: b.body, contentType: b.contentType, timeoutMs: 30_000 });
-      const growth = Math.max(0, server.peakRss() - before);
+      // Time on a shared machine is noisy: a body over the time bound is sent again (up to 3 times
+      // in all) and its fastest answer counts; memory counts its largest growth.
+      let a: Answer | undefined;
+      let growth = 0;
+      let tries = 0;
+      while (tries < 3 && (a === undefined || a.ms > bounds.ms)) {
+        tries++;
+        if (global.gc) global.gc();
+        await new Promise((r) => setTimeout(r, 50));
+        const before = server.rss();
+        server.resetPeak();
+        const answer = await admin.request(b.method, b.path, { body: b.body, contentType: b.contentType, timeoutMs: 30_000 });
+        growth = Math.max(growth, server.peakRss() - before);
+        if (a === undefined || answer.ms < a.ms) a = answer;
+      }
+      if (!a) continue;
       const refused = a.status >= 400 && a.status < 500 && isStatus(a);
       const within = refused && a.ms <= bounds.ms && growth <= bounds.bytes;
       const message = (() => {
@@ -73,7 +83,7 @@ export async function hostile(server: ProbeServer, bodies: HostileRequest[], bou
           return a.error ?? a.body.toString().slice(0, 100);
         }
       })();
-      figures.check(b.name, `${a.status} in ${msText(a.ms)}, +${mib(growth)} (${(b.body.length / MIB).toFixed(1)} MiB body) ${message}`, `4xx Status, <= ${bounds.ms} ms, <= ${mib(bounds.bytes)}`, within);
+      figures.check(b.name, `${a.status} in ${msText(a.ms)}${tries > 1 ? ` (fastest of ${tries})` : ''}, +${mib(growth)} (${(b.body.length / MIB).toFixed(1)} MiB body) ${message}`, `4xx Status, <= ${bounds.ms} ms, <= ${mib(bounds.bytes)}`, within);
       if (!server.alive()) {
         figures.zero('crashes', 1, `after ${b.name}`);
         return;
