@@ -85,11 +85,17 @@ export class WatchOutput<E> {
     }
   }
 
-  /** Ends the response once every waiting event is written. */
+  /** Ends the response once every waiting event is written (a client that stops taking them is cut off). */
   end(): void {
     if (this.closed || this.ending) return;
     this.ending = true;
     this.flush();
+    // The end waits for the client whatever the queue's size: it must keep taking events.
+    if (!this.closed && this.waiting > 0 && !this.check) {
+      this.burst = false;
+      this.mark = this.waiting;
+      this.watchProgress();
+    }
   }
 
   /** The client is gone: drop what waits. */
@@ -120,7 +126,7 @@ export class WatchOutput<E> {
       this.head = 0;
     }
     // Caught up: a later burst starts its own count.
-    if (this.waiting <= this.limits.maxQueued) this.clearCheck();
+    if (this.waiting <= this.limits.maxQueued && !this.ending) this.clearCheck();
     if (this.ending && !this.closed && this.waiting === 0) this.finish();
   }
 
@@ -134,7 +140,7 @@ export class WatchOutput<E> {
   private watchProgress(): void {
     this.check = setTimeout(() => setImmediate(() => {
       this.check = undefined;
-      if (this.closed || this.waiting <= this.limits.maxQueued) return;
+      if (this.closed || (this.waiting <= this.limits.maxQueued && !this.ending)) return;
       if (this.waiting >= this.mark) {
         this.cut();
         return;

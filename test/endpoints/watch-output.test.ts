@@ -161,6 +161,17 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     assert.equal(cuts(), 0);
   });
 
+  it('end() to a client that stopped reading cuts it off after stallMs, however few events wait', async () => {
+    const res = new FakeResponse();
+    const { out, cuts } = output(res);
+    for (let i = 0; i < 8; i++) out.push(i);
+    out.end();
+    await sleep(LIMITS.stallMs * 3);
+    assert.equal(cuts(), 1);
+    assert.equal(res.destroyed, true);
+    assert.equal(res.writableEnded, false);
+  });
+
   it('stop() (the client is gone) drops what waits and writes nothing more', () => {
     const res = new FakeResponse();
     const { out } = output(res);
