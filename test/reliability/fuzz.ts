@@ -278,6 +278,15 @@ export async function fuzz(server: ProbeServer, load: FuzzLoad, figures: Figures
   const admin = new Client(server.url, server.admin, undefined, load.workers * 2);
   let next = 0;
   let crashed = false;
+  /** The target read back after an input: 200 with a JSON body, or 404; undefined (counted as a hang) when the server gives neither in three tries. */
+  const readBack = async (path: string, input: Input, a: Answer): Promise<Answer | undefined> => {
+    for (let i = 0; i < 3; i++) {
+      const got = await admin.request('GET', path, { timeoutMs: load.hangMs });
+      if (got.status === 404 || (got.status === 200 && parsed(got) !== undefined)) return got;
+      fail('hangs', show(input, a, `\n    then reading ${path} back: ${got.status} ${got.error ?? ''} ${got.body.length} bytes`));
+    }
+    return undefined;
+  };
   const worker = async (w: number) => {
     const random = seededRandom(load.seed * 7919 + w);
     const ns = `fuzz-${w}`;
@@ -317,13 +326,15 @@ export async function fuzz(server: ProbeServer, load: FuzzLoad, figures: Figures
         const made = (parsed(a) as { metadata?: { name?: string } } | undefined)?.metadata?.name;
         if (changedOnPurpose && made && made !== input.creates) await admin.request('DELETE', `${collectionPath(target.kind, ns)}/${encodeURIComponent(made)}?gracePeriodSeconds=0`);
       } else {
-        let got = await admin.request('GET', `${collectionPath(target.kind, ns)}/${target.name}`);
-        if (got.status !== 200) {
+        const targetPath = `${collectionPath(target.kind, ns)}/${target.name}`;
+        let got = await readBack(targetPath, input, a);
+        if (!got) continue; // the read-back failed (counted): keep what was seen before
+        if (got.status === 404) {
           // No PUT or PATCH deletes: the target going away is a change nobody asked for.
-          fail('unwanted changes', show(input, a, `\n    and then GET ${target.name}: ${got.status} ${got.body.toString().slice(0, 200)}`));
+          fail('unwanted changes', show(input, a, `\n    and then GET ${target.name}: 404`));
           await admin.request('POST', collectionPath(target.kind, ns), { body: { apiVersion: target.kind.apiVersion, kind: target.kind.kind, metadata: { name: target.name }, ...target.kind.spec(target.name) } });
-          got = await admin.request('GET', `${collectionPath(target.kind, ns)}/${target.name}`);
-          target.bytes = got.body;
+          got = await readBack(targetPath, input, a);
+          if (got?.status === 200) target.bytes = got.body;
           continue;
         }
         if (!changedOnPurpose && !got.body.equals(target.bytes)) fail('unwanted changes', show(input, a, `\n    before: ${target.bytes.toString().slice(0, 300)}\n    after:  ${got.body.toString().slice(0, 300)}`));
