@@ -1,15 +1,36 @@
 // What a request asks for, worked out once from its method, path and query, as the reference's
 // request info: the verb, and for /api/{v}/… and /apis/{g}/{v}/… paths the group, version,
 // namespace, resource, name and subresource. Authorization and routing both read it.
+import { isValidPathSegmentName } from './names.js';
 import { queryFlag } from './query-flags.js';
+import { parseFieldSelector } from './selectors.js';
 
 /** A request for something other than a resource: discovery, health, /version, OpenAPI, … */
 export interface NonResourceRequestInfo {
   isResourceRequest: false;
   /** The URL path without trailing slashes. */
   path: string;
+  /** The decoded path as sent, when it has trailing slashes `path` lacks: what authorization is asked about, as the reference's. */
+  requestPath?: string;
   /** The lower-cased HTTP method. */
   verb: string;
+  /**
+   * A path under /api or /apis that capstan serves nothing at (empty segments, more parts than
+   * resource/name/subresource, a leading //) but that the reference's request info still reads as a
+   * resource request: authorization is asked about that resource, then routing answers 404.
+   */
+  asResource?: ReferenceResourceReading;
+}
+
+/** What the reference's request info makes of a resource path: the attributes authorization sees. */
+export interface ReferenceResourceReading {
+  verb: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
 }
 
 /** A request for a resource or its subresource, by namespace and name where the path has them. */
@@ -31,6 +52,11 @@ export interface ResourceRequestInfo {
   resource: string;
   subresource?: string;
   name?: string;
+  /**
+   * A list's or watch's name from a fieldSelector requiring metadata.name to equal it: authorization
+   * sees it as the request's name (so resourceNames rules allow `kubectl get cm x -w`), as the reference's.
+   */
+  selectedName?: string;
   /** The path's segments from the resource on (decoded): {resource}/{name}/{subresource}/…. */
   parts: string[];
 }
@@ -88,10 +114,14 @@ export function unescapePath(raw: string): string {
  * `query`. Its path is the decoded one without trailing slashes.
  */
 export function requestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
-  let path = unescapePath(rawPath);
+  const requestPath = unescapePath(rawPath);
+  let path = requestPath;
   if (path.length > 1) path = path.replace(/\/+$/, '') || '/';
   const segments = path.split('/').slice(1);
   const nonResource: NonResourceRequestInfo = { isResourceRequest: false, path, verb: method.toLowerCase() };
+  if (requestPath !== path) nonResource.requestPath = requestPath;
+  const reading = referenceReading(method, requestPath, query);
+  if (reading) nonResource.asResource = reading;
   let apiPrefix: 'api' | 'apis';
   let apiGroup: string;
   let apiVersion: string;
@@ -148,8 +178,72 @@ export function requestInfo(method: string, rawPath: string, query: URLSearchPar
     verb = 'deletecollection';
   }
   const info: ResourceRequestInfo = { isResourceRequest: true, path, verb, apiPrefix, apiGroup, apiVersion, resource, parts };
+  if (name === undefined && (verb === 'list' || verb === 'watch')) {
+    const selected = selectedName(query);
+    if (selected !== undefined) info.selectedName = selected;
+  }
   if (namespace !== undefined) info.namespace = namespace;
   if (name !== undefined) info.name = name;
   if (subresource !== undefined) info.subresource = subresource;
   return info;
+}
+
+/** The name an exact `metadata.name=` (or `==`) term of the fieldSelector requires, when it is a valid path segment. */
+function selectedName(query: URLSearchParams): string | undefined {
+  const text = query.get('fieldSelector');
+  if (!text) return undefined;
+  let selector;
+  try {
+    selector = parseFieldSelector(text);
+  } catch {
+    return undefined; // the reference reads an unreadable selector as none here
+  }
+  const term = selector.requirements.find((r) => r.field === 'metadata.name' && r.op === '=');
+  if (!term || isValidPathSegmentName(term.value).length) return undefined;
+  return term.value;
+}
+
+const SPECIAL_VERBS = new Set(['proxy', 'watch']);
+
+/**
+ * The reference's reading of a path as a resource request (its request info): the path trimmed of
+ * slashes at both ends and split, /api/{v}/… or /apis/{g}/{v}/…, an optional /namespaces/{ns}, then
+ * resource, name and subresource, anything after them ignored. Only asked for paths capstan does
+ * not route as a resource.
+ */
+function referenceReading(method: string, requestPath: string, query: URLSearchParams): ReferenceResourceReading | undefined {
+  let parts = requestPath.replace(/^\/+|\/+$/g, '').split('/');
+  if (parts.length < 3 || (parts[0] !== 'api' && parts[0] !== 'apis')) return undefined;
+  let apiGroup = '';
+  if (parts[0] === 'apis') {
+    if (parts.length < 4) return undefined;
+    apiGroup = parts[1]!;
+    parts = parts.slice(2);
+  } else {
+    parts = parts.slice(1);
+  }
+  const apiVersion = parts[0]!;
+  parts = parts.slice(1);
+  let verb = METHOD_VERBS[method] ?? (method === 'GET' || method === 'HEAD' ? 'get' : '');
+  if (SPECIAL_VERBS.has(parts[0]!)) {
+    if (parts.length < 2) return undefined;
+    verb = parts[0]!;
+    parts = parts.slice(1);
+  }
+  let namespace: string | undefined;
+  if (parts[0] === 'namespaces' && parts.length > 1) {
+    namespace = parts[1];
+    if (parts.length > 2 && parts[2] !== 'status' && parts[2] !== 'finalize') parts = parts.slice(2);
+  }
+  const reading: ReferenceResourceReading = { verb, apiGroup, apiVersion, resource: parts[0] ?? '' };
+  if (namespace) reading.namespace = namespace;
+  if (parts.length >= 2 && parts[1]) reading.name = parts[1];
+  if (parts.length >= 3 && verb !== 'proxy') reading.subresource = parts[2];
+  if (!reading.name && verb === 'get') {
+    reading.verb = queryFlag(query, 'watch') ? 'watch' : 'list';
+    const selected = selectedName(query);
+    if (selected !== undefined) reading.name = selected;
+  }
+  if (!reading.name && verb === 'delete') reading.verb = 'deletecollection';
+  return reading;
 }

@@ -6,10 +6,19 @@ import type { UserInfo } from '../api/user.js';
 
 /** Attributes of `user`'s request. */
 export function requestAttributes(user: UserInfo, info: RequestInfo): Attributes {
-  if (!info.isResourceRequest) return { user, verb: info.verb, resourceRequest: false, path: info.path };
+  if (!info.isResourceRequest) {
+    const r = info.asResource;
+    if (!r) return { user, verb: info.verb, resourceRequest: false, path: info.requestPath ?? info.path };
+    const attributes: Attributes = { user, verb: r.verb, resourceRequest: true, apiGroup: r.apiGroup, apiVersion: r.apiVersion, resource: r.resource };
+    if (r.subresource !== undefined) attributes.subresource = r.subresource;
+    if (r.name !== undefined) attributes.name = r.name;
+    if (r.namespace !== undefined) attributes.namespace = r.namespace;
+    return attributes;
+  }
   const attributes: Attributes = { user, verb: info.verb, resourceRequest: true, apiGroup: info.apiGroup, apiVersion: info.apiVersion, resource: info.resource };
   if (info.subresource !== undefined) attributes.subresource = info.subresource;
   if (info.name !== undefined) attributes.name = info.name;
+  else if (info.selectedName !== undefined) attributes.name = info.selectedName;
   // The namespace object itself is authorized in its own namespace, as the reference does.
   const namespace = info.namespace ?? (info.resource === 'namespaces' && info.apiGroup === '' ? info.name : undefined);
   if (namespace !== undefined) attributes.namespace = namespace;

@@ -5,6 +5,7 @@ import type { RequestInfo } from '../api/request-info.js';
 import { forbiddenMessage, requestAttributes } from './attributes.js';
 import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials } from './types.js';
 import type { UserInfo } from '../api/user.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/names.js';
 
 export type Authenticate = (req: RequestCredentials) => Promise<AuthenticationResult>;
 
@@ -23,7 +24,8 @@ export function withMasters(inner: Authorizer): Authorizer {
 /** 403 Forbidden for refused attributes, shaped as the reference's. */
 export function forbidden(a: Attributes, reason = ''): StatusError {
   const message = forbiddenMessage(a) + (reason ? `: ${reason}` : '');
-  if (!a.resourceRequest) return new StatusError(403, 'Forbidden', `forbidden: ${message}`, {});
+  // No resource and no group (a path such as /api/v1//x): the reference names neither, nor the name.
+  if (!a.resourceRequest || (!a.resource && !a.apiGroup)) return new StatusError(403, 'Forbidden', `forbidden: ${message}`, {});
   const qualified = a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource!;
   const subject = a.name ? `${qualified} "${a.name}"` : qualified;
   return new StatusError(403, 'Forbidden', `${subject} is forbidden: ${message}`, {
@@ -66,6 +68,32 @@ function withoutUser(groups: string[], extra: Record<string, string[]>, uid: str
   return new StatusError(400, 'BadRequest', `requested [${asked.join(' ')}] without impersonating a user`);
 }
 
+const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
+
+/** The service account a user name names, as the reference splits it: exactly `<namespace>:<name>` after the prefix, each a valid name; anything else is a plain user. */
+function serviceAccountOf(userName: string): { namespace: string; name: string } | undefined {
+  if (!userName.startsWith(SERVICE_ACCOUNT_PREFIX)) return undefined;
+  const parts = userName.slice(SERVICE_ACCOUNT_PREFIX.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const [namespace, name] = parts as [string, string];
+  if (isDNS1123Label(namespace).length || isDNS1123Subdomain(name).length) return undefined;
+  return { namespace, name };
+}
+
+/**
+ * The impersonated user's groups, as the reference builds them: the Impersonate-Group values when
+ * there are any (a service account's own groups only when none are named), then
+ * system:authenticated unless it or system:unauthenticated is among them — or, for
+ * system:anonymous, system:unauthenticated.
+ */
+function impersonatedGroups(userName: string, serviceAccount: { namespace: string } | undefined, named: string[]): string[] {
+  const groups = named.length === 0 && serviceAccount ? ['system:serviceaccounts', `system:serviceaccounts:${serviceAccount.namespace}`] : [...named];
+  if (userName !== 'system:anonymous') {
+    if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
+  } else if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
+  return groups;
+}
+
 export class Guard {
   constructor(
     private readonly authenticate: Authenticate,
@@ -94,20 +122,18 @@ export class Guard {
     }
     const check = (a: Omit<Attributes, 'user' | 'verb' | 'resourceRequest'>) => {
       const attributes: Attributes = { user, verb: 'impersonate', resourceRequest: true, ...a };
-      if (!this.authorizer.authorize(attributes).allowed) throw forbidden(attributes);
+      const decision = this.authorizer.authorize(attributes);
+      if (!decision.allowed) throw forbidden(attributes, decision.reason);
     };
-    const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(asUser);
-    if (serviceAccount) check({ apiGroup: '', resource: 'serviceaccounts', namespace: serviceAccount[1], name: serviceAccount[2] });
+    const serviceAccount = serviceAccountOf(asUser);
+    if (serviceAccount) check({ apiGroup: '', resource: 'serviceaccounts', namespace: serviceAccount.namespace, name: serviceAccount.name });
     else check({ apiGroup: '', resource: 'users', name: asUser });
     for (const g of groups) check({ apiGroup: '', resource: 'groups', name: g });
     if (uid !== undefined) check({ apiGroup: 'authentication.k8s.io', resource: 'uids', name: uid });
     for (const [key, values] of Object.entries(extra)) for (const v of values) check({ apiGroup: 'authentication.k8s.io', resource: 'userextras', subresource: key, name: v });
-    const impersonated: UserInfo = { name: asUser, groups: [...groups] };
+    const impersonated: UserInfo = { name: asUser, groups: impersonatedGroups(asUser, serviceAccount, groups) };
     if (uid !== undefined) impersonated.uid = uid;
     if (Object.keys(extra).length) impersonated.extra = extra;
-    // The reference adds the groups every such user has.
-    if (serviceAccount) impersonated.groups.push('system:serviceaccounts', `system:serviceaccounts:${serviceAccount[1]}`);
-    if (asUser !== 'system:anonymous' && !impersonated.groups.includes('system:authenticated')) impersonated.groups.push('system:authenticated');
     return impersonated;
   }
 

@@ -17,7 +17,8 @@
 //   `system:serviceaccount:<namespace>:<name>` (the namespace defaults to the RoleBinding's).
 // - The `system:masters` group is allowed everything, with an empty reason (the reference's
 //   privileged-group authorizer, which runs before RBAC).
-// - Denied: `{ allowed: false, reason: "" }`: the HTTP layer writes the 403 message.
+// - Denied: `{ allowed: false, reason: "" }`: the HTTP layer writes the 403 message; when the
+//   user's bindings refer to missing roles, the reason names them as the reference's does.
 import type { Attributes, Authorizer, Decision } from './types.js';
 import type { UserInfo } from '../api/user.js';
 
@@ -201,6 +202,8 @@ interface Grant {
   reason: string;
   /** The role was missing (rulesFor reports incomplete). */
   missing: boolean;
+  /** The reference's lister error for the missing role, which a denial names. */
+  missingError?: string;
 }
 
 interface Index {
@@ -274,6 +277,7 @@ function buildIndex(source: RbacSource, version: number): Index {
         reason: what + describeSubject(s, namespace),
         missing: resolved === undefined,
       };
+      if (resolved === undefined) grant.missingError = `${b.roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io "${b.roleRef.name}" not found`;
       const userMap = namespace === undefined ? index.clusterByUser : index.nsByUser;
       const groupMap = namespace === undefined ? index.clusterByGroup : index.nsByGroup;
       const prefix = namespace === undefined ? '' : `${namespace}\0`;
@@ -359,7 +363,24 @@ export class RbacAuthorizer implements Authorizer {
       if (idx.nsByUser.size) consider(idx.nsByUser.get(`${ns}\0${user.name}`));
       if (idx.nsByGroup.size) for (let i = 0; i < groups.length; i++) consider(idx.nsByGroup.get(`${ns}\0${groups[i]!}`));
     }
-    return best ? { allowed: true, reason: best.reason } : DENY;
+    return best ? { allowed: true, reason: best.reason } : this.denial(a);
+  }
+
+  /**
+   * A denial, with the reason the reference gives when the user's bindings refer to roles that do
+   * not exist: "RBAC: <the not-found error>", several as "RBAC: [e1, e2]" (one per binding).
+   */
+  private denial(a: Attributes): Decision {
+    const errors: string[] = [];
+    const seenBinding = new Set<number>();
+    for (const g of this.grantsFor(a.user, a.resourceRequest ? a.namespace || undefined : undefined)) {
+      const binding = Math.floor(g.seq / 0x10000);
+      if (!g.missingError || seenBinding.has(binding)) continue;
+      seenBinding.add(binding);
+      errors.push(g.missingError);
+    }
+    if (!errors.length) return DENY;
+    return { allowed: false, reason: `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}` };
   }
 
   /**
@@ -521,4 +542,43 @@ export function aggregatedRules(role: Role, all: Role[]): PolicyRule[] {
     }
   }
   return out;
+}
+
+/**
+ * What the user lacks of `rules`, as the reference reports an escalation: each rule broken into
+ * single-verb parts (one group × resource × verb × name, or one URL × verb), the parts no held
+ * rule covers kept, and those naming one group, one resource and at most one name merged back
+ * into one rule per (group, resource, name) with their verbs in order.
+ */
+export function missingRights(authorizer: RbacAuthorizer, user: UserInfo, namespace: string | undefined, rules: PolicyRule[]): PolicyRule[] {
+  const missing: PolicyRule[] = [];
+  for (const rule of rules) {
+    for (const group of rule.apiGroups ?? [])
+      for (const resource of rule.resources ?? [])
+        for (const verb of rule.verbs ?? []) {
+          const names = rule.resourceNames?.length ? rule.resourceNames : [undefined];
+          for (const name of names) {
+            const part: PolicyRule = { verbs: [verb], apiGroups: [group], resources: [resource], ...(name !== undefined ? { resourceNames: [name] } : {}) };
+            if (!authorizer.covers(user, namespace, part)) missing.push(part);
+          }
+        }
+    for (const url of rule.nonResourceURLs ?? [])
+      for (const verb of rule.verbs ?? []) {
+        const part: PolicyRule = { verbs: [verb], nonResourceURLs: [url] };
+        if (!authorizer.covers(user, namespace, part)) missing.push(part);
+      }
+  }
+  const merged = new Map<string, PolicyRule>();
+  const rest: PolicyRule[] = [];
+  for (const part of missing) {
+    if (part.nonResourceURLs) {
+      rest.push(part);
+      continue;
+    }
+    const key = JSON.stringify([part.apiGroups, part.resources, part.resourceNames ?? null]);
+    const into = merged.get(key);
+    if (into) into.verbs.push(...part.verbs);
+    else merged.set(key, { ...part, verbs: [...part.verbs] });
+  }
+  return [...rest, ...merged.values()];
 }

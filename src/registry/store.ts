@@ -423,8 +423,9 @@ export class Registry {
         // The reference answers with the stored object decoded again, defaults and all: what the
         // preparation reset (status) or added (a Job's template labels) is defaulted once more.
         this.applyDefaults(info, obj);
-        this.validate(info, obj);
+        // The escalation check comes before validation, as the reference's RBAC storage runs it.
         ctx.admit?.(obj, namespace);
+        this.validate(info, obj);
         await admission?.validate(obj, undefined);
         const stored = this.toVersion(storeInfo, obj);
         const name = String(m['name']);
@@ -561,9 +562,9 @@ export class Registry {
       if (info.tracksGeneration && (!jsonEqual(specOf(next), specOf(current)) || hooks.generationChange?.(next, current))) {
         meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
       }
+      ctx.admit?.(next, namespace);
       const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...(hooks.validateUpdate?.(next, current, info.version, subresource) ?? [])];
       if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
-      ctx.admit?.(next, namespace);
     }
     await admission?.validate(next, current);
     metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { authenticator, credentialsFromRequest, loadTokenFile } from '../auth/authenticators.js';
 import { alwaysAllow, Guard, withMasters } from '../auth/guard.js';
-import { RbacAuthorizer, uncoveredRules, type PolicyRule, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
+import { missingRights, RbacAuthorizer, type PolicyRule, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
 import { StatusError } from '../errors.js';
 import { TokenIssuer } from '../auth/tokens.js';
 import type { Authorizer, RequestCredentials } from '../auth/types.js';
@@ -54,16 +54,32 @@ function rbacSource(informers: { clusterRoles: Informer; roles: Informer; cluste
 
 const GROUP = 'rbac.authorization.k8s.io';
 
-/** Go's %+v of a rule, as the reference lists the permissions an escalation lacks. */
+/** The reference's compact form of a rule (its CompactString): the non-empty lists, each as Go's %q. */
 function describeRule(r: PolicyRule): string {
-  const list = (xs: string[] | undefined) => `[${(xs ?? []).map((x) => JSON.stringify(x)).join(' ')}]`;
+  const list = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
   const parts: string[] = [];
   if (r.apiGroups?.length) parts.push(`APIGroups:${list(r.apiGroups)}`);
   if (r.resources?.length) parts.push(`Resources:${list(r.resources)}`);
-  if (r.resourceNames?.length) parts.push(`ResourceNames:${list(r.resourceNames)}`);
   if (r.nonResourceURLs?.length) parts.push(`NonResourceURLs:${list(r.nonResourceURLs)}`);
-  parts.push(`Verbs:${list(r.verbs)}`);
+  if (r.resourceNames?.length) parts.push(`ResourceNames:${list(r.resourceNames)}`);
+  if (r.verbs?.length) parts.push(`Verbs:${list(r.verbs)}`);
   return `{${parts.join(', ')}}`;
+}
+
+/** The rules as a list of objects with string lists; anything else is left to validation (which runs after this check). */
+function wellFormedRules(value: unknown): PolicyRule[] {
+  if (!Array.isArray(value)) return [];
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+  return value
+    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r))
+    .map((r) => {
+      const rule: PolicyRule = { verbs: strings(r['verbs']) ?? [] };
+      for (const key of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
+        const list = strings(r[key]);
+        if (list) rule[key] = list;
+      }
+      return rule;
+    });
 }
 
 /**
@@ -72,7 +88,7 @@ function describeRule(r: PolicyRule): string {
  * its writer holds (unless allowed to `bind` it).
  */
 function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
-  return (user: UserInfo, info: { group: string; resource: string }, obj: Record<string, unknown>, namespace: string | undefined): void => {
+  return (user: UserInfo, info: { group: string; resource: string }, obj: Record<string, unknown>, namespace: string | undefined, pathName: string | undefined): void => {
     if (info.group !== GROUP) return;
     const meta = (obj['metadata'] ?? {}) as { name?: string };
     const name = meta.name ?? '';
@@ -80,22 +96,25 @@ function escalationCheck(rbac: RbacAuthorizer, authorizer: Authorizer) {
       authorizer.authorize({ user, verb, resourceRequest: true, apiGroup: GROUP, resource, name: roleName, ...(ns ? { namespace: ns } : {}) }).allowed;
     let rules: PolicyRule[];
     if (info.resource === 'roles' || info.resource === 'clusterroles') {
-      if (allowedTo('escalate', info.resource, name, namespace)) return;
-      rules = (obj['rules'] as PolicyRule[] | null | undefined) ?? [];
+      // As the reference, `escalate` is asked about the request's name: none on a create.
+      if (allowedTo('escalate', info.resource, pathName ?? '', namespace)) return;
+      rules = wellFormedRules(obj['rules']);
     } else if (info.resource === 'rolebindings' || info.resource === 'clusterrolebindings') {
       const ref = (obj['roleRef'] ?? {}) as { kind?: string; name?: string };
       const refResource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
       if (allowedTo('bind', refResource, ref.name ?? '', ref.kind === 'Role' ? namespace : namespace)) return;
       const source = ref.kind === 'Role' ? rbac.source.roles().filter((r) => r.metadata.namespace === namespace) : rbac.source.clusterRoles();
       const role = source.find((r) => r.metadata.name === ref.name);
-      rules = role?.rules ?? [];
+      rules = wellFormedRules(role?.rules);
     } else {
       return;
     }
-    const missing = uncoveredRules(rbac, user, namespace, rules);
+    const missing = missingRights(rbac, user, namespace, rules);
     if (missing.length === 0) return;
+    // One line per missing right, sorted and without repeats, as the reference lists them.
+    const lines = [...new Set(missing.map(describeRule))].sort();
     const groups = user.groups.map((g) => JSON.stringify(g)).join(' ');
-    const message = `${info.resource}.${GROUP} "${name}" is forbidden: user "${user.name}" (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${missing.map(describeRule).join('\n')}`;
+    const message = `${info.resource}.${GROUP} "${name}" is forbidden: user "${user.name}" (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
     throw new StatusError(403, 'Forbidden', message, { name, group: GROUP, kind: info.resource });
   };
 }

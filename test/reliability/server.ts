@@ -1,7 +1,7 @@
 // The server a probe runs against: the real capstan command in its own process (HTTPS, HTTP/2
 // and HTTP/1.1, as users run it), on a data folder that outlives kill -9 and restarts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubeconfigTls, repoRoot, type ClientTls } from '../helpers.js';
@@ -18,6 +18,12 @@ export interface ProbeServer {
   stderr(): string;
   /** Resident set of the server process (bytes). */
   rss(): number;
+  /** The highest resident set since the last resetPeak (bytes). */
+  peakRss(): number;
+  /** Starts a new peak: Linux's clear_refs "5" resets VmHWM to the current resident set. */
+  resetPeak(): void;
+  /** Whether the process is still running. */
+  alive(): boolean;
   /** SIGKILL, no goodbye; resolves once the process is gone. */
   kill9(): Promise<void>;
   /** SIGTERM (SIGKILL after 10 s); the data folder stays. */
@@ -60,6 +66,9 @@ export async function startProbeServer(dataDir: string, extra: string[] = []): P
     admin: kubeconfigTls(kubeconfig),
     stderr: () => stderr,
     rss: () => memoryOf(child.pid!).rss,
+    peakRss: () => memoryOf(child.pid!).hwm,
+    resetPeak: () => writeFileSync(`/proc/${child.pid!}/clear_refs`, '5'),
+    alive: () => !gone(),
     async kill9() {
       if (!gone()) child.kill('SIGKILL');
       await exited;

@@ -15,7 +15,8 @@ import { fieldManagerOf } from '../options.js';
 /** What the handlers need of the security layer: RBAC's privilege-escalation prevention. */
 export interface SecurityContext {
   /** Refuses (403) a write of a role or binding granting more than its writer holds; a no-op for other resources. */
-  escalationCheck?: (user: UserInfo, info: ResourceInfo, obj: JsonObject, namespace: string | undefined) => void;
+  /** `pathName`: the name in the request's path (none for a create), which the `escalate` check asks about. */
+  escalationCheck?: (user: UserInfo, info: ResourceInfo, obj: JsonObject, namespace: string | undefined, pathName: string | undefined) => void;
 }
 
 export interface Scope {
@@ -41,14 +42,14 @@ export type VerbHandler = (scope: Scope) => Promise<Answer>;
 
 /** The writer of a write: its field manager, options, user, admission and the escalation check. */
 export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
-  const { user, warnings, info } = scope;
+  const { user, warnings, info, request } = scope;
   const ctx: WriteContext = {
     manager: fieldManagerOf(options, scope.req.headers['user-agent']),
     dryRun: options.dryRun, user, warnings, options,
     admission: scope.admission?.for(user, warnings),
   };
   const check = scope.security.escalationCheck;
-  if (check) ctx.admit = (obj, namespace) => check(user, info, obj, namespace);
+  if (check) ctx.admit = (obj, namespace) => check(user, info, obj, namespace, request.name);
   return ctx;
 }
 
