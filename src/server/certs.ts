@@ -326,7 +326,7 @@ function subjectIs(cert: X509Certificate, cn: string, o: string): boolean {
  * a serving certificate signed by it for localhost, 127.0.0.1, ::1, the host name, extraNames
  * and the in-cluster names (kubernetes, kubernetes.default, …svc, …svc.cluster.local,
  * 10.96.0.1), an admin client certificate (CN=kubernetes-admin, O=system:masters), and the
- * service-account signing key pair. Keys are written with mode 0600, certificates 0644.
+ * service-account signing key pair. Every file is written with mode 0600 (certificates too: the data dir is private, issue 14).
  *
  * Idempotent: files that are present and valid are returned byte for byte. A leaf that is
  * missing, unreadable, expiring within a day, not issued by the CA, not matching its key, or
@@ -359,7 +359,7 @@ export async function ensureServingMaterial(certDir: string, extraNames: string[
   } else {
     const ca = await createCa();
     await writeAtomic(path('caKey'), ca.key, 0o600);
-    await writeAtomic(path('caCert'), ca.cert, 0o644);
+    await writeAtomic(path('caCert'), ca.cert, 0o600);
     material.caCert = ca.cert;
     material.caKey = ca.key;
     caCert = new X509Certificate(ca.cert);
@@ -380,7 +380,7 @@ export async function ensureServingMaterial(certDir: string, extraNames: string[
       days: LEAF_DAYS,
     });
     await writeAtomic(path('serverKey'), leaf.key, 0o600);
-    await writeAtomic(path('serverCert'), leaf.cert, 0o644);
+    await writeAtomic(path('serverCert'), leaf.cert, 0o600);
     material.serverCert = leaf.cert;
     material.serverKey = leaf.key;
   }
@@ -397,7 +397,7 @@ export async function ensureServingMaterial(certDir: string, extraNames: string[
       days: LEAF_DAYS,
     });
     await writeAtomic(path('adminKey'), leaf.key, 0o600);
-    await writeAtomic(path('adminCert'), leaf.cert, 0o644);
+    await writeAtomic(path('adminCert'), leaf.cert, 0o600);
     material.adminCert = leaf.cert;
     material.adminKey = leaf.key;
   }
@@ -418,13 +418,13 @@ export async function ensureServingMaterial(certDir: string, extraNames: string[
     if (pubMatches) {
       material.serviceAccountPublicKey = saPubPem;
     } else {
-      await writeAtomic(path('serviceAccountPublicKey'), derived, 0o644);
+      await writeAtomic(path('serviceAccountPublicKey'), derived, 0o600);
       material.serviceAccountPublicKey = derived;
     }
   } else {
     const key = await generateEcKey();
     await writeAtomic(path('serviceAccountKey'), key.privatePem, 0o600);
-    await writeAtomic(path('serviceAccountPublicKey'), key.publicPem, 0o644);
+    await writeAtomic(path('serviceAccountPublicKey'), key.publicPem, 0o600);
     material.serviceAccountKey = key.privatePem;
     material.serviceAccountPublicKey = key.publicPem;
   }
