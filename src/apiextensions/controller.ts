@@ -8,7 +8,7 @@
 // share the storage (HA); one server establishes at once.
 import { StatusError } from '../errors.js';
 import { type JsonObject, jsonEqual } from '../json.js';
-import type { ObjectVersion, Subscription } from '../registry/informers.js';
+import type { Informer, ObjectVersion, Subscription } from '../registry/informers.js';
 import { metadataOf } from '../registry/objects.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import type { Registry, WriteContext } from '../registry/store.js';
@@ -16,7 +16,7 @@ import {
   approvalState, CLEANUP_FINALIZER, type Condition, conditionsOf, CRD_GROUP, CRD_RESOURCE, crdName, findCondition, finalizersOf, groupOf,
   isConditionTrue, isProtectedGroup, namesOf, removeCondition, sameCondition, setCondition, specOfCrd, statusOfCrd, versionsOf,
 } from './crd-object.js';
-import { customResourceDefinitionFor, servingKey } from './custom-resources.js';
+import { customResourceDefinitionFor, isServed, servingKey } from './custom-resources.js';
 import type { CrdSchemaEngine } from './schema-engine.js';
 
 /** The reference's apiextensions controllers write as the apiserver itself. */
@@ -31,6 +31,8 @@ export class CrdController {
   /** Per CRD name: the work queued for it (one at a time per CRD). */
   private readonly queues = new Map<string, Promise<void>>();
   private stopped = false;
+  /** Per CRD name: its schemas (as JSON) at its last structural check, and that check's problems. */
+  private readonly structuralProblems = new Map<string, { key: string; problems: string[] }>();
 
   constructor(private readonly registry: Registry, private readonly engine: CrdSchemaEngine) {}
 
@@ -82,10 +84,8 @@ export class CrdController {
       this.served.delete(name);
     }
     // Its names are free: the other CRDs of its group may now have theirs accepted.
-    const group = groupOf(o.object);
-    void this.registry.informer(this.crdInfo).then((informer) => {
-      for (const crd of informer.list()) if (groupOf(crd) === group && crdName(crd) !== name) this.enqueueName(crdName(crd));
-    });
+    this.structuralProblems.delete(name);
+    this.requeueWaitingForNames(groupOf(o.object), name);
   }
 
   private enqueueName(name: string): void {
@@ -115,9 +115,34 @@ export class CrdController {
   }
 
   private requeueGroup(crd: JsonObject): void {
+    this.requeueWaitingForNames(groupOf(crd), crdName(crd));
+  }
+
+  /**
+   * Queues the other CRDs of `group` whose names a freed name may let through: a CRD with every
+   * name accepted never looks at the others again (see computeStatus), so it is left alone — else
+   * each new CRD of a group would resync every other one of it.
+   */
+  private requeueWaitingForNames(group: string, except: string): void {
     void this.registry.informer(this.crdInfo).then((informer) => {
-      for (const other of informer.list()) if (groupOf(other) === groupOf(crd) && crdName(other) !== crdName(crd)) this.enqueueName(crdName(other));
+      for (const other of this.othersOfGroup(informer, group, except)) if (this.needsNames(other)) this.enqueueName(crdName(other));
     });
+  }
+
+  /** The CRDs of `group` but `except`; only those are decoded (a CRD's name is `<plural>.<group>`, a plural has no dot). */
+  private othersOfGroup(informer: Informer, group: string, except: string): JsonObject[] {
+    const out: JsonObject[] = [];
+    for (const n of informer.names()) {
+      if (n === except || n.slice(n.indexOf('.') + 1) !== group) continue;
+      const crd = informer.get(undefined, n);
+      if (crd && groupOf(crd) === group) out.push(crd);
+    }
+    return out;
+  }
+
+  /** Whether computeStatus would (re)consider the CRD's names against the others of its group. */
+  private needsNames(crd: JsonObject): boolean {
+    return !jsonEqual(namesOf(specOfCrd(crd)['names']), namesOf(statusOfCrd(crd)['acceptedNames'])) || !findCondition(crd, 'NamesAccepted');
   }
 
   /** Adds, changes or removes the CRD's resource definition as the CRD now says. */
@@ -125,6 +150,8 @@ export class CrdController {
     const name = crdName(crd);
     const entry = this.served.get(name);
     const key = servingKey(crd);
+    // Unchanged: not rebuilt (compiling the schemas is the dear part of a sync).
+    if (entry?.key === key && isServed(crd)) return;
     const definition = customResourceDefinitionFor(crd, this.engine);
     if (!definition) {
       if (entry) {
@@ -144,17 +171,17 @@ export class CrdController {
 
   /** Names, NamesAccepted, Established, NonStructuralSchema and the API approval condition, in place. */
   private async computeStatus(crd: JsonObject): Promise<void> {
-    const informer = await this.registry.informer(this.crdInfo);
-    const others = informer.list().filter((o) => groupOf(o) === groupOf(crd) && crdName(o) !== crdName(crd));
-    const resources = new Set<string>();
-    const kinds = new Set<string>();
-    for (const o of others) {
-      const n = namesOf(statusOfCrd(o)['acceptedNames']);
-      for (const r of [n.plural, n.singular, ...n.shortNames]) resources.add(r);
-      kinds.add(n.kind).add(n.listKind);
+    if (this.needsNames(crd)) {
+      const informer = await this.registry.informer(this.crdInfo);
+      const resources = new Set<string>();
+      const kinds = new Set<string>();
+      for (const o of this.othersOfGroup(informer, groupOf(crd), crdName(crd))) {
+        const n = namesOf(statusOfCrd(o)['acceptedNames']);
+        for (const r of [n.plural, n.singular, ...n.shortNames]) resources.add(r);
+        kinds.add(n.kind).add(n.listKind);
+      }
+      this.acceptNames(crd, resources, kinds);
     }
-    const status = statusOfCrd(crd);
-    if (!jsonEqual(namesOf(specOfCrd(crd)['names']), namesOf(status['acceptedNames'])) || !findCondition(crd, 'NamesAccepted')) this.acceptNames(crd, resources, kinds);
     if (isConditionTrue(crd, 'NamesAccepted') && !isConditionTrue(crd, 'Established')) {
       setCondition(crd, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
     }
@@ -198,7 +225,14 @@ export class CrdController {
   }
 
   private checkStructural(crd: JsonObject): void {
-    const problems = versionsOf(crd).flatMap((v, i) => (v.schema ? this.engine.nonStructural(v.schema, `spec.versions[${i}].schema.openAPIV3Schema`) : []));
+    const versions = versionsOf(crd);
+    // The same schemas as at the CRD's last sync (a status write, a requeue): the same answer.
+    const schemasKey = JSON.stringify(versions.map((v) => v.schema ?? null));
+    const known = this.structuralProblems.get(crdName(crd));
+    const problems = known?.key === schemasKey
+      ? known.problems
+      : versions.flatMap((v, i) => (v.schema ? this.engine.nonStructural(v.schema, `spec.versions[${i}].schema.openAPIV3Schema`) : []));
+    this.structuralProblems.set(crdName(crd), { key: schemasKey, problems });
     if (problems.length === 0) {
       if (findCondition(crd, 'NonStructuralSchema')) removeCondition(crd, 'NonStructuralSchema');
       return;

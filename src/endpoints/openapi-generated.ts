@@ -98,30 +98,54 @@ function schemasOf(def: ResourceDefinition, version: string, ref: (name: string)
 }
 
 function paths(definitions: readonly ResourceDefinition[], only: { group: string; version: string } | undefined, v3: boolean): { paths: JsonObject; schemas: Record<string, JsonObject> } {
-  const ref = (name: string) => (v3 ? `#/components/schemas/${name}` : `#/definitions/${name}`);
   const out: JsonObject = {};
   const schemas: Record<string, JsonObject> = {};
   for (const def of definitions) {
     for (const v of def.versions) {
       if (only && (only.group !== def.group || only.version !== v.version)) continue;
-      Object.assign(schemas, schemasOf(def, v.version, ref, v3));
-      const subresources = v.subresources.map((s) => s.name);
-      for (const { path, operations } of pathsOf(def, v.version, v.verbs, subresources)) {
-        const item: JsonObject = {};
-        for (const op of operations) {
-          const schema = { $ref: ref(op.returns) };
-          item[op.method] = {
-            operationId: operationId(def, v.version, op),
-            ...(v3 ? { responses: { '200': { description: 'OK', content: { 'application/json': { schema } } } } } : { produces: ['application/json', 'application/yaml'], responses: { '200': { description: 'OK', schema } } }),
-            'x-kubernetes-action': op.action,
-            'x-kubernetes-group-version-kind': { group: def.group, version: v.version, kind: def.kind },
-          };
-        }
-        out[path] = item;
-      }
+      const part = partOf(def, v, v3);
+      Object.assign(schemas, part.schemas);
+      Object.assign(out, part.paths);
     }
   }
   return { paths: out, schemas };
+}
+
+type Part = { paths: JsonObject; schemas: Record<string, JsonObject> };
+
+/**
+ * Each definition's paths and schemas per version and OpenAPI version, made once: a definition is
+ * replaced, never changed, and a document is remade whenever any definition changes (with many
+ * CRDs, remaking every one's part each time is most of the cost). Shared: never mutate a part.
+ */
+const parts = new WeakMap<ResourceDefinition, Map<string, Part>>();
+
+function partOf(def: ResourceDefinition, v: ResourceDefinition['versions'][number], v3: boolean): Part {
+  let byVersion = parts.get(def);
+  if (!byVersion) parts.set(def, (byVersion = new Map()));
+  const key = `${v3 ? 'v3' : 'v2'}/${v.version}`;
+  let part = byVersion.get(key);
+  if (!part) {
+    const ref = (name: string) => (v3 ? `#/components/schemas/${name}` : `#/definitions/${name}`);
+    const out: JsonObject = {};
+    const subresources = v.subresources.map((s) => s.name);
+    for (const { path, operations } of pathsOf(def, v.version, v.verbs, subresources)) {
+      const item: JsonObject = {};
+      for (const op of operations) {
+        const schema = { $ref: ref(op.returns) };
+        item[op.method] = {
+          operationId: operationId(def, v.version, op),
+          ...(v3 ? { responses: { '200': { description: 'OK', content: { 'application/json': { schema } } } } } : { produces: ['application/json', 'application/yaml'], responses: { '200': { description: 'OK', schema } } }),
+          'x-kubernetes-action': op.action,
+          'x-kubernetes-group-version-kind': { group: def.group, version: v.version, kind: def.kind },
+        };
+      }
+      out[path] = item;
+    }
+    part = { paths: out, schemas: schemasOf(def, v.version, ref, v3) };
+    byVersion.set(key, part);
+  }
+  return part;
 }
 
 /** The paths and definitions the v2 document gains from these resources. */

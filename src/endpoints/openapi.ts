@@ -46,6 +46,11 @@ function withEtag(body: Buffer): OpenApiDocumentBytes {
   return { body, etag: `"${createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase()}"` };
 }
 
+/** The same definitions (the very objects: a definition is replaced, never changed), in the same order. */
+function sameDefinitions(a: readonly ResourceDefinition[], b: readonly ResourceDefinition[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
 function v3Served(path: string, enabled: GroupVersionFilter): boolean {
   const m = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
   return !m || enabled(m[1]!, m[2]!);
@@ -99,8 +104,12 @@ export class OpenApi {
   private v2Protobuf?: { from: OpenApiDocumentBytes; body: Buffer };
   private v3Root?: Buffer;
   private readonly v3 = new Map<string, { file: string; doc?: OpenApiDocumentBytes }>();
-  /** The v3 documents made here, by name (`apis/{group}/{version}`), made on first request. */
-  private generated = new Map<string, OpenApiDocumentBytes>();
+  /**
+   * The v3 documents made here, by name (`apis/{group}/{version}`), made on first request, with the
+   * definitions each was made from: kept across changes of the set while those stay the same (the
+   * root names every document's hash, and remaking all of them at each new CRD is dear).
+   */
+  private generated = new Map<string, { doc: OpenApiDocumentBytes; from: readonly ResourceDefinition[] }>();
   private made?: Map<string, MadeV3>;
   private builtAt = -1;
 
@@ -118,7 +127,6 @@ export class OpenApi {
       this.builtAt = this.definitions.generation;
       this.v2 = undefined;
       this.v3Root = undefined;
-      this.generated = new Map();
       this.made = undefined;
     }
     return [...this.definitions.definitions()].filter((d) => !d.builtin);
@@ -145,6 +153,7 @@ export class OpenApi {
         }
       }
       this.made = made;
+      for (const path of this.generated.keys()) if (!made.has(path)) this.generated.delete(path);
     }
     return this.made;
   }
@@ -182,13 +191,13 @@ export class OpenApi {
     }
     const made = this.madeV3().get(path);
     if (!made) return undefined;
-    let doc = this.generated.get(path);
-    if (!doc) {
-      const document = made.from === 'v2' ? openApiV3DocumentOf(v3PathsFromV2(swaggerDocument().paths, path), {}) : openApiV3Document(this.runtime(), made.group, made.version);
-      document['info'] = { ...(document['info'] as JsonObject | undefined), version: this.infoVersion };
-      doc = madeV3Bytes(document);
-      this.generated.set(path, doc);
-    }
+    const from = made.from === 'v2' ? [] : this.runtime().filter((d) => d.group === made.group && d.versions.some((v) => v.version === made.version));
+    const known = this.generated.get(path);
+    if (known && sameDefinitions(known.from, from)) return known.doc;
+    const document = made.from === 'v2' ? openApiV3DocumentOf(v3PathsFromV2(swaggerDocument().paths, path), {}) : openApiV3Document(from, made.group, made.version);
+    document['info'] = { ...(document['info'] as JsonObject | undefined), version: this.infoVersion };
+    const doc = madeV3Bytes(document);
+    this.generated.set(path, { doc, from });
     return doc;
   }
 

@@ -203,6 +203,13 @@ export class Informer {
     return this.cacher.list({ prefix: namespace === undefined ? this.prefix : `${this.prefix}${namespace}/` }).items.map(decodeJson);
   }
 
+  /** The names of every object (of one namespace, when given), in key order, without decoding any. */
+  names(namespace?: string): string[] {
+    if (!this.cacher) return [];
+    const prefix = namespace === undefined ? this.prefix : `${this.prefix}${namespace}/`;
+    return this.cacher.snapshot(prefix).keys.map((k) => k.slice(prefix.length));
+  }
+
   /** A number that moves whenever any object changed (compare it for equality only). */
   changeNumber(): number {
     return this.cacher ? this.changeBase + this.cacher.lastChangeRevision() : this.stoppedChange;

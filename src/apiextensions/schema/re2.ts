@@ -11,6 +11,16 @@ export interface GoPattern {
 
 /** Compiles RE2 pattern `pattern`; throws, with Go's "error parsing regexp: …" message, when it cannot. */
 export function compileGoPattern(pattern: string): GoPattern {
-  const re = RE2JS.compile(pattern);
-  return { test: (text) => re.matcher(text).find() };
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) {
+    const re = RE2JS.compile(pattern);
+    compiled = { test: (text) => re.matcher(text).find() };
+    // Many CRDs share patterns and a CRD's schema is checked at each of its syncs: compile each once.
+    if (compiledPatterns.size >= MAX_COMPILED_PATTERNS) compiledPatterns.clear();
+    compiledPatterns.set(pattern, compiled);
+  }
+  return compiled;
 }
+
+const MAX_COMPILED_PATTERNS = 4096;
+const compiledPatterns = new Map<string, GoPattern>();
