@@ -1,7 +1,8 @@
 // The resource definition that serves a CustomResourceDefinition's custom resources: one per CRD,
 // with every served version under /apis/<group>/<version>, named by the CRD's accepted names, with
 // the subresources, printer columns and schema each version declares. Conversion between versions
-// is the `None` strategy's: the object unchanged but for apiVersion (set by the caller).
+// is the `None` strategy's (the object unchanged but for apiVersion, set by the caller), or the
+// CRD's conversion webhook's on every read and write (webhook-converter.ts).
 import { badRequest, internalError } from '../errors.js';
 import { type JsonObject, isObject, jsonEqual } from '../json.js';
 import { storageVersionHash, type ResourceDefinition, type ResourceHooks, type ScaleView, type SubresourceInfo, type VersionSpec } from '../registry/definitions.js';
@@ -11,6 +12,7 @@ import { type CrdVersion, type ScaleSpec, groupOf, isConditionTrue, isNamespaced
 import { parseJsonPath, valueAt } from './json-path.js';
 import { printerFor } from './printer-columns.js';
 import type { CrdSchemaEngine, CrdVersionSchema } from './schema-engine.js';
+import { convertByWebhook, webhookConversionOf } from './webhook-converter.js';
 
 const VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 /** A terminating CRD's resources can only be read and deleted. */
@@ -142,6 +144,18 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     },
     quota: objectCountEvaluator(group, names.plural),
   };
+  const webhook = webhookConversionOf(specOfCrd(crd));
+  if (webhook) {
+    // What the webhook answers is read as the target version: pruned to its schema, then defaulted
+    // as a `None` conversion's object is.
+    hooks.convertByCall = async (registry, obj, _from, to) => {
+      const out = await convertByWebhook(registry, webhook, obj, group ? `${group}/${to}` : to);
+      const schema = schemaOf(to);
+      schema.prune(out);
+      schema.default(out);
+      return out;
+    };
+  }
   const scale = served.find((v) => v.scale)?.scale;
   if (scale) hooks.scale = scaleView(scale);
   return {

@@ -111,6 +111,12 @@ export interface ResourceHooks extends Strategy {
   subresourceCreates?: Readonly<Record<string, CreateHook>>;
   /** Converts an object between two served versions (apiVersion is set by the caller). */
   convert?(obj: JsonObject, fromVersion: string, toVersion: string): JsonObject;
+  /**
+   * Converts an object between two versions by a call out (a CRD's conversion webhook), which the
+   * registry then uses instead of `convert` on every read and write; the answer carries its
+   * apiVersion. Throws ConversionFailure with the reference's words.
+   */
+  convertByCall?(registry: Registry, obj: JsonObject, fromVersion: string, toVersion: string): Promise<JsonObject>;
   table?: TablePrinter;
   /** Field selectors: the labels each version accepts and the fields they match. */
   selectableFields?: SelectableFieldSpec;
@@ -343,6 +349,9 @@ export class ResourceDefinitions {
     return [...this.byGroupResource.values()].map((e) => e.definition)[Symbol.iterator]();
   }
 }
+
+/** A conversion that could not be made (a webhook down or answering nonsense): the message is the reference's. */
+export class ConversionFailure extends Error {}
 
 /** An object of a resource in `fromVersion` as `info`'s version serves it (apiVersion set); the same object when already there. */
 export function inVersion(info: ResourceInfo, obj: JsonObject, fromVersion: string): JsonObject {

@@ -14,7 +14,7 @@ import {
 } from './readoptions.js';
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import type { Claim } from './strategies.js';
-import { inVersion, type DefinitionChange, type PartUpdate, type ResourceDefinitions, type ResourceInfo } from './definitions.js';
+import { ConversionFailure, inVersion, type DefinitionChange, type PartUpdate, type ResourceDefinitions, type ResourceInfo } from './definitions.js';
 import { Informer } from './informers.js';
 import { watchCache, type Watch, type WatchRequest, type WatchSink } from './watch.js';
 import { registerSchema, unregisterSchema } from '../api/schema.js';
@@ -278,13 +278,58 @@ export class Registry {
 
   async getObject(info: ResourceInfo, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
     const stored = await this.storage.get(objectKey(info, namespace, name));
-    return stored ? this.toVersion(info, decodeJson(stored.value)) : undefined;
+    return stored ? this.fromStorage(info, decodeJson(stored.value)) : undefined;
   }
 
-  /** Bytes of a stored object as the requested version serves them (the stored bytes when it is the storage version). */
-  private served(info: ResourceInfo, value: Buffer): Buffer {
+  /**
+   * Bytes of a stored object as the requested version serves them (the stored bytes when it is the
+   * storage version); later when the conversion calls out (a CRD's conversion webhook).
+   */
+  private served(info: ResourceInfo, value: Buffer): Buffer | Promise<Buffer> {
     if (this.storageInfo(info).version === info.version) return value;
-    return encodeJson(this.toVersion(info, decodeJson(value)));
+    if (!info.definition.hooks.convertByCall) return encodeJson(this.toVersion(info, decodeJson(value)));
+    return this.fromStorage(info, decodeJson(value)).then((obj) => encodeJson(obj));
+  }
+
+  /** Stored objects in the requested version; one conversion call at a time, as the reference decodes them. */
+  private async servedAll(info: ResourceInfo, values: Buffer[]): Promise<Buffer[]> {
+    const out: Buffer[] = [];
+    for (const value of values) out.push(await this.served(info, value));
+    return out;
+  }
+
+  /** An object in `info`'s version, converted by the resource's conversion (which may call out). */
+  private async converted(info: ResourceInfo, obj: JsonObject): Promise<JsonObject> {
+    const from = String(obj['apiVersion'] ?? '').split('/').pop()!;
+    const byCall = info.definition.hooks.convertByCall;
+    if (from === info.version || !byCall) return inVersion(info, obj, from);
+    return byCall(this, obj, from, info.version);
+  }
+
+  /**
+   * A stored object read in `info`'s version. A conversion that fails is the reference's 500: its
+   * storage decoder's error as is, with no reason.
+   */
+  private async fromStorage(info: ResourceInfo, obj: JsonObject): Promise<JsonObject> {
+    try {
+      return await this.converted(info, obj);
+    } catch (err) {
+      if (err instanceof ConversionFailure) throw new StatusError(500, undefined, err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * An object written in `info`'s version, in the storage version. A conversion that fails is the
+   * reference's 400: the request body could not be decoded into the storage version.
+   */
+  private async toStorage(info: ResourceInfo, storeInfo: ResourceInfo, obj: JsonObject): Promise<JsonObject> {
+    try {
+      return await this.converted(storeInfo, obj);
+    } catch (err) {
+      if (err instanceof ConversionFailure) throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${err.message}`);
+      throw err;
+    }
   }
 
   /** An object (as stored, or as an informer holds it) in `info`'s version; the same object when already there. */
@@ -336,7 +381,7 @@ export class Registry {
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
     const sameVersion = this.storageInfo(info).version === info.version;
-    return { metadata, items: sameVersion ? result.items : result.items.map((v) => this.served(info, v)) };
+    return { metadata, items: sameVersion ? result.items : await this.servedAll(info, result.items) };
   }
 
   // ---- writes ----
@@ -427,17 +472,17 @@ export class Registry {
         ctx.admit?.(obj, namespace);
         this.validate(info, obj);
         await admission?.validate(obj, undefined);
-        const stored = this.toVersion(storeInfo, obj);
+        const stored = await this.toStorage(info, storeInfo, obj);
         const name = String(m['name']);
         if (ctx.dryRun) {
           // Nothing is stored, so no revision exists: the answer carries none.
           if (await this.storage.get(objectKey(info, namespace, name))) throw alreadyExists(qr(info), name);
-          return { status: 201, body: this.served(info, encodeJson(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
+          return { status: 201, body: await this.served(info, encodeJson(canonical(stored, storeInfo.kind, storeInfo.apiVersion))) };
         }
         try {
           const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
           claim?.commit();
-          return { status: 201, body: this.served(info, result.value) };
+          return { status: 201, body: await this.served(info, result.value) };
         } catch (err) {
           if (err instanceof StorageError && err.code === 'KeyExists') {
             if (!explicitName && attempt + 1 < MAX_GENERATE_ATTEMPTS) continue;
@@ -484,7 +529,7 @@ export class Registry {
       // A resource defined at run time (a custom resource) may be stored under an older schema:
       // decoding gives it today's defaults, as the reference's decoder does.
       if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
-      const currentObj = this.toVersion(info, decoded);
+      const currentObj = await this.fromStorage(info, decoded);
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
@@ -493,18 +538,18 @@ export class Registry {
       try {
         const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
         // Nothing to store when only managedFields times would change: no write, no event, the stored object.
-        if (onlyManagedFieldsTimesDiffer(next, currentObj)) return { status: 200, body: this.served(info, current.value) };
+        if (onlyManagedFieldsTimesDiffer(next, currentObj)) return { status: 200, body: await this.served(info, current.value) };
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
-        const stored = this.toVersion(storeInfo, next);
-        if (ctx.dryRun) return { status: 200, body: this.served(info, encodeAt(stored, storeInfo, current.modRevision)) };
+        const stored = await this.toStorage(info, storeInfo, next);
+        if (ctx.dryRun) return { status: 200, body: await this.served(info, encodeAt(stored, storeInfo, current.modRevision)) };
         try {
           const result = finished
             ? await this.storage.delete(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev))
             : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
           for (const claim of claims) claim.commit();
           if (finished) await info.definition.hooks.afterDelete?.(this, decodeJson(result.value));
-          return { status: 200, body: this.served(info, result.value) };
+          return { status: 200, body: await this.served(info, result.value) };
         } catch (err) {
           if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
           if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
@@ -700,7 +745,7 @@ export class Registry {
         }
         strategy.prepareForDelete?.(obj);
         if (info.returnsDeletedObject || held) {
-          return { status: 200, body: this.served(info, encodeJson(canonical(obj, storeInfo.kind, storeInfo.apiVersion))) };
+          return { status: 200, body: await this.served(info, encodeJson(canonical(obj, storeInfo.kind, storeInfo.apiVersion))) };
         }
         return { status: 200, body: encodeJson(successStatus(info, name, String(meta['uid'] ?? ''))) };
       }
@@ -715,11 +760,11 @@ export class Registry {
           const updated = canonical(obj, storeInfo.kind, storeInfo.apiVersion);
           // A repeated delete that changes nothing writes nothing.
           if (jsonEqual(updated, canonical(decodeJson(current.value), storeInfo.kind, storeInfo.apiVersion))) {
-            return { status: options.orphanDependents === false ? 202 : 200, body: this.served(info, current.value) };
+            return { status: options.orphanDependents === false ? 202 : 200, body: await this.served(info, current.value) };
           }
           const result = await this.storage.update(key, current.modRevision, (rev) => encodeAt(updated, storeInfo, rev));
           // The reference answers 202 for a pending delete only when orphanDependents=false was asked.
-          return { status: options.orphanDependents === false ? 202 : 200, body: this.served(info, result.value) };
+          return { status: options.orphanDependents === false ? 202 : 200, body: await this.served(info, result.value) };
         }
         const result = await this.storage.delete(key, current.modRevision, (rev) => {
           if (strategy.prepareForDelete) {
@@ -729,7 +774,7 @@ export class Registry {
           return encodeAt(obj, storeInfo, rev);
         });
         await strategy.afterDelete?.(this, decodeJson(result.value));
-        if (info.returnsDeletedObject) return { status: 200, body: this.served(info, result.value) };
+        if (info.returnsDeletedObject) return { status: 200, body: await this.served(info, result.value) };
         return { status: 200, body: encodeJson(successStatus(info, name, String(meta['uid'] ?? ''))) };
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_CONFLICT_RETRIES) continue;
@@ -749,7 +794,7 @@ export class Registry {
       const meta = metadataOf(obj);
       try {
         const result = await this.delete(info, stringField(meta, 'namespace'), String(meta['name']), options);
-        deleted.push(info.returnsDeletedObject ? result.body : this.served(info, item.value));
+        deleted.push(info.returnsDeletedObject ? result.body : await this.served(info, item.value));
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;
         throw err;

@@ -64,10 +64,16 @@ export function firstBookmarkDelay(timeoutMs: number): number {
 }
 
 /**
+ * Stored bytes as the endpoint's version serves them: at once, or later when the conversion calls
+ * out (a conversion webhook); a failed conversion ends the watch, as the reference's encoder does.
+ */
+export type ServedBytes = (bytes: Buffer) => Buffer | Promise<Buffer>;
+
+/**
  * Watches the keys under `prefix` of a watch cache. `served` turns stored bytes into the bytes of
  * the endpoint's version (absent: the same version). Events may reach the sink before this returns.
  */
-export function watchCache(cacher: Cacher, prefix: string, request: WatchRequest, served: ((bytes: Buffer) => Buffer) | undefined, sink: WatchSink): Watch {
+export function watchCache(cacher: Cacher, prefix: string, request: WatchRequest, served: ServedBytes | undefined, sink: WatchSink): Watch {
   return new CacheWatch(cacher, prefix, request, served, sink);
 }
 
@@ -78,12 +84,14 @@ class CacheWatch implements Watch {
   private bookmarkTimer: unknown;
   private lastRevision: number;
   private done = false;
+  /** Events waiting for a conversion that calls out: they leave in order, after it. */
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly cacher: Cacher,
     private readonly prefix: string,
     private readonly request: WatchRequest,
-    private readonly served: ((bytes: Buffer) => Buffer) | undefined,
+    private readonly served: ServedBytes | undefined,
     private readonly sink: WatchSink,
   ) {
     this.timers = request.timers ?? NODE_TIMERS;
@@ -92,7 +100,7 @@ class CacheWatch implements Watch {
     if (requested === undefined || requested === 0) {
       const now = cacher.snapshot(prefix);
       from = now.revision;
-      for (const value of now.values) if (this.matches(value)) this.send(objectEvent('ADDED', this.servedBytes(value)));
+      for (const value of now.values) if (this.matches(value)) this.sendObject('ADDED', value);
     } else {
       from = requested;
     }
@@ -130,8 +138,24 @@ class CacheWatch implements Watch {
     if (!this.done) this.sink.event(e);
   }
 
-  private servedBytes(value: Buffer): Buffer {
-    return this.served ? this.served(value) : value;
+  /** An object event in the endpoint's version; after those still converting, in order. */
+  private sendObject(type: ObjectEvent['type'], stored: Buffer): void {
+    const bytes = this.served ? this.served(stored) : stored;
+    if (!this.pending && Buffer.isBuffer(bytes)) {
+      this.send(objectEvent(type, bytes));
+      return;
+    }
+    const converting = Promise.resolve(bytes);
+    // Handled here already: a failure must not count as unhandled while earlier events still wait.
+    converting.catch(() => undefined);
+    const next: Promise<void> = (this.pending ?? Promise.resolve())
+      .then(() => converting)
+      .then((converted) => this.send(objectEvent(type, converted)))
+      .catch(() => this.finish())
+      .finally(() => {
+        if (this.pending === next) this.pending = undefined;
+      });
+    this.pending = next;
   }
 
   private matches(value: Buffer | undefined): boolean {
@@ -145,18 +169,21 @@ class CacheWatch implements Watch {
     const now = e.type !== 'delete' && this.matches(e.value);
     const before = e.type === 'create' ? false : this.request.filter ? this.matches(e.prevValue) : true;
     if (e.type === 'delete') {
-      if (before) this.send(objectEvent('DELETED', this.servedBytes(e.value)));
+      if (before) this.sendObject('DELETED', e.value);
     } else if (now) {
-      this.send(objectEvent(before ? 'MODIFIED' : 'ADDED', this.servedBytes(e.value)));
+      this.sendObject(before ? 'MODIFIED' : 'ADDED', e.value);
     } else if (before) {
       // It left the selection: the reference sends its previous content at the new version.
-      this.send(objectEvent('DELETED', this.servedBytes(withResourceVersion(e.prevValue!, e.rev))));
+      this.sendObject('DELETED', withResourceVersion(e.prevValue!, e.rev));
     }
   }
 
   private scheduleBookmark(delay: number): void {
     this.bookmarkTimer = this.timers.setTimeout(() => {
-      this.send({ type: 'BOOKMARK', revision: Math.max(this.lastRevision, this.cacher.revision()) });
+      const bookmark = { type: 'BOOKMARK' as const, revision: Math.max(this.lastRevision, this.cacher.revision()) };
+      // Never ahead of the events it vouches for.
+      if (this.pending) void this.pending.then(() => this.send(bookmark));
+      else this.send(bookmark);
       this.scheduleBookmark(BOOKMARK_INTERVAL_MS);
     }, delay);
   }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes } from '../types.js';
 import { addWebhookAnnotations } from './annotations.js';
-import { CallFailure, postJson } from './client.js';
+import { admissionCall, CallFailure, postJson } from '../../registry/webhook-client.js';
 import { denial, dryRunUnsupported, WebhookCallError } from './errors.js';
 import { buildReview, reviewVersionOf, verifyResponse, type ReviewResponse, type ReviewVersion } from './review.js';
 import type { Invocation } from './rules.js';
@@ -34,7 +34,7 @@ export async function callWebhook(registry: Registry, attrs: AdmissionAttributes
   const review = buildReview(version, uid, invocation, objects, attrs);
   let answer: unknown;
   try {
-    answer = await postJson(registry, hook.clientConfig, Buffer.from(JSON.stringify(review)), hook.timeoutSeconds);
+    answer = await postJson(registry, hook.clientConfig, Buffer.from(JSON.stringify(review)), admissionCall(hook.timeoutSeconds));
   } catch (err) {
     if (err instanceof CallFailure) throw new WebhookCallError(hook.name, `failed to call webhook: ${err.message}`);
     throw err;

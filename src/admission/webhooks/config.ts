@@ -1,8 +1,11 @@
 // Webhook configurations (admissionregistration.k8s.io/v1 MutatingWebhookConfiguration and
 // ValidatingWebhookConfiguration) read into the records the dispatchers use, with the v1 defaults
 // filled in where a stored object lacks them.
+import { clientConfigFrom, type ClientConfig } from '../../registry/webhook-client.js';
 import { labelMatcher, type LabelMatcher } from './selector.js';
 import { type JsonObject, isObject } from '../../json.js';
+
+export type { ClientConfig, ServiceReference } from '../../registry/webhook-client.js';
 
 export interface Rule {
   operations: string[];
@@ -13,19 +16,6 @@ export interface Rule {
   scope: string;
 }
 
-export interface ServiceReference {
-  namespace: string;
-  name: string;
-  path?: string;
-  port: number;
-}
-
-export interface ClientConfig {
-  url?: string;
-  service?: ServiceReference;
-  /** PEM certificates to trust (decoded caBundle); the system's roots when absent. */
-  caBundle?: string;
-}
 
 export interface Webhook {
   /** Unique among the hooks of one kind: configuration, webhook name and position. */
@@ -48,7 +38,6 @@ export interface Webhook {
 
 const DEFAULT_TIMEOUT_SECONDS = 10;
 const MAX_TIMEOUT_SECONDS = 30;
-const DEFAULT_SERVICE_PORT = 443;
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -63,23 +52,6 @@ function ruleOf(raw: unknown): Rule {
     resources: strings(r['resources']),
     scope: typeof r['scope'] === 'string' ? r['scope'] : '*',
   };
-}
-
-function clientConfigOf(raw: unknown): ClientConfig {
-  const c = isObject(raw) ? raw : {};
-  const out: ClientConfig = {};
-  if (typeof c['url'] === 'string') out.url = c['url'];
-  if (isObject(c['service'])) {
-    const s = c['service'];
-    out.service = {
-      namespace: String(s['namespace'] ?? ''),
-      name: String(s['name'] ?? ''),
-      path: typeof s['path'] === 'string' ? s['path'] : undefined,
-      port: typeof s['port'] === 'number' ? s['port'] : DEFAULT_SERVICE_PORT,
-    };
-  }
-  if (typeof c['caBundle'] === 'string' && c['caBundle'] !== '') out.caBundle = Buffer.from(c['caBundle'], 'base64').toString('utf8');
-  return out;
 }
 
 function timeoutOf(v: unknown): number {
@@ -99,7 +71,7 @@ export function webhooksOf(configuration: JsonObject): Webhook[] {
       id: `${configurationName}/${name}/${index}`,
       configurationName,
       name,
-      clientConfig: clientConfigOf(w['clientConfig']),
+      clientConfig: clientConfigFrom(w['clientConfig']),
       rules: Array.isArray(w['rules']) ? w['rules'].map(ruleOf) : [],
       failurePolicy: w['failurePolicy'] === 'Ignore' ? 'Ignore' : 'Fail',
       matchPolicy: w['matchPolicy'] === 'Exact' ? 'Exact' : 'Equivalent',

@@ -10,7 +10,7 @@ import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 import { addAnnotation, failedOpenMutationKey, mutationKey, mutationValue, patchKey, patchValue } from './annotations.js';
 import { callWebhook } from './call.js';
-import { jsonErrorText } from './client.js';
+import { jsonErrorText } from '../../registry/webhook-client.js';
 import type { Webhook } from './config.js';
 import { WebhookCallError } from './errors.js';
 import { isWebhookConfiguration } from './exempt.js';

@@ -1,9 +1,15 @@
 // A webhook's service reference resolved to an address: the service's port (by number) and, through
 // its Endpoints (or, failing those, its EndpointSlices), a ready address serving that port's name.
 // There is no cluster network, so the service's own IP is never dialled.
-import type { Registry } from '../../registry/store.js';
-import type { ServiceReference } from './config.js';
-import { type JsonObject, isObject } from '../../json.js';
+import type { Registry } from './store.js';
+import { type JsonObject, isObject } from '../json.js';
+
+export interface ServiceReference {
+  namespace: string;
+  name: string;
+  path?: string;
+  port: number;
+}
 
 export interface Address {
   host: string;

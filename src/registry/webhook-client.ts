@@ -1,4 +1,4 @@
-// The HTTPS call to a webhook: POST of the review to clientConfig.url, or to a service reference
+// The HTTPS call to a webhook (admission and CRD conversion alike): POST of the review to clientConfig.url, or to a service reference
 // (https://<name>.<namespace>.svc:<port><path>, dialled at an endpoint's address, the certificate
 // checked for the service's DNS name), trusting caBundle. Failures read as the reference's client
 // reports them (`Post "https://…?timeout=10s": dial tcp …: connect: connection refused`).
@@ -6,9 +6,44 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
-import type { Registry } from '../../registry/store.js';
-import type { ClientConfig } from './config.js';
-import { ResolveError, resolveService, type Address } from './service.js';
+import { isObject } from '../json.js';
+import type { Registry } from './store.js';
+import { ResolveError, resolveService, type Address, type ServiceReference } from './webhook-service.js';
+
+export type { ServiceReference };
+
+/** Where a webhook is called: a URL, or a service reference; with the CA bundle to trust. */
+export interface ClientConfig {
+  url?: string;
+  service?: ServiceReference;
+  /** PEM certificates to trust (decoded caBundle); the system's roots when absent. */
+  caBundle?: string;
+}
+
+/** A webhook client config as stored (caBundle base64, service port defaulted to 443), read for calling. */
+export function clientConfigFrom(raw: unknown): ClientConfig {
+  const c = isObject(raw) ? raw : {};
+  const out: ClientConfig = {};
+  if (typeof c['url'] === 'string') out.url = c['url'];
+  if (isObject(c['service'])) {
+    const s = c['service'];
+    out.service = {
+      namespace: String(s['namespace'] ?? ''),
+      name: String(s['name'] ?? ''),
+      path: typeof s['path'] === 'string' ? s['path'] : undefined,
+      port: typeof s['port'] === 'number' ? s['port'] : 443,
+    };
+  }
+  if (typeof c['caBundle'] === 'string' && c['caBundle'] !== '') out.caBundle = Buffer.from(c['caBundle'], 'base64').toString('utf8');
+  return out;
+}
+
+/** How a call is made: its deadline, and whether the deadline is sent as `?timeout=` (admission's client does). */
+export interface CallOptions {
+  timeoutSeconds: number;
+  timeoutInQuery: boolean;
+  userAgent: string;
+}
 
 /** Connections are kept for the next call (the agent pools them per address, CA and server name). */
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -137,7 +172,7 @@ export function jsonErrorText(text: string): string {
   return 'unexpected end of JSON input';
 }
 
-function send(target: Target, address: Address, path: string, body: Buffer, ca: string | undefined, timeoutMs: number): Promise<IncomingMessage & { data: Buffer }> {
+function send(target: Target, address: Address, path: string, body: Buffer, ca: string | undefined, timeoutMs: number, userAgent: string): Promise<IncomingMessage & { data: Buffer }> {
   return new Promise((resolve, reject) => {
     const options = {
       host: address.host,
@@ -148,7 +183,7 @@ function send(target: Target, address: Address, path: string, body: Buffer, ca: 
         'Content-Type': 'application/json',
         Accept: 'application/json, */*',
         'Content-Length': String(body.length),
-        'User-Agent': 'kube-apiserver-admission',
+        'User-Agent': userAgent,
       },
       // No SNI for an IP address; the certificate is then checked for the IP.
       ...(target.secure ? { agent, ca, servername: isIP(target.servername) ? undefined : target.servername } : {}),
@@ -185,19 +220,25 @@ class DeadlineExceeded extends Error {
   }
 }
 
+/** Admission's calls: the hook's timeout, also sent as the `timeout` parameter. */
+export function admissionCall(timeoutSeconds: number): CallOptions {
+  return { timeoutSeconds, timeoutInQuery: true, userAgent: 'kube-apiserver-admission' };
+}
+
 /**
- * POSTs `body` to the webhook within `timeoutSeconds` (also sent as the `timeout` parameter) and
- * returns the parsed JSON answer; throws CallFailure with the reference client's text otherwise.
+ * POSTs `body` to the webhook within the call's deadline and returns the parsed JSON answer;
+ * throws CallFailure with the reference client's text otherwise.
  */
-export async function postJson(registry: Registry, config: ClientConfig, body: Buffer, timeoutSeconds: number): Promise<unknown> {
+export async function postJson(registry: Registry, config: ClientConfig, body: Buffer, call: CallOptions): Promise<unknown> {
   const target = targetOf(registry, config);
-  const path = `${target.path}?timeout=${timeoutSeconds}s`;
+  const { timeoutSeconds } = call;
+  const path = call.timeoutInQuery ? `${target.path}?timeout=${timeoutSeconds}s` : target.path;
   const shown = `Post ${goQuote(target.origin + path)}`;
   let address: Address | undefined;
   let res: IncomingMessage & { data: Buffer };
   try {
     address = await target.dial();
-    res = await send(target, address, path, body, config.caBundle, timeoutSeconds * 1000);
+    res = await send(target, address, path, body, config.caBundle, timeoutSeconds * 1000, call.userAgent);
   } catch (err) {
     if (err instanceof ResolveError || err instanceof DeadlineExceeded) throw new CallFailure(`${shown}: ${err.message}`);
     if (err instanceof CallFailure) throw err;
