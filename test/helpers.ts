@@ -1,7 +1,7 @@
 // Shared test helpers: the repo root, reference fixtures, an in-process server and a raw HTTP client.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,25 @@ export function kubeconfigTls(kubeconfigPath: string): ClientTls {
   return { ca: field('certificate-authority-data')!, cert: field('client-certificate-data'), key: field('client-key-data') };
 }
 
+/** A response read to its end: status, headers, text, and the text parsed as JSON when it is JSON. */
+export function readReply(res: IncomingMessage): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+    });
+  });
+}
+
 export function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; tls?: ClientTls } = {}): Promise<Reply> {
   const url = new URL(path, base);
   let payload: Buffer | undefined;
@@ -84,20 +103,7 @@ export function call(base: string, method: string, path: string, options: { body
   const headers: Record<string, string> = { Accept: 'application/json', ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}), ...options.headers };
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method, headers, ...(options.tls ?? {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    const req = send(url, { method, headers, ...(options.tls ?? {}) }, (res) => readReply(res).then(resolve, reject));
     req.on('error', reject);
     if (payload) req.write(payload);
     req.end();

@@ -5,27 +5,14 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, type Reply } from '../helpers.js';
+import { call, memoryServer, mustOk, readReply, type Reply } from '../helpers.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
 /** A request whose path goes out exactly as written (no client resolves its dot segments). */
 function rawPath(server: RunningServer, method: string, path: string, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, method, path, headers: { Accept: 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    const req = request({ host: '127.0.0.1', port: server.port, method, path, headers: { Accept: 'application/json', ...headers } }, (res) => readReply(res).then(resolve, reject));
     req.on('error', reject);
     req.end();
   });
