@@ -301,3 +301,15 @@ export function mib(bytes: number): string {
 export function sleep(msec: number): Promise<void> {
   return new Promise((r) => setTimeout(r, msec));
 }
+
+/** The next message a forked client process sends (its report); rejects if it exits first. */
+export function message<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`client process exited ${code}`));
+    child.once('exit', onExit);
+    child.once('message', (m) => {
+      child.off('exit', onExit);
+      resolve(m as T);
+    });
+  });
+}

@@ -12,11 +12,12 @@
 //    document again) and fresh (the first GET after a new CRD is served). Target <= 50 ms.
 // 4. RSS per CRD: after the 200 minus before, after a full GC in the server, / 200.
 import autocannon, { type Result } from 'autocannon';
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { request, type Agent } from 'node:http';
 import { join } from 'node:path';
 import {
   type Capstan, createMany, createNamespace, figure, here, http, keepAliveAgent, mib, ms, ok, profiled, quantile, sleep, startCapstan, status,
+  message,
 } from './common.js';
 import { GROUP, PLURAL, twinConfigMap, VERSION, widget, widgetCrd } from './crd-fixture.js';
 import type { ClientResult, WriteRecord } from './watch-client.js';
@@ -75,16 +76,6 @@ interface WatchFigures {
   exact: number;
 }
 
-function message<T>(child: ChildProcess): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`watch client exited ${code}`));
-    child.once('exit', onExit);
-    child.once('message', (m) => {
-      child.off('exit', onExit);
-      resolve(m as T);
-    });
-  });
-}
 
 /**
  * WATCHERS watches of `url` (one forked bench/watch-client.ts) while WATCH_RATE writes/s alternate

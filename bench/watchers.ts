@@ -8,7 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cpuMsOf, createNamespace, figure, here, http, keepAliveAgent, memoryOf, mib, ms, ok, profiled, quantile, sleep, startCapstan, status } from './common.js';
+import { cpuMsOf, createNamespace, figure, here, http, keepAliveAgent, memoryOf, message, mib, ms, ok, profiled, quantile, sleep, startCapstan, status } from './common.js';
 import type { ClientResult, WriteRecord } from './watch-client.js';
 
 const WATCHERS = Number(process.env['BENCH_WATCHERS'] ?? 1000);
@@ -56,16 +56,6 @@ function probeFsync(dir: string): { stop(): Promise<number[]> } {
   };
 }
 
-function message<T>(child: ChildProcess): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`watch client exited ${code}`));
-    child.once('exit', onExit);
-    child.once('message', (m) => {
-      child.off('exit', onExit);
-      resolve(m as T);
-    });
-  });
-}
 
 export async function watchers(): Promise<void> {
   const server = await startCapstan();
