@@ -9,6 +9,12 @@ export { OptionsError, parseDuration } from '../server/options.js';
 
 export interface CommandLine {
   options: Options;
+  /** The reference's flags (a dialect's) that were given and that capstan accepts with no effect, in order. */
+  unimplemented: string[];
+  /** The names of capstan's flags that were given. */
+  given: Set<string>;
+  /** The flags the dialect's caller reads itself, with their values (repeats joined by commas). */
+  handled: Map<string, string>;
   /** -h or --help: print the help and do nothing else. */
   help: boolean;
   /** --version: print the version and do nothing else. */
@@ -89,11 +95,19 @@ function checkTogether(o: Options): void {
 /** The command's own switches, beside the settings' flags. */
 const SWITCHES = [{ name: 'help', short: 'h' }, { name: 'version' }];
 
+/** Another program's command line read by the same parser (kube-apiserver's, for test environments). */
+export interface Dialect {
+  /** Every flag the program accepts: 'bool' may stand alone, 'value' takes one. */
+  flags: ReadonlyMap<string, 'bool' | 'value'>;
+  /** Its flags that capstan does not have but the caller interprets. */
+  handled: readonly string[];
+}
+
 /**
  * Reads argv as pflag does: `--flag value`, `--flag=value`, `-v 3`, `-v=3`; a switch alone or
  * with `=true|false`. An unknown flag, a missing value or an argument is an OptionsError naming it.
  */
-export function parseOptions(argv: string[]): CommandLine {
+export function parseOptions(argv: string[], dialect?: Dialect): CommandLine {
   const declared = flags();
   // Flags taking true or false may stand alone, meaning true (as pflag's).
   const takesBool = new Set(declared.filter(({ flag }) => flag.takes === 'bool').map(({ flag }) => flag.name));
@@ -102,10 +116,31 @@ export function parseOptions(argv: string[]): CommandLine {
   for (const { flag } of declared) config[flag.name] = { type: flag.takes ? 'string' : 'boolean', ...(flag.short ? { short: flag.short } : {}) };
   const { tokens } = parseArgs({ args: argv, options: config, strict: false, allowPositionals: true, tokens: true });
   const values = new Map<string, string>();
-  for (const token of tokens) {
+  const handled = new Map<string, string>();
+  const unimplemented: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
     if (token.kind === 'positional') throw new OptionsError(`unexpected argument "${token.value}": capstan takes flags only`);
     if (token.kind !== 'option') continue;
     const wanted = config[token.name];
+    const foreign = wanted ? undefined : dialect?.flags.get(token.name);
+    if (foreign) {
+      let value = token.value;
+      // "--flag value": a flag parseArgs does not know leaves its value as the next argument.
+      const next = tokens[i + 1];
+      if (value === undefined && foreign === 'value') {
+        if (next?.kind !== 'positional') throw new OptionsError(`flag needs an argument: ${token.rawName}`);
+        value = next.value;
+        i++;
+      }
+      value ??= 'true';
+      if (dialect!.handled.includes(token.name)) {
+        handled.set(token.name, handled.has(token.name) ? `${handled.get(token.name)},${value}` : value);
+      } else if (!unimplemented.includes(token.name)) {
+        unimplemented.push(token.name);
+      }
+      continue;
+    }
     if (!wanted) throw new OptionsError(`unknown flag: ${token.rawName}`);
     // -v=3: the short form keeps the "=".
     let value = token.value !== undefined && token.inlineValue && !token.rawName.startsWith('--') ? token.value.replace(/^=/, '') : token.value;
@@ -117,7 +152,9 @@ export function parseOptions(argv: string[]): CommandLine {
       value ??= 'true';
       if (value !== 'true' && value !== 'false') throw new OptionsError(`${token.rawName}: must be true or false, not "${value}"`);
     }
-    values.set(token.name, value!);
+    // Repeated list flags add up (pflag's string slices and arrays).
+    const listed = declared.find(({ flag }) => flag.name === token.name)?.flag.takes === 'strings' ? values.get(token.name) : undefined;
+    values.set(token.name, listed ? `${listed},${value!}` : value!);
   }
   const given: Record<string, unknown> = {};
   for (const { key, flag } of declared) {
@@ -126,5 +163,5 @@ export function parseOptions(argv: string[]): CommandLine {
   }
   const options = withDefaults(given as Partial<Options>);
   checkTogether(options);
-  return { options, help: values.get('help') === 'true', version: values.get('version') === 'true' };
+  return { options, given: new Set(values.keys()), unimplemented, handled, help: values.get('help') === 'true', version: values.get('version') === 'true' };
 }

@@ -1,7 +1,7 @@
 // The files the flags name (serving certificate and key, client CA, token file), read and checked
 // before anything starts, so that a wrong path or a bad file fails the start with one line naming
 // the flag and the file.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Options } from './options.js';
 
@@ -10,6 +10,8 @@ export interface ProvidedFiles {
   serving?: { cert: string; key: string };
   /** --client-ca-file, PEM. */
   clientCa?: string;
+  /** --service-account-signing-key-file (PEM private key) and its public key (SPKI PEM) found in --service-account-key-file. */
+  serviceAccount?: { key: string; publicKey: string; otherVerificationKeys: number };
 }
 
 const REASONS: Record<string, string> = {
@@ -33,7 +35,40 @@ function certificate(flag: string, path: string, pem: string): X509Certificate {
   }
 }
 
-export function readProvidedFiles(options: Pick<Options, 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCaFile' | 'tokenAuthFile'>): ProvidedFiles {
+/** The public keys in a PEM file of public keys, certificates and private keys (as the reference's --service-account-key-file). */
+function publicKeysIn(flag: string, path: string, pem: string): KeyObject[] {
+  const blocks = pem.match(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g) ?? [];
+  const keys: KeyObject[] = [];
+  for (const block of blocks) {
+    try {
+      if (block.includes('CERTIFICATE-----')) keys.push(new X509Certificate(block).publicKey);
+      else if (block.includes('PRIVATE KEY-----')) keys.push(createPublicKey(createPrivateKey(block)));
+      else if (block.includes('PUBLIC KEY-----')) keys.push(createPublicKey(block));
+    } catch {
+      throw new Error(`--${flag} ${path}: a PEM block could not be read`);
+    }
+  }
+  if (keys.length === 0) throw new Error(`--${flag} ${path}: no public key, certificate or private key in it`);
+  return keys;
+}
+
+function serviceAccountKeys(signingFile: string, keyFiles: string[]): NonNullable<ProvidedFiles['serviceAccount']> {
+  const key = read('service-account-signing-key-file', signingFile);
+  let signing: KeyObject;
+  try {
+    signing = createPublicKey(createPrivateKey(key));
+  } catch {
+    throw new Error(`--service-account-signing-key-file ${signingFile}: not a PEM private key`);
+  }
+  const verifying = keyFiles.flatMap((file) => publicKeysIn('service-account-key-file', file, read('service-account-key-file', file)));
+  if (keyFiles.length > 0 && !verifying.some((k) => k.equals(signing))) {
+    throw new Error(`--service-account-key-file: none of its keys is the public key of --service-account-signing-key-file ${signingFile}`);
+  }
+  const publicKey = signing.export({ type: 'spki', format: 'pem' }) as string;
+  return { key, publicKey, otherVerificationKeys: verifying.filter((k) => !k.equals(signing)).length };
+}
+
+export function readProvidedFiles(options: Pick<Options, 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCaFile' | 'tokenAuthFile' | 'serviceAccountSigningKeyFile' | 'serviceAccountKeyFiles'>): ProvidedFiles {
   const files: ProvidedFiles = {};
   if (options.tlsCertFile && options.tlsPrivateKeyFile) {
     const cert = read('tls-cert-file', options.tlsCertFile);
@@ -51,6 +86,11 @@ export function readProvidedFiles(options: Pick<Options, 'tlsCertFile' | 'tlsPri
   if (options.clientCaFile) {
     files.clientCa = read('client-ca-file', options.clientCaFile);
     certificate('client-ca-file', options.clientCaFile, files.clientCa);
+  }
+  if (options.serviceAccountSigningKeyFile) {
+    files.serviceAccount = serviceAccountKeys(options.serviceAccountSigningKeyFile, options.serviceAccountKeyFiles);
+  } else if (options.serviceAccountKeyFiles.length > 0) {
+    throw new Error('--service-account-key-file: capstan signs with its own key unless --service-account-signing-key-file is given too');
   }
   // Read again (and parsed) by the authenticator; here only whether it can be.
   if (options.tokenAuthFile) read('token-auth-file', options.tokenAuthFile);

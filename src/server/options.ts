@@ -2,6 +2,7 @@
 // sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
 // read off the table, so a new flag is one entry here.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../registry/allocators/service-allocation.js';
+import type { ServingMaterial } from './certs.js';
 import { checkCipherSuites, checkTlsVersion, TLS_VERSION_NAMES } from './tls-options.js';
 
 /** A flag value that cannot be used; the message names the flag. */
@@ -143,6 +144,22 @@ function httpsUrl(name: string, help: string, shownDefault: string): Setting<str
   return { default: undefined, flag: { name, takes: 'string', help, shownDefault, parse } };
 }
 
+/** The reference's --authorization-mode list, read as the one mode it amounts to here. */
+function authorizationModes(name: string, value: 'RBAC' | 'AlwaysAllow', help: string): Setting<'RBAC' | 'AlwaysAllow'> {
+  const known = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
+  const parse = (t: string): 'RBAC' | 'AlwaysAllow' => {
+    const modes = t.split(',').map((m) => m.trim()).filter(Boolean);
+    const unknown = modes.find((m) => !known.includes(m));
+    if (unknown !== undefined) throw new OptionsError(`--${name}: authorization-mode "${unknown}" is not a valid mode`);
+    const unsupported = modes.find((m) => m !== 'RBAC' && m !== 'AlwaysAllow' && m !== 'Node');
+    if (unsupported !== undefined) throw new OptionsError(`--${name}: capstan does not implement the ${unsupported} authorizer (RBAC, AlwaysAllow and Node beside RBAC are served)`);
+    if (modes.length === 0 || (!modes.includes('RBAC') && !modes.includes('AlwaysAllow'))) throw new OptionsError(`--${name}: must include RBAC or AlwaysAllow, not "${t}"`);
+    // Authorizers only allow: the list allows all when AlwaysAllow is in it, whatever its place.
+    return modes.includes('AlwaysAllow') ? 'AlwaysAllow' : 'RBAC';
+  };
+  return { default: value, flag: { name, takes: 'strings', help, parse } };
+}
+
 /** A setting with no flag. */
 const unflagged = <T>(value: T): Setting<T> => ({ default: value });
 
@@ -169,13 +186,17 @@ export const SETTINGS = {
   tokenAuthFile: optionalText('token-auth-file', 'static bearer tokens, one "token,user,uid,\\"group1,group2\\"" line each'),
   /** Anonymous requests as system:anonymous (as the reference). */
   anonymousAuth: boolean('anonymous-auth', true, 'serve requests without credentials as system:anonymous'),
-  authorizationMode: oneOf('authorization-mode', ['RBAC', 'AlwaysAllow'], 'RBAC', '"RBAC" or "AlwaysAllow"; system:masters is always allowed'),
+  authorizationMode: authorizationModes('authorization-mode', 'RBAC', 'RBAC or AlwaysAllow (comma-separated as the reference\'s list; Node is accepted beside RBAC and adds nothing, as no kubelet runs); system:masters is always allowed'),
   advertiseAddress: optionalText('advertise-address', 'the address clients are told to use (added to the serving certificate)'),
   /** Names the serving certificate carries beyond the loopback ones, the host name and the addresses served. */
   extraServingNames: list('apiserver-cert-extra-sans', 'more host names and IP addresses (comma-separated) for the serving certificate, as kubeadm\'s flag'),
   /** The issuer (iss) of service-account tokens, also the default API audience (as the reference's --api-audiences). */
   serviceAccountIssuer: issuerUrl('service-account-issuer', 'https://kubernetes.default.svc.cluster.local', 'the issuer of service-account tokens, served at /.well-known/openid-configuration when it is an https URL'),
   /** Where relying parties fetch the signing keys; https://<advertise address>:<port>/openid/v1/jwks when absent. */
+  /** PEM private key (RSA or ECDSA) service-account tokens are signed with; capstan's own (in --cert-dir) when absent. */
+  serviceAccountSigningKeyFile: optionalText('service-account-signing-key-file', 'the private key service-account tokens are signed with (its own key in --cert-dir when not given)'),
+  /** PEM files (public keys, certificates or private keys) tokens are verified with; the signing key's must be among them. */
+  serviceAccountKeyFiles: list('service-account-key-file', 'PEM public keys, certificates or private keys that verify service-account tokens; must hold the signing key\'s (may be repeated)'),
   serviceAccountJwksUri: httpsUrl('service-account-jwks-uri', 'the jwks_uri of /.well-known/openid-configuration', '"https://<advertise-address>:<secure-port>/openid/v1/jwks"'),
   /** Admission plugins beyond the defaults, and those turned off. */
   enableAdmissionPlugins: list('enable-admission-plugins', 'admission plugins (comma-separated) to turn on beyond the defaults'),
@@ -192,6 +213,8 @@ export const SETTINGS = {
   verbosity: level('v', 'v', 'log level: 0 logs the start and errors, 3 and up one line per request'),
   /** Where the request log's lines go; stderr when absent (tests and embedders collect them). */
   requestLogWriter: unflagged<((line: string) => void) | undefined>(undefined),
+  /** TLS material to use as it is instead of --cert-dir's (embedders starting many servers share one). */
+  servingMaterial: unflagged<ServingMaterial | undefined>(undefined),
   /** Run the controllers that give every namespace its default objects (tests that count revisions turn it off). */
   namespaceDefaults: unflagged(true),
   /** Run the garbage collector (its own tests run theirs). */

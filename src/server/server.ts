@@ -94,7 +94,11 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   await hooks.run('caches');
   if (!options.insecure) {
     const names = requestedServingNames({ advertiseAddress: options.advertiseAddress, bindAddress: options.bindAddress, extraNames: options.extraServingNames });
-    ctx.material = await ensureServingMaterial(options.certDir ?? `${options.dataDir}/pki`, names);
+    const own = options.servingMaterial ?? await ensureServingMaterial(options.certDir ?? `${options.dataDir}/pki`, names);
+    // Tokens are signed with the operator's key when one is given (envtest gives its own).
+    const sa = provided.serviceAccount;
+    ctx.material = sa ? { ...own, serviceAccountKey: sa.key, serviceAccountPublicKey: sa.publicKey } : own;
+    if (sa?.otherVerificationKeys) process.stderr.write(`note: --service-account-key-file: ${sa.otherVerificationKeys} key(s) besides the signing key's are not used (capstan verifies tokens it signed)\n`);
   }
   const material = ctx.material;
   const { security, issuer } = await buildSecurity(registry, {

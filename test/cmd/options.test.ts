@@ -23,6 +23,9 @@ describe('command-line options', () => {
     assert.deepEqual(o, {
       help: false,
       version: false,
+      given: new Set(['bind-address', 'secure-port', 'data-dir', 'storage', 'watch-history-window']),
+      unimplemented: [],
+      handled: new Map(),
       options: {
         bindAddress: '0.0.0.0', port: 0, dataDir: '/tmp/x', storage: 'memory', historyWindowMs: 90_000, insecure: false,
         certDir: undefined, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFile: undefined, tokenAuthFile: undefined,
@@ -31,6 +34,7 @@ describe('command-line options', () => {
         enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true,
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined,
+        serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
       },
     });
     const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;
@@ -53,6 +57,29 @@ describe('command-line options', () => {
     assert.throws(() => parseOptions(['--tls-cert-file', 'a.crt']), /go together/);
     assert.throws(() => parseOptions(['--service-cluster-ip-range', '10.0.0.0/8']), /specified --service-cluster-ip-range is too large/);
     assert.throws(() => parseOptions(['--service-node-port-range', '32767-30000']), /end port cannot be less than start port/);
+  });
+
+  it('reads the reference\'s --authorization-mode lists, refusing the authorizers capstan lacks', () => {
+    assert.equal(parseOptions(['--authorization-mode=Node,RBAC']).options.authorizationMode, 'RBAC');
+    assert.equal(parseOptions(['--authorization-mode=RBAC,AlwaysAllow']).options.authorizationMode, 'AlwaysAllow');
+    assert.throws(() => parseOptions(['--authorization-mode=Node']), /must include RBAC or AlwaysAllow/);
+    assert.throws(() => parseOptions(['--authorization-mode=RBAC,Webhook']), /does not implement the Webhook authorizer/);
+    assert.throws(() => parseOptions(['--authorization-mode=RBAC,Magic']), /"Magic" is not a valid mode/);
+  });
+
+  it('adds up repeated list flags, as pflag', () => {
+    const o = parseOptions(['--service-account-key-file=a.pem', '--service-account-key-file', 'b.pem,c.pem']).options;
+    assert.deepEqual(o.serviceAccountKeyFiles, ['a.pem', 'b.pem', 'c.pem']);
+  });
+
+  it('in a dialect: its flags are accepted (both spellings), the handled ones returned, the rest listed once', () => {
+    const dialect = { flags: new Map<string, 'bool' | 'value'>([['etcd-servers', 'value'], ['audit-log-path', 'value'], ['profiling', 'bool']]), handled: ['etcd-servers'] };
+    const c = parseOptions(['--etcd-servers', 'http://a:1', '--etcd-servers=http://b:2', '--audit-log-path', '/x', '--profiling', '--audit-log-path=/y', '--secure-port=0'], dialect);
+    assert.equal(c.handled.get('etcd-servers'), 'http://a:1,http://b:2');
+    assert.deepEqual(c.unimplemented, ['audit-log-path', 'profiling']);
+    assert.equal(c.options.port, 0);
+    assert.throws(() => parseOptions(['--no-such-flag'], dialect), /unknown flag: --no-such-flag/);
+    assert.throws(() => parseOptions(['--audit-log-path'], dialect), /flag needs an argument: --audit-log-path/);
   });
 
   it('lists every flag in --help, with its default', () => {

@@ -1,0 +1,105 @@
+// Starting a server from a command (capstan, and kube-apiserver for test environments): the private
+// data folder and its lock, the server, the admin kubeconfig, and a clean stop on SIGINT/SIGTERM.
+import { rmSync, writeFileSync } from 'node:fs';
+import type { ServingMaterial } from '../server/certs.js';
+import type { Options } from '../server/options.js';
+import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
+import { makeDataDirPrivate, tightenedWarning } from './private-data-dir.js';
+
+const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+
+/** An admin kubeconfig: trusts capstan's CA (or the given serving CA) and authenticates with a system:masters client certificate. */
+export function adminKubeconfig(server: string, material: ServingMaterial | undefined): string {
+  const cluster = material
+    ? `    server: ${server}\n    certificate-authority-data: ${b64(material.caCert)}`
+    : `    server: ${server}\n    # Plain HTTP (--insecure-serving): client libraries refuse http:// without this.\n    insecure-skip-tls-verify: true`;
+  const user = material ? `\n    client-certificate-data: ${b64(material.adminCert)}\n    client-key-data: ${b64(material.adminKey)}` : ' {}';
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: capstan
+  cluster:
+${cluster}
+users:
+- name: admin
+  user:${user}
+contexts:
+- name: capstan
+  context:
+    cluster: capstan
+    user: admin
+    namespace: default
+current-context: capstan
+`;
+}
+
+/** The first line of what went wrong, as the one line a failed start prints. */
+export function oneLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.trim();
+}
+
+/** Why a folder cannot be made, in words. */
+function folderFailure(dir: string, err: unknown): Error {
+  const code = (err as { code?: string }).code;
+  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOTDIR' || code === 'EEXIST' ? 'not a folder' : oneLine(err);
+  return new Error(`cannot use --data-dir ${dir}: ${why}`);
+}
+
+export interface ServeSettings {
+  /** The command's name, at the start of the lines it prints. */
+  command: string;
+  /** When the command started (performance.now()), for the "ready in" figure. */
+  started: number;
+  /** Remove the data folder when the server stops (a temporary one the command made). */
+  temporaryDataDir?: boolean;
+}
+
+/** Starts the server on `options` (dataDir absolute) and stops it cleanly on SIGINT or SIGTERM. */
+export async function serve(options: Options, settings: ServeSettings): Promise<void> {
+  const dataDir = options.dataDir;
+  try {
+    const tightened = makeDataDirPrivate(dataDir);
+    if (tightened) process.stderr.write(`${settings.command}: ${tightenedWarning(dataDir, tightened)}\n`);
+  } catch (err) {
+    throw folderFailure(dataDir, err);
+  }
+  // Before anything is written: a second server on the folder stops here, having changed nothing.
+  let lock;
+  try {
+    lock = lockDataDir(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirInUseError) throw err;
+    throw folderFailure(dataDir, err);
+  }
+  const removeDataDir = () => {
+    if (settings.temporaryDataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  // The server is loaded only now, so that --help and --version answer at once.
+  const { startServer } = await import('../server/server.js');
+  let server;
+  try {
+    server = await startServer(options);
+  } catch (err) {
+    lock.release();
+    removeDataDir();
+    throw err;
+  }
+  const kubeconfigPath = `${dataDir}/kubeconfig`;
+  const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;
+  const scheme = server.material ? 'https' : 'http';
+  writeFileSync(kubeconfigPath, adminKubeconfig(`${scheme}://${clientHost.includes(':') ? `[${clientHost}]` : clientHost}:${server.port}`, server.material), { mode: 0o600 });
+  process.stdout.write(`${settings.command} serving on ${server.url} (storage: ${options.storage}${options.storage === 'sqlite' ? ` in ${dataDir}` : ''}), ready in ${Math.round(performance.now() - settings.started)} ms\nkubeconfig: ${kubeconfigPath}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(() => {
+      lock.release();
+      removeDataDir();
+      process.exit(0);
+    }, () => process.exit(1));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
