@@ -1,37 +1,10 @@
 // Starting a server from a command (capstan, and kube-apiserver for test environments): the private
 // data folder and its lock, the server, the admin kubeconfig, and a clean stop on SIGINT/SIGTERM.
 import { rmSync, writeFileSync } from 'node:fs';
-import type { ServingMaterial } from '../server/certs.js';
+import { adminKubeconfig } from '../server/kubeconfig.js';
 import type { Options } from '../server/options.js';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { makeDataDirPrivate, tightenedWarning } from './private-data-dir.js';
-
-const b64 = (pem: string) => Buffer.from(pem).toString('base64');
-
-/** An admin kubeconfig: trusts capstan's CA (or the given serving CA) and authenticates with a system:masters client certificate. */
-export function adminKubeconfig(server: string, material: ServingMaterial | undefined): string {
-  const cluster = material
-    ? `    server: ${server}\n    certificate-authority-data: ${b64(material.caCert)}`
-    : `    server: ${server}\n    # Plain HTTP (--insecure-serving): client libraries refuse http:// without this.\n    insecure-skip-tls-verify: true`;
-  const user = material ? `\n    client-certificate-data: ${b64(material.adminCert)}\n    client-key-data: ${b64(material.adminKey)}` : ' {}';
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: capstan
-  cluster:
-${cluster}
-users:
-- name: admin
-  user:${user}
-contexts:
-- name: capstan
-  context:
-    cluster: capstan
-    user: admin
-    namespace: default
-current-context: capstan
-`;
-}
 
 /** The first line of what went wrong, as the one line a failed start prints. */
 export function oneLine(err: unknown): string {

@@ -8,7 +8,7 @@ import { negotiate } from '../endpoints/negotiation.js';
 import { openApiV2Format, type OpenApi } from '../endpoints/openapi.js';
 import { sendBytes, sendStatusError, sendText } from '../endpoints/request.js';
 import type { ResourceHandler } from '../endpoints/resources.js';
-import { methodNotAllowed } from '../errors.js';
+import { methodNotAllowed, StatusError } from '../errors.js';
 import type { RequestContext } from './filters/context.js';
 import type { Health } from './health.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from './issuer-discovery.js';
@@ -25,7 +25,16 @@ export interface Routes {
   rootPaths(): string[];
   /** The issuer discovery documents; undefined when not served (plain HTTP, an issuer that is not an https URL). */
   issuerDiscovery(): IssuerDiscovery | undefined;
+  /** Back to the first start (POST RESET_PATH, system:masters only); resolves with how many objects changed. */
+  reset(): Promise<number>;
+  /** POST FIRST_STATE_PATH: resets return to the store as it is now. */
+  rememberFirstState(): Promise<void>;
 }
+
+/** capstan's own paths (not the reference's): test environments reset the server between tests, */
+export const RESET_PATH = '/capstan/reset';
+/** after saying, if they seed it, which state counts as the first. */
+export const FIRST_STATE_PATH = '/capstan/first-state';
 
 /** The reference's Cache-Control for issuer discovery (it overrides the API's "no-cache, private"). */
 const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
@@ -51,6 +60,7 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
         return sendRaw(res, 'application/json', discovery.configuration, DISCOVERY_CACHE_CONTROL);
       }
     }
+    if (path === RESET_PATH || path === FIRST_STATE_PATH) return firstState(ctx, routes, path);
     if (path === '/openapi/v2') return serveOpenApiV2(res, req, routes.openapi);
     if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
     if (path.startsWith('/openapi/v3/')) {
@@ -73,6 +83,23 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
     if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return sendText(res, 404, '404 page not found\n');
     await routes.resources.handle(req, res, info, query, ctx.user);
   };
+}
+
+/** POST RESET_PATH or FIRST_STATE_PATH: as system:masters only, whatever the authorizer allowed. */
+async function firstState(ctx: RequestContext, routes: Routes, path: string): Promise<void> {
+  if (ctx.req.method !== 'POST') return sendStatusError(ctx.res, methodNotAllowed());
+  if (!ctx.user.groups.includes('system:masters')) {
+    return sendStatusError(ctx.res, new StatusError(403, 'Forbidden', `User "${ctx.user.name}" cannot post path "${path}": only system:masters may`), ctx.out);
+  }
+  let message: string;
+  if (path === RESET_PATH) {
+    message = `reset to the first state: ${await routes.reset()} objects changed`;
+  } else {
+    await routes.rememberFirstState();
+    message = 'the store as it is now is the first state';
+  }
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message, code: 200 };
+  return sendBytes(ctx.res, 200, Buffer.from(JSON.stringify(status)), ctx.out);
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ResourceDefinitions } from '../registry/definitions.js';
 import { Discovery } from '../endpoints/discovery.js';
 import { OpenApi } from '../endpoints/openapi.js';
 import { ResourceHandler } from '../endpoints/resources.js';
+import { FirstState } from '../registry/reset.js';
 import { Registry, SYSTEM_USER } from '../registry/store.js';
 import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
 import { builtinPlugins } from '../admission/plugins/index.js';
@@ -64,6 +65,10 @@ export interface RunningServer {
   definitions: ResourceDefinitions;
   /** The TLS material (absent for plain HTTP): CA, serving and admin certificates. */
   material?: ServingMaterial;
+  /** Back to the first start (test environments between tests); resolves with how many objects changed. */
+  reset(): Promise<number>;
+  /** From now on, reset returns to the store as it is now (a test environment's seeded state). */
+  rememberFirstState(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -136,6 +141,15 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   serverRegistry.provide({ componentHealth });
   // Known once the port is: the JWKS URI defaults to the address clients use.
   let issuerDocs: IssuerDiscovery | undefined;
+  let firstState: FirstState | undefined;
+  // One reset at a time (a second waits for the first, then runs).
+  let resetting: Promise<number> = Promise.resolve(0);
+  const resetServer = (): Promise<number> => (resetting = resetting.catch(() => 0).then(() => firstState?.restore(serverRegistry) ?? 0));
+  const rememberFirstState = async (): Promise<void> => {
+    await resetting.catch(() => 0);
+    await serverRegistry.waitForRevision(storage.currentRevision());
+    firstState = await FirstState.of(storage);
+  };
   let discovery: Discovery | undefined;
   const routes = router({
     definitions,
@@ -145,6 +159,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     resources: new ResourceHandler(registry, security.context, admission),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
     issuerDiscovery: () => issuerDocs,
+    reset: resetServer,
+    rememberFirstState,
   });
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([
@@ -210,12 +226,16 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     else issuerDocs = docs;
   }
   await hooks.run('serving');
+  // What a reset goes back to: the store as it is now, the server's own objects made.
+  firstState = await FirstState.of(storage);
   return {
     url: `${material ? 'https' : 'http'}://${host}:${port}`,
     port,
     storage,
     definitions,
     material,
+    reset: () => resetServer(),
+    rememberFirstState,
     async close() {
       shuttingDown = true;
       compactor.stop();

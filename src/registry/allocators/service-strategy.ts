@@ -14,7 +14,7 @@ import { decodeJson } from '../../json.js';
 // Kept by store: every view of a registry (withAdmission) shares its storage, and so its allocations.
 const allocatorsByStorage = new WeakMap<Storage, ServiceAllocators>();
 
-function allocatorsOf(registry: Registry): ServiceAllocators | undefined {
+export function allocatorsOf(registry: Registry): ServiceAllocators | undefined {
   return allocatorsByStorage.get(registry.storage);
 }
 
