@@ -1,114 +1,91 @@
 #!/usr/bin/env node
 // `kube-apiserver` for test environments (controller-runtime's envtest, scripts written for the
-// reference): capstan started from the reference's command line. Every flag kube-apiserver 1.25
-// accepts is accepted; those capstan has work as the capstan command's; the few it reads
-// differently are translated here; the rest are named once in the log as having no effect.
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { readDataJson } from '../api/data.js';
+// reference): capstan from the reference's command line (kube-apiserver-start.ts reads it). This
+// process is the one its caller starts, watches and stops; by default the server itself runs in
+// the shared host (host.ts) of this user's test servers, which starts it in tens of milliseconds;
+// CAPSTAN_SHARED_HOST=0 runs it in this process instead. --help and --version answer here at once.
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { versionInfo } from '../server/version.js';
-import { STAND_IN_PATH } from './etcd-stand-in.js';
-import { OptionsError, parseOptions, type CommandLine, type Dialect } from './options.js';
-import { oneLine, serve } from './serve.js';
+import { hostPaths, type HostMessage, type LauncherMessage } from './host-protocol.js';
+import { kubeApiserverHelp } from './kube-apiserver-flags.js';
 
-interface ReferenceFlag {
-  name: string;
-  /** The type word the reference's help prints ("bool" for a switch). */
-  type: string;
-  default: string | null;
-}
+const HOST_START_TIMEOUT_MS = 15_000;
 
-/** kube-apiserver 1.25's flags (data/kube-apiserver-flags.json). */
-const REFERENCE_FLAGS = readDataJson<ReferenceFlag[]>('kube-apiserver-flags.json');
+/** Whether a switch is given (as pflag reads it: --name, --name=true, -h). */
+const given = (argv: string[], ...spellings: string[]) => argv.some((a) => spellings.includes(a) || spellings.some((s) => a.startsWith(`${s}=`) && a !== `${s}=false`));
 
-/** The reference's flags read here rather than by the capstan command's table. */
-const HANDLED = ['etcd-servers', 'allow-privileged', 'insecure-port', 'insecure-bind-address'] as const;
-
-export const KUBE_APISERVER_DIALECT: Dialect = {
-  flags: new Map([
-    ...REFERENCE_FLAGS.map((f) => [f.name, f.type === 'bool' ? 'bool' : 'value'] as const),
-    // Removed in 1.24, still passed by older scripts (envtest passes it only when --help lists it).
-    ['insecure-port', 'value'],
-    ['insecure-bind-address', 'value'],
-  ]),
-  handled: HANDLED,
-};
-
-/** The reference's --help: its synopsis, then every flag with its type and default. */
-function helpText(): string {
-  const lines = REFERENCE_FLAGS.map((f) => {
-    const left = `      --${f.name}${f.type === 'bool' ? '' : ` ${f.type}`}`;
-    const shown = f.default === null || f.default === '' ? '' : ` (default ${f.default})`;
-    return `${left.padEnd(60)}${shown.trim()}`.trimEnd();
+function tryConnect(path: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
   });
-  return `The Kubernetes API server validates and configures data
-for the api objects which include pods, services, replicationcontrollers, and
-others. The API Server services REST operations and provides the frontend to the
-cluster's shared state through which all other components interact.
-(capstan: the flags below are accepted; those capstan does not implement are named at start.)
-
-Usage:
-  kube-apiserver [flags]
-
-Flags:
-${lines.join('\n')}
-`;
 }
 
-/** Whether the etcd at `url` is capstan's stand-in (it answers STAND_IN_PATH). */
-async function isStandIn(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(new URL(STAND_IN_PATH, url), { signal: AbortSignal.timeout(2000) });
-    if (res.status !== 200) return false;
-    const body = (await res.json()) as { standIn?: unknown };
-    return body.standIn === 'capstan';
-  } catch {
-    return false;
-  }
-}
-
-/** The options the reference's command line amounts to here, and what to say about it. */
-async function translate(commandLine: CommandLine): Promise<{ notes: string[]; temporaryDataDir: boolean }> {
-  const { options, handled } = commandLine;
-  const notes = commandLine.unimplemented.map((name) => `flag --${name} is accepted but not implemented by capstan: it has no effect`);
-  const etcd = (handled.get('etcd-servers') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (etcd.length > 0) {
-    const standIn = (await Promise.all(etcd.map(isStandIn))).some(Boolean);
-    if (!standIn) throw new Error(`--etcd-servers ${etcd.join(',')}: not capstan's etcd stand-in, and capstan does not yet store in a real etcd`);
-  }
-  // The store: memory unless the command line asks for capstan's database (--storage=sqlite --data-dir).
-  if (!commandLine.given.has('storage')) options.storage = 'memory';
-  let temporaryDataDir = false;
-  if (!commandLine.given.has('data-dir')) {
-    options.dataDir = mkdtempSync(join(tmpdir(), 'capstan-kube-apiserver-'));
-    temporaryDataDir = true;
-  } else {
-    options.dataDir = resolve(options.dataDir);
-  }
-  // The reference's --cert-dir: apiserver.crt and apiserver.key there serve when present (envtest
-  // writes them, signed by its own CA); capstan keeps its own CA and admin certificate elsewhere.
-  if (options.certDir && !options.tlsCertFile) {
-    const cert = join(options.certDir, 'apiserver.crt');
-    const key = join(options.certDir, 'apiserver.key');
-    if (existsSync(cert) && existsSync(key) && !existsSync(join(options.certDir, 'ca.key'))) {
-      options.tlsCertFile = cert;
-      options.tlsPrivateKeyFile = key;
-      options.certDir = join(options.dataDir, 'pki');
+/** The host's socket, starting the host when none answers. */
+async function connectHost(): Promise<Socket> {
+  const paths = hostPaths();
+  const deadline = Date.now() + HOST_START_TIMEOUT_MS;
+  let spawned = false;
+  for (;;) {
+    try {
+      return await tryConnect(paths.socket);
+    } catch {
+      if (!spawned) {
+        spawned = true;
+        const log = openSync(paths.log, 'a', 0o600);
+        // Its own session, no pipe of ours: it outlives this process, and no one waits on its output.
+        spawn(process.execPath, [fileURLToPath(new URL('./host.js', import.meta.url))], { detached: true, stdio: ['ignore', log, log] }).unref();
+      }
+      if (Date.now() > deadline) throw new Error(`the shared host did not start (its log: ${paths.log}; CAPSTAN_SHARED_HOST=0 runs the server in this process)`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
-  const privileged = handled.get('allow-privileged');
-  if (privileged !== 'true') notes.push(`--allow-privileged=${privileged ?? 'false'} is not enforced: capstan admits privileged containers (as --allow-privileged=true)`);
-  const insecurePort = handled.get('insecure-port');
-  if (insecurePort !== undefined && insecurePort !== '0') throw new Error(`--insecure-port ${insecurePort}: the insecure port was removed in 1.24; only --insecure-port=0 is accepted`);
-  return { notes, temporaryDataDir };
 }
 
-async function main(): Promise<void> {
-  const started = performance.now();
-  let commandLine;
+async function viaHost(argv: string[], started: number): Promise<void> {
+  const socket = await connectHost();
+  const send = (message: LauncherMessage) => socket.write(`${JSON.stringify(message)}\n`);
+  let finished = false;
+  const stop = () => send({ stop: true });
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  let buffered = '';
+  socket.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const message = JSON.parse(buffered.slice(0, nl)) as HostMessage;
+      buffered = buffered.slice(nl + 1);
+      if ('say' in message) (message.warning ? process.stderr : process.stdout).write(`${message.say}\n`);
+      else if ('error' in message) {
+        finished = true;
+        process.stderr.write(`${message.error}\n`);
+        process.exit(1);
+      } else if ('stopped' in message) {
+        finished = true;
+        process.exit(0);
+      }
+    }
+  });
+  socket.on('close', () => {
+    if (finished) return;
+    process.stderr.write('kube-apiserver (capstan): the shared host went away\n');
+    process.exit(1);
+  });
+  send({ start: { argv, cwd: process.cwd(), started } });
+}
+
+async function inThisProcess(argv: string[], started: number): Promise<void> {
+  const { prepareKubeApiserver, COMMAND } = await import('./kube-apiserver-start.js');
+  const { OptionsError } = await import('./options.js');
+  const { serve } = await import('./serve.js');
+  let prepared;
   try {
-    commandLine = parseOptions(process.argv.slice(2), KUBE_APISERVER_DIALECT);
+    prepared = await prepareKubeApiserver(argv, process.cwd());
   } catch (err) {
     if (err instanceof OptionsError) {
       process.stderr.write(`Error: ${err.message}\n`);
@@ -116,20 +93,25 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  if (commandLine.help) {
-    process.stdout.write(helpText());
+  for (const note of prepared.notes) process.stderr.write(`${COMMAND}: ${note}\n`);
+  await serve(prepared.options, { command: COMMAND, started: performance.now() - (Date.now() - started), temporaryDataDir: prepared.temporaryDataDir });
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const argv = process.argv.slice(2);
+  if (given(argv, '--help', '-h')) {
+    process.stdout.write(kubeApiserverHelp());
     return;
   }
-  if (commandLine.version) {
+  if (given(argv, '--version')) {
     process.stdout.write(`Kubernetes ${versionInfo().gitVersion}\n`);
     return;
   }
-  const { notes, temporaryDataDir } = await translate(commandLine);
-  for (const note of notes) process.stderr.write(`kube-apiserver (capstan): ${note}\n`);
-  await serve(commandLine.options, { command: 'kube-apiserver (capstan)', started, temporaryDataDir });
+  await (process.env['CAPSTAN_SHARED_HOST'] === '0' ? inThisProcess(argv, started) : viaHost(argv, started));
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`kube-apiserver (capstan): ${oneLine(err)}\n`);
+  process.stderr.write(`kube-apiserver (capstan): ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
   process.exit(1);
 });

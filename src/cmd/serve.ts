@@ -28,12 +28,18 @@ export interface ServeSettings {
   temporaryDataDir?: boolean;
 }
 
-/** Starts the server on `options` (dataDir absolute) and stops it cleanly on SIGINT or SIGTERM. */
-export async function serve(options: Options, settings: ServeSettings): Promise<void> {
+export interface Serving {
+  url: string;
+  /** Stops the server, releases the folder (removes it when temporary). */
+  stop(): Promise<void>;
+}
+
+/** Starts the server on `options` (dataDir absolute); `say` gets the lines a command prints (stdout, or stderr for warnings). */
+export async function startServing(options: Options, settings: ServeSettings, say: (line: string, warning?: boolean) => void): Promise<Serving> {
   const dataDir = options.dataDir;
   try {
     const tightened = makeDataDirPrivate(dataDir);
-    if (tightened) process.stderr.write(`${settings.command}: ${tightenedWarning(dataDir, tightened)}\n`);
+    if (tightened) say(`${settings.command}: ${tightenedWarning(dataDir, tightened)}`, true);
   } catch (err) {
     throw folderFailure(dataDir, err);
   }
@@ -62,16 +68,23 @@ export async function serve(options: Options, settings: ServeSettings): Promise<
   const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;
   const scheme = server.material ? 'https' : 'http';
   writeFileSync(kubeconfigPath, adminKubeconfig(`${scheme}://${clientHost.includes(':') ? `[${clientHost}]` : clientHost}:${server.port}`, server.material), { mode: 0o600 });
-  process.stdout.write(`${settings.command} serving on ${server.url} (storage: ${options.storage}${options.storage === 'sqlite' ? ` in ${dataDir}` : ''}), ready in ${Math.round(performance.now() - settings.started)} ms\nkubeconfig: ${kubeconfigPath}\n`);
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    server.close().then(() => {
+  say(`${settings.command} serving on ${server.url} (storage: ${options.storage}${options.storage === 'sqlite' ? ` in ${dataDir}` : ''}), ready in ${Math.round(performance.now() - settings.started)} ms`);
+  say(`kubeconfig: ${kubeconfigPath}`);
+  let stopped: Promise<void> | undefined;
+  return {
+    url: server.url,
+    stop: () => (stopped ??= server.close().then(() => {
       lock.release();
       removeDataDir();
-      process.exit(0);
-    }, () => process.exit(1));
+    })),
+  };
+}
+
+/** Starts the server on `options` (dataDir absolute) and stops it cleanly on SIGINT or SIGTERM. */
+export async function serve(options: Options, settings: ServeSettings): Promise<void> {
+  const serving = await startServing(options, settings, (line, warning) => (warning ? process.stderr : process.stdout).write(`${line}\n`));
+  const stop = () => {
+    serving.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

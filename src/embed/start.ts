@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseYaml } from '../encoding/yaml-decode.js';
-import { ensureServingMaterial, type ServingMaterial } from '../server/certs.js';
+import type { ServingMaterial } from '../server/certs.js';
+import { sharedServingMaterial } from '../server/shared-pki.js';
 import { adminKubeconfig } from '../server/kubeconfig.js';
 import { FIRST_STATE_PATH, RESET_PATH } from '../server/routes.js';
 import { ApiClient } from './client.js';
@@ -66,16 +67,9 @@ export interface Capstan {
 
 let sharedMaterial: Promise<ServingMaterial> | undefined;
 
-/** One CA, serving and admin certificate for every server of this process (made once, kept in memory). */
+/** One CA, serving and admin certificate for every server of this process (and of this user's other test processes). */
 function material(): Promise<ServingMaterial> {
-  sharedMaterial ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'capstan-pki-'));
-    try {
-      return await ensureServingMaterial(dir, []);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  })();
+  sharedMaterial ??= sharedServingMaterial();
   return sharedMaterial;
 }
 

@@ -8,22 +8,33 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { call, repoRoot } from '../helpers.js';
+import { get } from 'node:https';
+import { call, repoRoot, until } from '../helpers.js';
+
+/** The status of a GET without verifying TLS; 0 when nothing answers. */
+function probe(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    get(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', () => resolve(0));
+  });
+}
 
 const KUBE_APISERVER = join(repoRoot, 'dist/src/cmd/kube-apiserver.js');
 const ETCD = join(repoRoot, 'dist/src/cmd/etcd.js');
 
-function run(command: string, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(command: string, args: string[], timeoutMs = 20_000, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [command, ...args], { timeout: timeoutMs }, (err, stdout, stderr) => {
+    execFile(process.execPath, [command, ...args], { timeout: timeoutMs, cwd }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
     });
   });
 }
 
 /** Starts a command until `ready` matches its output; returns the output so far and a stop function. */
-async function startUntil(command: string, args: string[], ready: RegExp): Promise<{ output: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [command, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startUntil(command: string, args: string[], ready: RegExp, cwd?: string): Promise<{ output: string; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, [command, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in 15 s: ${output}`)), 15_000);
@@ -83,6 +94,30 @@ describe('kube-apiserver and etcd for test environments', { timeout: 90_000 }, (
     assert.match(mismatch.stderr, /--service-account-key-file: none of its keys is the public key of --service-account-signing-key-file/);
     const garbage = await run(KUBE_APISERVER, ['--secure-port=0', `--service-account-signing-key-file=${join(dir, 'garbage.key')}`]);
     assert.match(garbage.stderr, /--service-account-signing-key-file .*garbage\.key: not a PEM private key/);
+  });
+
+  it('runs in the shared host: a launcher killed without asking stops its server; CAPSTAN_SHARED_HOST=0 runs in its own process', async () => {
+    const port = await freePort();
+    const launcher = spawn(process.execPath, [KUBE_APISERVER, `--secure-port=${port}`, '--allow-privileged=true'], { stdio: 'ignore' });
+    await until(`https://127.0.0.1:${port}/healthz`, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200);
+    // The server is not in the launcher: it answers from the host, whose pid differs.
+    launcher.kill('SIGKILL');
+    await until('the server stops with its launcher', async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 0);
+    const own = spawn(process.execPath, [KUBE_APISERVER, `--secure-port=${port}`, '--allow-privileged=true'], { stdio: 'ignore', env: { ...process.env, CAPSTAN_SHARED_HOST: '0' } });
+    await until(`https://127.0.0.1:${port}/healthz in its own process`, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200);
+    const exited = new Promise((resolve) => own.once('exit', resolve));
+    own.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+
+  it('reads relative paths against the launcher\'s working folder, not the host\'s', async () => {
+    const pem = (k: { export(o: object): string | Buffer }, type: string) => k.export({ type, format: 'pem' }) as string;
+    const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    writeFileSync(join(dir, 'relative-sa.key'), pem(key.privateKey, 'pkcs8'));
+    const missing = await run(KUBE_APISERVER, ['--secure-port=0', '--allow-privileged=true', '--service-account-signing-key-file=relative-missing.key'], 20_000, dir);
+    assert.equal(missing.stderr.trim(), `kube-apiserver (capstan): --service-account-signing-key-file ${join(dir, 'relative-missing.key')}: no such file`);
+    const server = await startUntil(KUBE_APISERVER, ['--secure-port=0', '--service-account-signing-key-file=relative-sa.key'], /serving on https:/, dir);
+    assert.equal(await server.stop(), 0);
   });
 
   it('etcd: answers /health and /version on each client URL, and says it is the stand-in', async () => {

@@ -1,0 +1,180 @@
+// capstan as a test environment (issue 17):
+// 1. startCapstan(): from the call to the first successful request, in a test process that has
+//    not loaded capstan yet (the first start of a test file) and in one that has (every later
+//    one). Target <= 150 ms. Baseline: a bare node:http server's process, spawn to first answer.
+// 2. The envtest drop-in: `kube-apiserver` (from `capstan envtest-assets`) with envtest's argv,
+//    spawn to /healthz 200, and its idle RSS. Target <= 80 MB. Baseline: the bare process's RSS.
+//    Also the RSS one more idle server adds inside a test process (startCapstan, ten in one).
+// 3. 20 at once: 20 envtest environments (etcd stand-in, then kube-apiserver) started together,
+//    until every /healthz answers; and 20 startCapstan() in one process. Target all <= 3 s.
+// 4. reset() after what a test leaves (a namespace, 40 ConfigMaps, 5 Services, a CRD) on a server
+//    seeded with 10 CRDs: target <= 50 ms (median of 20).
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureServingMaterial } from '../src/server/certs.js';
+import { writeEnvtestAssets } from '../src/cmd/envtest-assets.js';
+import { figure, here, memoryOf, message, mib, ms, quantile, sleep, startNode, status } from './common.js';
+
+const START_TARGET_MS = 150;
+const RSS_TARGET = 80 * 1024 * 1024;
+const PARALLEL = 20;
+const PARALLEL_TARGET_MS = 3000;
+const RESET_TARGET_MS = 50;
+const repo = join(here, '..', '..');
+
+function median(values: number[]): number {
+  return quantile([...values].sort((a, b) => a - b), 0.5);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The status of one GET (TLS unverified, as envtest's probe), 0 when nothing answers. */
+function probe(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? httpsGet : httpGet;
+    get(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', () => resolve(0));
+  });
+}
+
+/** Polls every 10 ms until `url` answers 200; resolves with the time it did. */
+async function until200(url: string, limitMs = 30_000): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < limitMs) {
+    if ((await probe(url)) === 200) return performance.now();
+    await sleep(10);
+  }
+  throw new Error(`${url} did not answer 200 in ${limitMs} ms`);
+}
+
+function worker<T>(args: string[]): Promise<T> {
+  const child = fork(join(here, 'test-env-worker.js'), args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return message<T>(child).finally(() => child.kill());
+}
+
+interface Environment {
+  etcd: ChildProcess;
+  apiserver: ChildProcess;
+  /** When the etcd was spawned, and when the kube-apiserver answered /healthz. */
+  spawnedAt: number;
+  etcdReadyAt: number;
+  readyAt: number;
+}
+
+/** An envtest environment as envtest starts one: etcd, then kube-apiserver with its argv. */
+async function environment(assets: string, certs: string): Promise<Environment> {
+  const [etcdPort, peerPort, port] = [await freePort(), await freePort(), await freePort()];
+  const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'k8s_test_framework_'));
+  const spawnedAt = performance.now();
+  const etcd = spawn(join(assets, 'etcd'), [`--advertise-client-urls=${etcdUrl}`, `--data-dir=${dataDir}`, `--listen-client-urls=${etcdUrl}`, `--listen-peer-urls=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync=true'], { stdio: 'ignore', detached: true });
+  const etcdReadyAt = await until200(`${etcdUrl}/health`);
+  const apiserver = spawn(join(assets, 'kube-apiserver'), [
+    '--allow-privileged=true', '--authorization-mode=RBAC', '--bind-address=127.0.0.1', `--cert-dir=${certs}`, `--client-ca-file=${certs}/client-cert-auth-ca.crt`,
+    '--disable-admission-plugins=ServiceAccount', `--etcd-servers=${etcdUrl}`, `--secure-port=${port}`, `--service-account-issuer=https://127.0.0.1:${port}/`,
+    `--service-account-key-file=${certs}/sa-signer.crt`, `--service-account-signing-key-file=${certs}/sa-signer.key`, '--service-cluster-ip-range=10.0.0.0/24',
+  ], { stdio: 'ignore', detached: true });
+  const readyAt = await until200(`https://127.0.0.1:${port}/healthz`);
+  rmSync(dataDir, { recursive: true, force: true });
+  return { etcd, apiserver, spawnedAt, etcdReadyAt, readyAt };
+}
+
+async function stopEnvironment(e: Environment): Promise<void> {
+  for (const p of [e.apiserver, e.etcd]) {
+    const exited = new Promise((resolve) => p.once('exit', resolve));
+    p.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export async function testEnv(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'capstan-bench-testenv-'));
+  try {
+    // Baseline: a bare node:http server process, spawn to first answer, and its RSS.
+    const bareTimes: number[] = [];
+    let bareRss = 0;
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      const bare = await startNode([join(here, 'bare-server.js')], /listening (\d+)/);
+      await until200(`http://127.0.0.1:${bare.match[1]}/`);
+      bareTimes.push(performance.now() - t);
+      await sleep(200);
+      bareRss = memoryOf(bare.child.pid!).rss;
+      bare.child.kill();
+    }
+    const bareMs = median(bareTimes);
+    figure('test-env', 'baseline: bare node:http process, spawn to first answer', `${ms(bareMs)} (median of 5); idle RSS ${mib(bareRss)}`);
+
+    // 1. startCapstan.
+    const runs = [] as Array<{ first: number; firstFromImport: number; warm: number[] }>;
+    for (let i = 0; i < 3; i++) runs.push(await worker(['starts']));
+    const first = median(runs.map((r) => r.first));
+    const fromImport = median(runs.map((r) => r.firstFromImport));
+    const warm = median(runs.flatMap((r) => r.warm));
+    figure('test-env', 'startCapstan() to first request, first in a test process', `${ms(first)} (${ms(fromImport)} with importing capstan; + node's own start ≈ the baseline ${ms(bareMs)})`);
+    figure('test-env', 'startCapstan() to first request, capstan loaded', `${ms(warm)} median of 30 (${(warm / bareMs).toFixed(2)}x the bare process start)`, { text: `<= ${START_TARGET_MS} ms`, met: warm <= START_TARGET_MS });
+    figure('test-env', 'startCapstan() to first request, first in a process (target check)', ms(first), { text: `<= ${START_TARGET_MS} ms`, met: first <= START_TARGET_MS });
+
+    // 2. The envtest drop-in, one environment.
+    const assets = join(work, 'assets');
+    writeEnvtestAssets(assets);
+    const certs = join(work, 'certs');
+    const [serving, signer, clients] = await Promise.all(['serving', 'signer', 'clients'].map((n) => ensureServingMaterial(join(work, n), [])));
+    mkdirSync(certs, { recursive: true });
+    writeFileSync(join(certs, 'apiserver.crt'), serving!.serverCert);
+    writeFileSync(join(certs, 'apiserver.key'), serving!.serverKey);
+    writeFileSync(join(certs, 'sa-signer.crt'), signer!.caCert);
+    writeFileSync(join(certs, 'sa-signer.key'), signer!.caKey);
+    writeFileSync(join(certs, 'client-cert-auth-ca.crt'), clients!.caCert);
+    const singles: Environment[] = [];
+    for (let i = 0; i < 3; i++) {
+      const e = await environment(assets, certs);
+      singles.push(e);
+      if (i < 2) await stopEnvironment(e);
+    }
+    const apiserverMs = median(singles.map((e) => e.readyAt - e.etcdReadyAt));
+    const etcdMs = median(singles.map((e) => e.etcdReadyAt - e.spawnedAt));
+    figure('test-env', 'envtest kube-apiserver: spawn to /healthz 200', `${ms(apiserverMs)} median of 3 (${(apiserverMs / bareMs).toFixed(1)}x the bare process; the reference with etcd: 5-15 s); etcd stand-in ${ms(etcdMs)}`);
+    await sleep(2000);
+    const idle = singles[2]!;
+    const idleRss = memoryOf(idle.apiserver.pid!).rss;
+    // The launcher is a shell that execs node: the pid is node's.
+    figure('test-env', 'envtest kube-apiserver idle RSS', `${mib(idleRss)} (${(idleRss / bareRss).toFixed(1)}x the bare process); etcd stand-in ${mib(memoryOf(idle.etcd.pid!).rss)}`, { text: '<= 80 MB', met: idleRss <= RSS_TARGET });
+    await stopEnvironment(idle);
+    const inProcess = await worker<{ one: number; ten: number }>(['idle']);
+    figure('test-env', 'startCapstan: RSS each more idle server adds in one process', `${mib((inProcess.ten - inProcess.one) / 9)} (one server: process ${mib(inProcess.one)}, ten: ${mib(inProcess.ten)})`, { text: '<= 80 MB', met: (inProcess.ten - inProcess.one) / 9 <= RSS_TARGET });
+
+    // 3. Twenty at once.
+    const t = performance.now();
+    const many = await Promise.all(Array.from({ length: PARALLEL }, () => environment(assets, certs)));
+    const allMs = Math.max(...many.map((e) => e.readyAt)) - t;
+    await sleep(1000);
+    const rssEach = many.map((e) => memoryOf(e.apiserver.pid!).rss);
+    await Promise.all(many.map(stopEnvironment));
+    figure('test-env', `${PARALLEL} envtest environments at once, all ready`, `${ms(allMs)} (idle RSS each: median ${mib(median(rssEach))}, max ${mib(Math.max(...rssEach))})`, { text: `<= ${PARALLEL_TARGET_MS} ms`, met: allMs <= PARALLEL_TARGET_MS });
+    const parallel = await worker<{ ms: number }>(['parallel', String(PARALLEL)]);
+    figure('test-env', `${PARALLEL} startCapstan() at once in one process, all ready`, ms(parallel.ms), { text: `<= ${PARALLEL_TARGET_MS} ms`, met: parallel.ms <= PARALLEL_TARGET_MS });
+
+    // 4. Reset.
+    const reset = await worker<{ timings: number[] }>(['reset', join(repo, 'test', 'fixtures', 'crds')]);
+    const resetMs = median(reset.timings);
+    figure('test-env', 'reset() after a test (ns, 40 ConfigMaps, 5 Services, a CRD)', `${ms(resetMs)} median of 20, max ${ms(Math.max(...reset.timings))}`, { text: `<= ${RESET_TARGET_MS} ms`, met: resetMs <= RESET_TARGET_MS });
+    console.log(`test-env: start ${ms(warm)} warm / ${ms(first)} first; kube-apiserver ${ms(apiserverMs)}, idle ${mib(idleRss)}; ${PARALLEL} at once ${ms(allMs)}; reset ${ms(resetMs)} (${status(resetMs <= RESET_TARGET_MS)})`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
