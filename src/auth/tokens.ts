@@ -2,7 +2,7 @@
 // and the legacy secret-based JWTs, signed with the --service-account-key-file key pair.
 
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { SignJWT, jwtVerify, decodeJwt, errors as joseErrors, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { rfc3339 } from '../json.js';
 import type { BoundObjectRef, ServiceAccountRef } from '../registry/services.js';
 
@@ -39,6 +39,15 @@ const LEGACY_SA_UID = 'kubernetes.io/serviceaccount/service-account.uid';
 
 /** How far exp/nbf may be off, as the reference's JWT validation allows (one minute). */
 const LEEWAY_SECONDS = 60;
+
+type Jose = typeof import('jose');
+let jose: Jose | undefined;
+let joseLoading: Promise<Jose> | undefined;
+
+/** jose, loaded when the first token is issued or verified: a server that sees none never needs it. */
+function loadJose(): Promise<Jose> {
+  return (joseLoading ??= import('jose').then((mod) => (jose = mod)));
+}
 
 /** The user a service account authenticates as (groups include system:authenticated). */
 export function serviceAccountUser(sa: ServiceAccountRef, pod?: { name: string; uid: string }): VerifiedToken['user'] {
@@ -148,6 +157,7 @@ export class TokenIssuer {
       nbf: iat,
       sub: `${SERVICE_ACCOUNT_USER_PREFIX}${sa.namespace}:${sa.name}`,
     };
+    const { SignJWT } = jose ?? (await loadJose());
     const token = await new SignJWT(payload).setProtectedHeader({ alg: this.alg, kid: this.kid }).sign(this.privateKey);
     return { token, expirationTimestamp: rfc3339((exp) * 1000) };
   }
@@ -162,6 +172,7 @@ export class TokenIssuer {
       [LEGACY_SA_UID]: sa.uid,
       sub: `${SERVICE_ACCOUNT_USER_PREFIX}${sa.namespace}:${sa.name}`,
     };
+    const { SignJWT } = jose ?? (await loadJose());
     return new SignJWT(payload).setProtectedHeader({ alg: this.alg, kid: this.kid }).sign(this.privateKey);
   }
 
@@ -177,6 +188,7 @@ export class TokenIssuer {
    * at least one with the asked ones, unless no implicit audiences are configured at all.
    */
   async verify(token: string, audiences: string[], implicitAudiences: string[] = audiences): Promise<VerifiedToken | undefined | 'invalid'> {
+    const { decodeJwt, jwtVerify, errors: joseErrors } = jose ?? (await loadJose());
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);

@@ -21,10 +21,11 @@
 //   FileSchema allows; SecurityDefinitionsItem by `type` (and `flow` for oauth2).
 //
 // Unlike gnostic, keys the messages do not know are skipped rather than failing the whole document.
-import protobuf from 'protobufjs';
-import { stringify as toYaml } from 'yaml';
+import type * as protobuf from 'protobufjs';
 import { dataDir } from '../api/data.js';
 import { isObject, type JsonObject } from '../json.js';
+import { protobufLibrary } from './protobuf.js';
+import { yamlLibrary } from './yaml-library.js';
 
 type Plain = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ let root: protobuf.Root | undefined;
 /** The openapi.v2 messages, loaded on first use. */
 export function openApiV2Types(): protobuf.Root {
   if (!root) {
-    root = new protobuf.Root();
+    root = new (protobufLibrary().Root)();
     root.loadSync(`${dataDir}gnostic/OpenAPIv2.proto`, { keepCase: true });
     root.resolveAll();
   }
@@ -199,12 +200,12 @@ class Converter {
       if (!Array.isArray(value)) return undefined;
       const items: unknown[] = [];
       for (const item of value) {
-        const v = resolved instanceof protobuf.Type ? this.message(resolved, item) : scalar(field.type, item);
+        const v = resolved instanceof protobufLibrary().Type ? this.message(resolved, item) : scalar(field.type, item);
         if (v !== undefined) items.push(v);
       }
       return items.length ? items : undefined;
     }
-    if (resolved instanceof protobuf.Type) return value === null && resolved.name !== 'Any' ? undefined : this.message(resolved, value);
+    if (resolved instanceof protobufLibrary().Type) return value === null && resolved.name !== 'Any' ? undefined : this.message(resolved, value);
     const v = scalar(field.type, value);
     return v === '' || v === 0 || v === false ? undefined : v;
   }
@@ -214,7 +215,7 @@ class Converter {
     let text = this.yamlCache.get(key);
     if (text === undefined) {
       // YAML 1.1 quoting: clients read these with YAML 1.1 parsers, where `yes` or `on` are booleans.
-      text = toYaml(value ?? null, { version: '1.1', lineWidth: 0, indent: 4 });
+      text = yamlLibrary().stringify(value ?? null, { version: '1.1', lineWidth: 0, indent: 4 });
       this.yamlCache.set(key, text);
     }
     return text;

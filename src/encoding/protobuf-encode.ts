@@ -25,8 +25,8 @@
 // Watch streams (`application/vnd.kubernetes.protobuf;stream=watch`) use the *raw* serializer for the
 // event: each frame is a 4-byte big-endian length followed by the bare meta.v1.WatchEvent message (no
 // magic, no Unknown), whose object.raw holds the object's full envelope (magic + Unknown).
-import protobuf from 'protobufjs';
-import { INLINE_FIELDS, jsonName, NOT_POINTER, POINTER_FIELDS, PROTOBUF_MAGIC, protobufRegistry, protobufTypeFor } from './protobuf.js';
+import type * as protobuf from 'protobufjs';
+import { INLINE_FIELDS, jsonName, NOT_POINTER, POINTER_FIELDS, PROTOBUF_MAGIC, protobufLibrary, protobufRegistry, protobufTypeFor } from './protobuf.js';
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
@@ -471,7 +471,7 @@ function planOf(type: protobuf.Type): FieldPlan[] {
       field.resolve();
       const qualified = `${type.name}.${field.name}`;
       const full = `${type.fullName.replace(/^\./, '')}.${field.name}`;
-      const message = field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
+      const message = field.resolvedType instanceof protobufLibrary().Type ? field.resolvedType : undefined;
       const pointer =
         ENCODE_POINTER_FIELDS.has(full) ||
         ENCODE_POINTER_FIELDS.has(qualified) ||
@@ -479,7 +479,7 @@ function planOf(type: protobuf.Type): FieldPlan[] {
           !ENCODE_NOT_POINTER.has(qualified) &&
           !NOT_POINTER.has(qualified) &&
           (POINTER_FIELDS.has(qualified) || POINTER_FIELDS.has(field.name)));
-      const map = field instanceof protobuf.MapField || Boolean(field.map);
+      const map = field instanceof protobufLibrary().MapField || Boolean(field.map);
       const p: FieldPlan = {
         field,
         id: field.id,

@@ -18,11 +18,23 @@
 //   int64 → number, Verbs / ExtraValue → string arrays, JSONSchemaPropsOr{Array,Bool,StringArray} →
 //   their union value.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
 import { dataDir } from '../api/data.js';
 import { badRequest, StatusError } from '../errors.js';
 import { jsonDepthError, MAX_JSON_DEPTH, nestingTooDeep, valueDepth } from './depth.js';
+
+type Protobufjs = typeof protobuf;
+let protobufjs: Protobufjs | undefined;
+
+/**
+ * protobufjs, loaded with the first Protobuf body read or written (most clients speak JSON only).
+ * Synchronously, as the proto files are: it is CommonJS, so this is the very object an import gives.
+ */
+export function protobufLibrary(): Protobufjs {
+  return (protobufjs ??= createRequire(import.meta.url)('protobufjs') as Protobufjs);
+}
 
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -151,7 +163,7 @@ export function protobufRegistry(): Registry {
   const started = performance.now();
   const dir = protoDir();
   const files = findProtoFiles(dir);
-  const root = new protobuf.Root();
+  const root = new (protobufLibrary().Root)();
   root.resolvePath = (_origin: string, target: string) => (target.startsWith('/') ? target : join(dir, target));
   root.loadSync(files.map((f) => join(dir, f)), { keepCase: true });
   root.resolveAll();
@@ -189,7 +201,7 @@ export function protobufTypeFor(apiVersion: string, kind: string): protobuf.Type
   if (pkg === undefined || !/^[A-Za-z][A-Za-z0-9]*$/.test(kind)) return undefined;
   for (const candidate of [pkg, META]) {
     const found = root.lookup(`${candidate}.${kind}`);
-    if (found instanceof protobuf.Type) return found;
+    if (found instanceof protobufLibrary().Type) return found;
   }
   return undefined;
 }
@@ -465,7 +477,7 @@ function specialValue(type: protobuf.Type, msg: Record<string, unknown>): { valu
 
 function convertValue(field: protobuf.Field, v: unknown): unknown {
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) return messageJson(resolved, v as Record<string, unknown>);
+  if (resolved instanceof protobufLibrary().Type) return messageJson(resolved, v as Record<string, unknown>);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (typeof v === 'object' && v !== null) return toNumber(v); // Long
   return v;
@@ -484,7 +496,7 @@ function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Recor
     const v = msg[field.name];
     if (v === undefined || v === null) continue;
     const key = jsonName(type.name, field.name);
-    if (field instanceof protobuf.MapField || field.map) {
+    if (field instanceof protobufLibrary().MapField || field.map) {
       const entries = Object.entries(v as Record<string, unknown>);
       if (entries.length === 0) continue;
       const obj: Record<string, unknown> = {};
@@ -498,7 +510,7 @@ function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Recor
       out[key] = arr.map((item) => convertValue(field, item));
       continue;
     }
-    if (field.resolvedType instanceof protobuf.Type) {
+    if (field.resolvedType instanceof protobufLibrary().Type) {
       const value = messageJson(field.resolvedType, v as Record<string, unknown>);
       if (INLINE_FIELDS.has(`${type.name}.${field.name}`) && typeof value === 'object' && value !== null) {
         Object.assign(out, value);

@@ -8,11 +8,9 @@
 //   - aliases: one inside the node it names is go-yaml's "anchor 'a' value contains itself";
 //     expansions beyond go-yaml's ratio of alias-driven decoding are "document contains
 //     excessive aliasing" — counted on the parsed nodes, never expanded to count them.
-import {
-  Composer, isAlias, isCollection, isPair, isScalar, Lexer, LineCounter, Parser,
-  type Document, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions,
-} from 'yaml';
+import type { Document, DocumentOptions, LineCounter, ParseOptions, ScalarTag, SchemaOptions } from 'yaml';
 import { jsonNesting, MAX_DECODER_DEPTH, MAX_YAML_DEPTH, nestingTooDeep } from './depth.js';
+import { yamlLibrary } from './yaml-library.js';
 
 const TIMESTAMP = 'tag:yaml.org,2002:timestamp';
 
@@ -39,6 +37,7 @@ const COLLECTIONS = new Set(['block-map', 'block-seq', 'flow-collection']);
  * 10,000 (whose words are then the answer), never to the end.
  */
 function composeBounded(text: string, lines: LineCounter): Document[] {
+  const { Composer, Lexer, Parser } = yamlLibrary();
   const parser = new Parser(lines.addNewLine);
   lines.addNewLine(0);
   const tokens = [];
@@ -84,6 +83,7 @@ type Slot = { set(node: unknown): void };
 
 /** Items of a collection or pair, each with the slot it occupies. */
 function children(node: unknown): Array<[unknown, Slot]> {
+  const { isCollection, isPair } = yamlLibrary();
   if (isPair(node)) {
     return [[node.key, { set: (n) => { node.key = n; } }], [node.value, { set: (n) => { node.value = n; } }]];
   }
@@ -101,6 +101,7 @@ function children(node: unknown): Array<[unknown, Slot]> {
  * growing with the document).
  */
 function settleAliases(doc: Document): void {
+  const { isAlias, isCollection, isPair, isScalar } = yamlLibrary();
   const anchors = new Map<string, unknown>();
   const measures = new Map<unknown, Measure>();
   const open = new Set<unknown>();
@@ -184,7 +185,7 @@ export function parseYaml(text: string): unknown {
       // YAML's flow style, or not YAML at all: the YAML parser says which.
     }
   }
-  const lines = new LineCounter();
+  const lines = new (yamlLibrary().LineCounter)();
   const docs = composeBounded(text, lines);
   const doc = docs[0]!;
   if (docs.length > 1) throw new Error('Source contains multiple documents; please use YAML.parseAllDocuments()');

@@ -1,7 +1,8 @@
 // Duplicate mapping keys in a YAML text (JSON is YAML too), reported the way the reference's
 // strict YAML decoder (go-yaml v2) words them: `line 7: key "replicas" already set in map`,
 // with the line of the repeated key's value. Any mapping counts, whatever the schema says.
-import { isMap, isScalar, parseDocument, visit, type Node as YamlNode } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
 /** Go's %#v of a decoded YAML key: strings quoted, numbers and booleans bare, null as <nil>. */
 function goKey(key: unknown): string {
@@ -32,6 +33,7 @@ function lineOf(starts: number[], offset: number): number {
  * after its value is decoded, so complaints inside a value come before the pair's own.
  */
 export function yamlDuplicateKeys(text: string): string[] {
+  const { isMap, isScalar, parseDocument, visit } = yamlLibrary();
   const doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
   const found: { offset: number; end: number; depth: number; key: string }[] = [];
   visit(doc, {

@@ -79,6 +79,14 @@ function negotiatedOf(range: MediaRange, target: Target, tableAvailable: boolean
   return { format, transform: as as Transform, transformVersion: `meta.k8s.io/${range.params['v']}` };
 }
 
+/**
+ * Whether an Accept header names Protobuf at all: only then does it matter whether the kind has a
+ * Protobuf message (finding out loads every message, which JSON clients never need).
+ */
+export function namesProtobuf(accept: string | undefined): boolean {
+  return accept !== undefined && accept.toLowerCase().includes('vnd.kubernetes.protobuf');
+}
+
 /** The representation to answer with, or 406 when nothing offered is served. */
 export function negotiate(accept: string | undefined, target: Target = 'other', tableAvailable = true, protobufAvailable = false): Negotiated {
   if (!accept || !accept.trim()) return { format: 'json' };

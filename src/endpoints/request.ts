@@ -1,11 +1,11 @@
 // Reading request bodies (bounded) and writing responses in the negotiated serialization.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants as http2, type Http2Stream } from 'node:http2';
-import { stringify as toYaml } from 'yaml';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { MAX_YAML_DEPTH, valueDepth } from '../encoding/depth.js';
 import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists.js';
 import { protobufObject } from '../encoding/derived.js';
+import { yamlLibrary } from '../encoding/yaml-library.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
 import { contentTypeOf, type Format } from './negotiation.js';
 
@@ -67,7 +67,7 @@ function toProtobuf(body: Body): Buffer {
  * managedFields key "." plain.
  */
 function goYaml(value: unknown): string {
-  return toYaml(value, { sortMapEntries: true, indentSeq: false, version: '1.1' }).replace(/^(\s*)"\.":/gm, '$1.:');
+  return yamlLibrary().stringify(value, { sortMapEntries: true, indentSeq: false, version: '1.1' }).replace(/^(\s*)"\.":/gm, '$1.:');
 }
 
 /** JSON in the output's serialization: as it is, indented, YAML (keys sorted, as Go's) or Protobuf. */

@@ -22,7 +22,7 @@ import { handlePatch } from './handlers/patch.js';
 import type { Answer, Scope, SecurityContext, VerbHandler } from './handlers/scope.js';
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
-import { negotiate, type Negotiated, type Target } from './negotiation.js';
+import { namesProtobuf, negotiate, type Negotiated, type Target } from './negotiation.js';
 import { sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { warningHeaders, warningHeaderValues } from './warnings.js';
 
@@ -99,7 +99,7 @@ export class ResourceHandler {
     try {
       const target = targetOf(req.method ?? 'GET', r);
       const info = this.definitions.lookup(r.apiGroup, r.apiVersion, r.resource);
-      const protobufOk = info !== undefined && canEncodeProtobuf(info.apiVersion, target === 'list' ? info.listKind : info.kind);
+      const protobufOk = info !== undefined && namesProtobuf(req.headers.accept) && canEncodeProtobuf(info.apiVersion, target === 'list' ? info.listKind : info.kind);
       const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk);
       out.format = negotiated.format;
       if (!info) throw resourceNotFound();

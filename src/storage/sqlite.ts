@@ -6,7 +6,8 @@
 // its own precondition, so one failing write does not fail the others. Promises settle only after
 // COMMIT (WAL, synchronous = FULL), and watchers get the events after that, in revision order.
 
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { compareKeys, effectiveLimit, prefixEnd } from './keys.js';
 import { applyWrite, checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp, type WriteOutcome } from './ops.js';
 import type {
@@ -89,6 +90,13 @@ function toEvent(row: EventRow): StorageEvent {
   return event;
 }
 
+let sqlite: typeof Database | undefined;
+
+/** better-sqlite3 (and its native addon), loaded when a database is first opened: memory storage never needs it. */
+function sqliteLibrary(): typeof Database {
+  return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+}
+
 export class SqliteStorage implements Storage {
   private readonly hub = new WatchHub();
   private readonly statements = new Map<string, Database.Statement<[Params], unknown>>();
@@ -111,7 +119,8 @@ export class SqliteStorage implements Storage {
   static open(path: string): SqliteStorage {
     // Private from the start: SQLite makes the -wal and -shm files with this file's mode.
     if (path !== ':memory:' && path !== '') createPrivateFile(path);
-    const db = new Database(path);
+    const Sqlite = sqliteLibrary();
+    const db = new Sqlite(path);
     try {
       db.pragma('journal_mode = WAL');
       // FULL: the WAL is fsynced at every COMMIT, so a resolved write survives power loss.

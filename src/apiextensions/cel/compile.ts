@@ -2,7 +2,8 @@
 // CEL part of the CRD schema checks): each rule is parsed and type-checked against `self` (and
 // `oldSelf`) typed by the schema node it sits on, must be a bool, is costed statically, and the
 // node tree is kept for validation. Errors come with the reference's paths and messages.
-import { Environment, type ASTNode } from '@marcbachmann/cel-js';
+import { createRequire } from 'node:module';
+import type { ASTNode, Environment } from '@marcbachmann/cel-js';
 import { type FieldError, fieldForbidden, goQuote } from '../../errors.js';
 import type { Structural } from '../schema/index.js';
 import { childPath, indexPath, keyPath } from '../schema/render.js';
@@ -46,13 +47,27 @@ export interface CompiledSchema {
   errors: FieldError[];
 }
 
+type CelJs = typeof import('@marcbachmann/cel-js');
+
+/**
+ * cel-js, loaded when the first rule is compiled: a server without CRDs that have
+ * x-kubernetes-validations never needs it. Rules are compiled deep in synchronous validation, so
+ * it is required synchronously (an ES module: Node ≥ 20.19); an older Node loads it with this
+ * module, as before.
+ */
+let celJs: CelJs | undefined = process.features.require_module ? undefined : await import('@marcbachmann/cel-js');
+
+function cel(): CelJs {
+  return (celJs ??= createRequire(import.meta.url)('@marcbachmann/cel-js') as CelJs);
+}
+
 let baseEnv: Environment | undefined;
 let probed: unknown;
 
 /** The environment every rule environment is cloned from: the library and a probe macro. */
 function base(): Environment {
   if (!baseEnv) {
-    const env = new Environment({ homogeneousAggregateLiterals: false });
+    const env = new (cel().Environment)({ homogeneousAggregateLiterals: false });
     registerKubernetesLibrary(env);
     // cel-js keeps its evaluator private; this macro hands it over so that it can be metered.
     env.registerFunction('__capstanProbe(ast): bool', ({ args }: { args: ASTNode[] }) => ({

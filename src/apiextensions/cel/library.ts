@@ -5,7 +5,8 @@
 // cel-go's) — `matches` too, which compile.ts renames to `re2matches` in every rule's AST,
 // because cel-js's own `matches` uses backtracking RegExp. Functions charge the meter by input size.
 import type { Environment } from '@marcbachmann/cel-js';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2Engine } from '../schema/re2.js';
 import { charge } from './meter.js';
 
 const regexCache = new Map<string, RE2JS>();
@@ -14,7 +15,7 @@ const regexCache = new Map<string, RE2JS>();
 export function re2(pattern: string): RE2JS {
   let re = regexCache.get(pattern);
   if (!re) {
-    re = RE2JS.compile(pattern);
+    re = re2Engine().compile(pattern);
     if (regexCache.size > 1000) regexCache.clear();
     regexCache.set(pattern, re);
   }
