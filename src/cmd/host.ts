@@ -9,9 +9,13 @@
 // minute. Its own log: host.log beside its socket.
 import { appendFileSync, chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
-import { OptionsError } from './options.js';
-import { COMMAND, prepareKubeApiserver } from './kube-apiserver-start.js';
-import { hostPaths, type HostMessage, type LauncherMessage } from './host-protocol.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { hostPaths, type ClientMessage, type Dialect, type HostMessage } from '../host/protocol.js';
+import { sharedServingMaterial } from '../server/shared-pki.js';
+import { OptionsError, parseOptions } from './options.js';
+import { COMMAND, prepareKubeApiserver, type Prepared } from './kube-apiserver-start.js';
 import { startServing, oneLine, type Serving } from './serve.js';
 
 const IDLE_EXIT_MS = 60_000;
@@ -54,10 +58,11 @@ function serveLauncher(socket: Socket): void {
     buffered += chunk.toString();
     let nl;
     while ((nl = buffered.indexOf('\n')) >= 0) {
-      const message = JSON.parse(buffered.slice(0, nl)) as LauncherMessage;
+      const message = JSON.parse(buffered.slice(0, nl)) as ClientMessage;
       buffered = buffered.slice(nl + 1);
       if ('start' in message && !running) {
-        running = start(socket, message.start.argv, message.start.cwd, message.start.started);
+        const { dialect, argv, cwd, started } = message.start;
+        running = start(socket, dialect, argv, cwd, started);
       } else if ('stop' in message) {
         void stop(true);
       }
@@ -67,19 +72,30 @@ function serveLauncher(socket: Socket): void {
   socket.on('error', () => undefined);
 }
 
-async function start(socket: Socket, argv: string[], cwd: string, started: number): Promise<Serving | undefined> {
+/** capstan's own command line, as startCapstan sends it: a temporary folder and this user's shared TLS material unless it names its own. */
+async function prepareCapstan(argv: string[], cwd: string): Promise<Prepared> {
+  const commandLine = parseOptions(argv);
+  const options = commandLine.options;
+  const temporaryDataDir = !commandLine.given.has('data-dir');
+  options.dataDir = temporaryDataDir ? mkdtempSync(join(tmpdir(), 'capstan-')) : resolve(cwd, options.dataDir);
+  if (!options.certDir && !options.tlsCertFile && !options.insecure) options.servingMaterial = await sharedServingMaterial();
+  return { options, notes: [], temporaryDataDir };
+}
+
+async function start(socket: Socket, dialect: Dialect, argv: string[], cwd: string, started: number): Promise<Serving | undefined> {
   const say = (line: string, warning = false) => send(socket, { say: line, warning });
+  const command = dialect === 'capstan' ? 'capstan' : COMMAND;
   try {
-    const prepared = await prepareKubeApiserver(argv, cwd);
-    for (const note of prepared.notes) say(`${COMMAND}: ${note}`, true);
-    // The launcher's clock: "ready in" counts from its start, as a process of its own would.
-    const s = await startServing(prepared.options, { command: COMMAND, started: performance.now() - (Date.now() - started), temporaryDataDir: prepared.temporaryDataDir }, say);
+    const prepared = dialect === 'capstan' ? await prepareCapstan(argv, cwd) : await prepareKubeApiserver(argv, cwd);
+    for (const note of prepared.notes) say(`${command}: ${note}`, true);
+    // The client's clock: "ready in" counts from its start, as a process of its own would.
+    const s = await startServing(prepared.options, { command, started: performance.now() - (Date.now() - started), temporaryDataDir: prepared.temporaryDataDir }, say);
     busy(1);
-    send(socket, { ready: true });
-    log(`serving ${s.url}`);
+    send(socket, { ready: { url: s.url, kubeconfig: s.kubeconfigPath, pid: process.pid } });
+    log(`serving ${s.url} (${dialect})`);
     return s;
   } catch (err) {
-    send(socket, { error: err instanceof OptionsError ? `Error: ${err.message}` : `${COMMAND}: ${oneLine(err)}` });
+    send(socket, { error: err instanceof OptionsError ? (dialect === 'capstan' ? `capstan: ${err.message}` : `Error: ${err.message}`) : `${command}: ${oneLine(err)}` });
     socket.end();
     return undefined;
   }

@@ -30,6 +30,8 @@ export interface ServeSettings {
 
 export interface Serving {
   url: string;
+  /** The admin kubeconfig written in the data folder. */
+  kubeconfigPath: string;
   /** Stops the server, releases the folder (removes it when temporary). */
   stop(): Promise<void>;
 }
@@ -73,6 +75,7 @@ export async function startServing(options: Options, settings: ServeSettings, sa
   let stopped: Promise<void> | undefined;
   return {
     url: server.url,
+    kubeconfigPath,
     stop: () => (stopped ??= server.close().then(() => {
       lock.release();
       removeDataDir();

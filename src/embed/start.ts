@@ -1,8 +1,11 @@
-// startCapstan: a server for a test, started from Node — in this process (the default: servers
-// share the loaded code and one set of TLS material, so each start costs little) or as a child
-// process (`process: 'child'`: isolated, as a test of a server's crash or memory wants). Each has
-// its own port and store; it comes with an admin kubeconfig in the three forms clients take, and
-// resets to its first start between tests.
+// startCapstan: a server for a test, started from Node. By default in the shared host of this
+// user's test servers (host/: one process that runs them all, so that a start costs what a server
+// costs, tens of milliseconds, even in a test process that has loaded nothing yet; a server whose
+// test process ends without stopping it is stopped all the same); or in this process (`process:
+// 'same'`: the servers share the loaded code and one set of TLS material); or in a child process
+// of its own (`process: 'child'`: isolated, as a test of a crash or of memory wants). Each has its
+// own port and store, comes with an admin kubeconfig in the three forms clients take, and resets
+// to its first state between tests.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,14 +16,15 @@ import type { ServingMaterial } from '../server/certs.js';
 import { sharedServingMaterial } from '../server/shared-pki.js';
 import { adminKubeconfig } from '../server/kubeconfig.js';
 import { FIRST_STATE_PATH, RESET_PATH } from '../server/routes.js';
+import { startHosted } from '../host/client.js';
 import { ApiClient } from './client.js';
 import { installCrds, readManifests, seedObjects } from './install.js';
 
 export interface StartOptions {
   /** 'memory' (the default) or a folder for capstan's database file (kept after stop). */
   store?: 'memory' | { dataDir: string };
-  /** 'same' (the default): in this process; 'child': a process of its own. */
-  process?: 'same' | 'child';
+  /** 'host' (the default): the shared host; 'same': this process; 'child': a process of its own. */
+  process?: 'host' | 'same' | 'child';
   /** 'RBAC' (the default) or 'AlwaysAllow'; the kubeconfig's user is in system:masters either way. */
   authorizationMode?: 'RBAC' | 'AlwaysAllow';
   enableAdmissionPlugins?: string[];
@@ -58,7 +62,7 @@ export interface Capstan {
   kubeconfig: { object: KubeconfigObject; yaml: string; path: string };
   /** `new KubeConfig().loadFromOptions(capstan.clientNode)` */
   clientNode: ClientNodeOptions;
-  /** The process serving it (this one, or the child's). */
+  /** The process serving it (the host's, this one, or the child's). */
   pid: number;
   /** Back to the state start resolved with (CRDs and objects given to start included). */
   reset(): Promise<void>;
@@ -118,16 +122,46 @@ async function inProcess(options: StartOptions): Promise<Serving> {
 
 const COMMAND = fileURLToPath(new URL('../cmd/capstan.js', import.meta.url));
 
-async function childProcess(options: StartOptions): Promise<Serving> {
-  const folder = mkdtempSync(join(tmpdir(), 'capstan-'));
+/** The capstan command line the options amount to (the data folder aside). */
+function commandLine(options: StartOptions): string[] {
   const store = options.store ?? 'memory';
-  const args = [
-    COMMAND, '--secure-port=0', `--data-dir=${store === 'memory' ? folder : store.dataDir}`, `--storage=${store === 'memory' ? 'memory' : 'sqlite'}`,
+  return [
+    '--secure-port=0', `--storage=${store === 'memory' ? 'memory' : 'sqlite'}`,
+    ...(store === 'memory' ? [] : [`--data-dir=${store.dataDir}`]),
     ...(options.authorizationMode ? [`--authorization-mode=${options.authorizationMode}`] : []),
     ...(options.enableAdmissionPlugins?.length ? [`--enable-admission-plugins=${options.enableAdmissionPlugins.join(',')}`] : []),
     ...(options.disableAdmissionPlugins?.length ? [`--disable-admission-plugins=${options.disableAdmissionPlugins.join(',')}`] : []),
     `--v=${options.verbosity ?? 0}`,
   ];
+}
+
+async function inHost(options: StartOptions): Promise<Serving> {
+  const server = await startHosted('capstan', commandLine(options), (line, warning) => {
+    if (warning) process.stderr.write(`${line}\n`);
+  });
+  const folder = mkdtempSync(join(tmpdir(), 'capstan-'));
+  return {
+    url: server.url,
+    port: Number(new URL(server.url).port),
+    yaml: readFileSync(server.kubeconfigPath, 'utf8'),
+    pid: server.pid,
+    folder,
+    reset: async (client) => {
+      await client.request('POST', RESET_PATH);
+    },
+    rememberFirstState: async (client) => {
+      await client.request('POST', FIRST_STATE_PATH);
+    },
+    stop: async () => {
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+async function childProcess(options: StartOptions): Promise<Serving> {
+  const folder = mkdtempSync(join(tmpdir(), 'capstan-'));
+  const args = [COMMAND, ...commandLine(options), ...((options.store ?? 'memory') === 'memory' ? [`--data-dir=${folder}`] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const started = await new Promise<{ url: string; kubeconfigPath: string }>((resolve, reject) => {
@@ -167,7 +201,7 @@ export async function startCapstan(options: StartOptions = {}): Promise<Capstan>
   // Files are read first: a wrong path fails before anything starts.
   const crds = (options.crds ?? []).flatMap(readManifests);
   const objects = (options.objects ?? []).flatMap((o) => (typeof o === 'string' ? readManifests(o) : [o]));
-  const serving = options.process === 'child' ? await childProcess(options) : await inProcess(options);
+  const serving = options.process === 'child' ? await childProcess(options) : options.process === 'same' ? await inProcess(options) : await inHost(options);
   const object = parseYaml(serving.yaml) as KubeconfigObject;
   const path = join(serving.folder, 'kubeconfig');
   writeFileSync(path, serving.yaml, { mode: 0o600 });

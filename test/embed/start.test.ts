@@ -10,8 +10,18 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startCapstan, type Capstan } from '../../src/index.js';
-import { fixturesDir, readReply } from '../helpers.js';
-import { request } from 'node:https';
+import { fixturesDir, readReply, repoRoot, until } from '../helpers.js';
+import { get, request } from 'node:https';
+
+/** The status of a GET without verifying TLS; 0 when nothing answers. */
+function probe(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    get(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', () => resolve(0));
+  });
+}
 
 const run = promisify(execFile);
 const CRDS = join(fixturesDir, 'crds');
@@ -118,8 +128,9 @@ describe('startCapstan (the package\'s main export)', { timeout: 120_000 }, () =
 });
 
 describe('startCapstan: many at once, a child process, bad input', { timeout: 120_000 }, () => {
-  it('eight servers at once: each its own port and store', async () => {
-    const servers = await Promise.all(Array.from({ length: 8 }, () => startCapstan()));
+  it('eight servers at once in this process (process: same): each its own port and store', async () => {
+    const servers = await Promise.all(Array.from({ length: 8 }, () => startCapstan({ process: 'same' })));
+    assert.ok(servers.every((s) => s.pid === process.pid));
     try {
       assert.equal(new Set(servers.map((s) => s.port)).size, 8);
       await admin(servers[0]!, 'POST', '/api/v1/namespaces', { metadata: { name: 'only-in-first' } });
@@ -130,6 +141,18 @@ describe('startCapstan: many at once, a child process, bad input', { timeout: 12
       await Promise.all(servers.map((s) => s.stop()));
     }
     for (const s of servers) assert.equal(existsSync(s.kubeconfig.path), false, 'stop removes its folder');
+  });
+
+  it('by default in the shared host: a test process that ends without stopping its server has it stopped', async () => {
+    const script = `import { startCapstan } from ${JSON.stringify(join(repoRoot, 'dist/src/index.js'))};
+const c = await startCapstan();
+console.log(JSON.stringify({ url: c.url, pid: c.pid }));
+process.exit(0);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+    const started = JSON.parse(stdout.trim().split('\n').pop()!) as { url: string; pid: number };
+    assert.ok(started.pid > 0 && started.pid !== process.pid);
+    process.kill(started.pid, 0); // the host outlives the test process
+    await until('the abandoned server stops', async () => (await probe(`${started.url}/healthz`)) === 0);
   });
 
   it('process: child runs it in a process of its own; stop ends that process', async () => {

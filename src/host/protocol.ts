@@ -1,0 +1,30 @@
+// What the shared host (cmd/host.ts) and the programs it serves (the kube-apiserver launcher,
+// startCapstan) say to each other: one JSON object per line over a Unix socket in a private folder
+// of the temporary directory, one folder per user and capstan build (a rebuilt capstan never talks
+// to a host running the old code). A client sends one start, then (maybe) a stop; closing the
+// connection stops its server too.
+import { mkdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Whose command line the start carries: kube-apiserver's (the launcher) or capstan's (startCapstan). */
+export type Dialect = 'kube-apiserver' | 'capstan';
+export type ClientMessage = { start: { dialect: Dialect; argv: string[]; cwd: string; started: number } } | { stop: true };
+export type HostMessage = { say: string; warning: boolean } | { ready: { url: string; kubeconfig: string; pid: number } } | { error: string } | { stopped: true };
+
+/** The host program. */
+export const HOST_SCRIPT = fileURLToPath(new URL('../cmd/host.js', import.meta.url));
+
+/** The host's folder (created 0700), socket and log. */
+export function hostPaths(): { dir: string; socket: string; log: string } {
+  const build = HOST_SCRIPT;
+  const id = createHash('sha256').update(`${build}\0${statSync(build).mtimeMs}`).digest('hex').slice(0, 12);
+  const dir = join(tmpdir(), `capstan-host-${userInfo().uid}-${id}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const owner = statSync(dir);
+  if (owner.uid !== userInfo().uid || (owner.mode & 0o077) !== 0) throw new Error(`${dir}: not a private folder of this user's`);
+  return { dir, socket: join(dir, 'host.sock'), log: join(dir, 'host.log') };
+}
+
