@@ -40,7 +40,23 @@ const rss = () => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync('/proc/self/sta
 const task = process.argv[2];
 const report = (value: unknown) => process.send!(value);
 
-if (task === 'starts') {
+const rssOf = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+if (task === 'stop-host') {
+  // The host leaves a minute after its last server; this makes it leave now (for a cold start).
+  const c = await startCapstan();
+  await c.stop();
+  process.kill(c.pid, 'SIGTERM');
+  while (true) {
+    try {
+      process.kill(c.pid, 0);
+      await new Promise((r) => setTimeout(r, 20));
+    } catch {
+      break;
+    }
+  }
+  report({ pid: c.pid });
+} else if (task === 'starts') {
   // The first start (this process has loaded nothing of the server yet), then warm ones.
   const timings: number[] = [];
   const firstStart = performance.now();
@@ -57,13 +73,25 @@ if (task === 'starts') {
     await c.stop();
   }
   report({ first, firstFromImport, warm: timings });
-} else if (task === 'idle') {
-  // RSS of this process with one idle server, then with ten.
+} else if (task === 'host-idle') {
+  // RSS of the shared host with one idle server of ours, then with twenty.
   const servers = [await startCapstan()];
   await get(servers[0]!, '/api/v1/namespaces');
   await new Promise((r) => setTimeout(r, 1500));
+  const one = rssOf(servers[0]!.pid);
+  for (let i = 0; i < 19; i++) servers.push(await startCapstan());
+  await Promise.all(servers.map((s) => get(s, '/api/v1/namespaces')));
+  await new Promise((r) => setTimeout(r, 1500));
+  const twenty = rssOf(servers[0]!.pid);
+  await Promise.all(servers.map((s) => s.stop()));
+  report({ one, twenty });
+} else if (task === 'idle') {
+  // RSS of this process with one idle server, then with ten (process: 'same').
+  const servers = [await startCapstan({ process: 'same' })];
+  await get(servers[0]!, '/api/v1/namespaces');
+  await new Promise((r) => setTimeout(r, 1500));
   const one = rss();
-  for (let i = 0; i < 9; i++) servers.push(await startCapstan());
+  for (let i = 0; i < 9; i++) servers.push(await startCapstan({ process: 'same' }));
   await Promise.all(servers.map((s) => get(s, '/api/v1/namespaces')));
   await new Promise((r) => setTimeout(r, 1500));
   const ten = rss();
@@ -72,8 +100,9 @@ if (task === 'starts') {
 } else if (task === 'parallel') {
   const count = Number(process.argv[3] ?? 20);
   const t = performance.now();
+  const mode = (process.argv[4] ?? 'host') as 'host' | 'same';
   const servers = await Promise.all(Array.from({ length: count }, async () => {
-    const s = await startCapstan();
+    const s = await startCapstan({ process: mode });
     if ((await get(s, '/healthz')) !== 200) throw new Error('not ready');
     return s;
   }));

@@ -89,6 +89,9 @@ export async function prepareKubeApiserver(argv: string[], cwd: string): Promise
       options.servingMaterial = await sharedServingMaterial();
     }
   }
+  // Without a certificate of its own, a server in a temporary folder uses this user's shared test
+  // material rather than making a CA at every start.
+  if (temporaryDataDir && !options.certDir && !options.tlsCertFile) options.servingMaterial = await sharedServingMaterial();
   const privileged = handled.get('allow-privileged');
   if (privileged !== 'true') notes.push(`--allow-privileged=${privileged ?? 'false'} is not enforced: capstan admits privileged containers (as --allow-privileged=true)`);
   return { options, notes, temporaryDataDir };

@@ -5,8 +5,6 @@
 // the shared host (host.ts) of this user's test servers, which starts it in tens of milliseconds;
 // CAPSTAN_SHARED_HOST=0 runs it in this process instead. --help and --version answer here at once.
 import { HostStartError, startHosted } from '../host/client.js';
-import { versionInfo } from '../server/version.js';
-import { kubeApiserverHelp } from './kube-apiserver-flags.js';
 
 /** Whether a switch is given (as pflag reads it: --name, --name=true, -h). */
 const given = (argv: string[], ...spellings: string[]) => argv.some((a) => spellings.includes(a) || spellings.some((s) => a.startsWith(`${s}=`) && a !== `${s}=false`));
@@ -52,11 +50,14 @@ async function inThisProcess(argv: string[], started: number): Promise<void> {
 async function main(): Promise<void> {
   const started = Date.now();
   const argv = process.argv.slice(2);
+  // Loaded only for these: a start reads no data of its own before the host has it.
   if (given(argv, '--help', '-h')) {
+    const { kubeApiserverHelp } = await import('./kube-apiserver-flags.js');
     process.stdout.write(kubeApiserverHelp());
     return;
   }
   if (given(argv, '--version')) {
+    const { versionInfo } = await import('../server/version.js');
     process.stdout.write(`Kubernetes ${versionInfo().gitVersion}\n`);
     return;
   }

@@ -22,7 +22,20 @@ function ours(dir: string): boolean {
   }
 }
 
-export async function sharedServingMaterial(): Promise<ServingMaterial> {
+/** Read once per process (the folder is checked again after an hour: certificates are renewed a day before they expire). */
+const REREAD_MS = 60 * 60 * 1000;
+let cached: { at: number; material: Promise<ServingMaterial> } | undefined;
+
+export function sharedServingMaterial(): Promise<ServingMaterial> {
+  if (!cached || Date.now() - cached.at > REREAD_MS) {
+    const material = readOrMake();
+    cached = { at: Date.now(), material };
+    material.catch(() => (cached = undefined));
+  }
+  return cached.material;
+}
+
+async function readOrMake(): Promise<ServingMaterial> {
   const dir = sharedPkiDir();
   if (!ours(dir)) {
     // Made aside, then put in place whole: a start running at the same time either sees the
