@@ -1,8 +1,8 @@
 // Shared test helpers: the repo root, reference fixtures, an in-process server and a raw HTTP client.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { get as httpGet, request as httpRequest, type IncomingMessage } from 'node:http';
+import { get as httpsGet, request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinResourceDefinitions } from '../src/registry/builtin/index.js';
@@ -165,4 +165,17 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`not reached in ${ms} ms: ${typeof what === 'string' ? what : what()}`);
     await sleep(everyMs);
   }
+}
+
+/** The status of a GET (TLS not verified, no client certificate, as envtest's readiness probe); 0 when nothing answers. */
+export function probeStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? httpsGet : httpGet;
+    const req = get(url, { rejectUnauthorized: false, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+  });
 }

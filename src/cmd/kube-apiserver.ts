@@ -10,6 +10,11 @@ import { HostStartError, startHosted } from '../host/client.js';
 const given = (argv: string[], ...spellings: string[]) => argv.some((a) => spellings.includes(a) || spellings.some((s) => a.startsWith(`${s}=`) && a !== `${s}=false`));
 
 async function viaHost(argv: string[], started: number): Promise<void> {
+  // Asked to stop while the host still starts the server: it is stopped as soon as it serves.
+  let stopAsked = false;
+  let stopNow: () => void = () => (stopAsked = true);
+  process.on('SIGINT', () => stopNow());
+  process.on('SIGTERM', () => stopNow());
   let server;
   try {
     server = await startHosted('kube-apiserver', argv, (line, warning) => (warning ? process.stderr : process.stdout).write(`${line}\n`), started);
@@ -18,12 +23,12 @@ async function viaHost(argv: string[], started: number): Promise<void> {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }
-  const stop = () => {
-    server.stop().then(() => process.exit(0), () => process.exit(1));
+  const hosted = server;
+  stopNow = () => {
+    hosted.stop().then(() => process.exit(0), () => process.exit(1));
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  void server.lost.then(() => {
+  if (stopAsked) stopNow();
+  void hosted.lost.then(() => {
     process.stderr.write('kube-apiserver (capstan): the shared host went away\n');
     process.exit(1);
   });

@@ -135,6 +135,16 @@ function commandLine(options: StartOptions): string[] {
   ];
 }
 
+/** A server in another process is reset, and told its first state, over HTTP as the admin. */
+const OVER_HTTP: Pick<Serving, 'reset' | 'rememberFirstState'> = {
+  reset: async (client) => {
+    await client.request('POST', RESET_PATH);
+  },
+  rememberFirstState: async (client) => {
+    await client.request('POST', FIRST_STATE_PATH);
+  },
+};
+
 async function inHost(options: StartOptions): Promise<Serving> {
   const server = await startHosted('capstan', commandLine(options), (line, warning) => {
     if (warning) process.stderr.write(`${line}\n`);
@@ -146,12 +156,7 @@ async function inHost(options: StartOptions): Promise<Serving> {
     yaml: readFileSync(server.kubeconfigPath, 'utf8'),
     pid: server.pid,
     folder,
-    reset: async (client) => {
-      await client.request('POST', RESET_PATH);
-    },
-    rememberFirstState: async (client) => {
-      await client.request('POST', FIRST_STATE_PATH);
-    },
+    ...OVER_HTTP,
     stop: async () => {
       await server.stop();
       rmSync(folder, { recursive: true, force: true });
@@ -182,12 +187,7 @@ async function childProcess(options: StartOptions): Promise<Serving> {
     yaml: readFileSync(started.kubeconfigPath, 'utf8'),
     pid: child.pid!,
     folder,
-    reset: async (client) => {
-      await client.request('POST', RESET_PATH);
-    },
-    rememberFirstState: async (client) => {
-      await client.request('POST', FIRST_STATE_PATH);
-    },
+    ...OVER_HTTP,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;

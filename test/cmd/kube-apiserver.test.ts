@@ -8,18 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { get } from 'node:https';
-import { call, repoRoot, until } from '../helpers.js';
+import { call, probeStatus, repoRoot, until } from '../helpers.js';
 
-/** The status of a GET without verifying TLS; 0 when nothing answers. */
-function probe(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    get(url, { rejectUnauthorized: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', () => resolve(0));
-  });
-}
 
 const KUBE_APISERVER = join(repoRoot, 'dist/src/cmd/kube-apiserver.js');
 const ETCD = join(repoRoot, 'dist/src/cmd/etcd.js');
@@ -99,12 +89,12 @@ describe('kube-apiserver and etcd for test environments', { timeout: 90_000 }, (
   it('runs in the shared host: a launcher killed without asking stops its server; CAPSTAN_SHARED_HOST=0 runs in its own process', async () => {
     const port = await freePort();
     const launcher = spawn(process.execPath, [KUBE_APISERVER, `--secure-port=${port}`, '--allow-privileged=true'], { stdio: 'ignore' });
-    await until(`https://127.0.0.1:${port}/healthz`, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200);
+    await until(`https://127.0.0.1:${port}/healthz`, async () => (await probeStatus(`https://127.0.0.1:${port}/healthz`)) === 200);
     // The server is not in the launcher: it answers from the host, whose pid differs.
     launcher.kill('SIGKILL');
-    await until('the server stops with its launcher', async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 0);
+    await until('the server stops with its launcher', async () => (await probeStatus(`https://127.0.0.1:${port}/healthz`)) === 0);
     const own = spawn(process.execPath, [KUBE_APISERVER, `--secure-port=${port}`, '--allow-privileged=true'], { stdio: 'ignore', env: { ...process.env, CAPSTAN_SHARED_HOST: '0' } });
-    await until(`https://127.0.0.1:${port}/healthz in its own process`, async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200);
+    await until(`https://127.0.0.1:${port}/healthz in its own process`, async () => (await probeStatus(`https://127.0.0.1:${port}/healthz`)) === 200);
     const exited = new Promise((resolve) => own.once('exit', resolve));
     own.kill('SIGTERM');
     assert.equal(await exited, 0);

@@ -8,8 +8,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createVerify, X509Certificate } from 'node:crypto';
-import { get as httpGet } from 'node:http';
-import { get as httpsGet } from 'node:https';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { ensureServingMaterial, issueClientCertificate } from '../../src/server/certs.js';
-import { call, fixturesDir, mustOk, repoRoot, until, type ClientTls } from '../helpers.js';
+import { call, fixturesDir, mustOk, probeStatus, repoRoot, until, type ClientTls } from '../helpers.js';
 
 const run = promisify(execFile);
 const envtest = JSON.parse(readFileSync(join(fixturesDir, 'envtest', 'controller-runtime.json'), 'utf8')) as {
@@ -60,18 +58,6 @@ async function argv(binary: string, spec: { args: Record<string, string[]>; args
   return [...args.keys()].sort().flatMap((flag) => args.get(flag)!.map((v) => `--${flag}=${fill(v)}`));
 }
 
-/** pollURLUntilOK's client: TLS without verification, no client certificate; the status, or 0 when nothing answers. */
-function probe(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const get = url.startsWith('https:') ? httpsGet : httpGet;
-    const req = get(url, { rejectUnauthorized: false, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', () => resolve(0));
-    req.on('timeout', () => req.destroy());
-  });
-}
 
 interface Started {
   child: ChildProcess;
@@ -88,7 +74,7 @@ async function startProcess(binary: string, args: string[], env: NodeJS.ProcessE
   child.once('exit', () => (exited = true));
   await until(() => `${binary} healthy at ${healthUrl}; output: ${output}`, async () => {
     if (exited) assert.fail(`${binary} exited: ${output}`);
-    return (await probe(healthUrl)) === 200;
+    return (await probeStatus(healthUrl)) === 200;
   }, 20_000, 100);
   return { child, output: () => output };
 }

@@ -10,18 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startCapstan, type Capstan } from '../../src/index.js';
-import { fixturesDir, readReply, repoRoot, until } from '../helpers.js';
-import { get, request } from 'node:https';
+import { fixturesDir, probeStatus, readReply, repoRoot, until } from '../helpers.js';
+import { request } from 'node:https';
 
-/** The status of a GET without verifying TLS; 0 when nothing answers. */
-function probe(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    get(url, { rejectUnauthorized: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', () => resolve(0));
-  });
-}
 
 const run = promisify(execFile);
 const CRDS = join(fixturesDir, 'crds');
@@ -152,7 +143,7 @@ process.exit(0);`;
     const started = JSON.parse(stdout.trim().split('\n').pop()!) as { url: string; pid: number };
     assert.ok(started.pid > 0 && started.pid !== process.pid);
     process.kill(started.pid, 0); // the host outlives the test process
-    await until('the abandoned server stops', async () => (await probe(`${started.url}/healthz`)) === 0);
+    await until('the abandoned server stops', async () => (await probeStatus(`${started.url}/healthz`)) === 0);
   });
 
   it('process: child runs it in a process of its own; stop ends that process', async () => {
