@@ -3,7 +3,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { adminKubeconfig } from '../server/kubeconfig.js';
 import type { Options } from '../server/options.js';
-import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
+import type { DataDirLock } from './data-dir-lock.js';
 import { makeDataDirPrivate, tightenedWarning } from './private-data-dir.js';
 
 /** The first line of what went wrong, as the one line a failed start prints. */
@@ -46,12 +46,16 @@ export async function startServing(options: Options, settings: ServeSettings, sa
     throw folderFailure(dataDir, err);
   }
   // Before anything is written: a second server on the folder stops here, having changed nothing.
-  let lock;
-  try {
-    lock = lockDataDir(dataDir);
-  } catch (err) {
-    if (err instanceof DataDirInUseError) throw err;
-    throw folderFailure(dataDir, err);
+  // (A folder the command just made is no one else's: it needs no lock, nor SQLite to take one.)
+  let lock: DataDirLock = { release: () => undefined };
+  if (!settings.temporaryDataDir) {
+    const { DataDirInUseError, lockDataDir } = await import('./data-dir-lock.js');
+    try {
+      lock = lockDataDir(dataDir);
+    } catch (err) {
+      if (err instanceof DataDirInUseError) throw err;
+      throw folderFailure(dataDir, err);
+    }
   }
   const removeDataDir = () => {
     if (settings.temporaryDataDir) rmSync(dataDir, { recursive: true, force: true });
