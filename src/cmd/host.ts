@@ -88,6 +88,8 @@ async function start(socket: Socket, dialect: Dialect, argv: string[], cwd: stri
   try {
     const prepared = dialect === 'capstan' ? await prepareCapstan(argv, cwd) : await prepareKubeApiserver(argv, cwd);
     for (const note of prepared.notes) say(`${command}: ${note}`, true);
+    // The request log (-v 3) goes to the client's stderr, as a server of its own would write it.
+    prepared.options.requestLogWriter = (line) => say(line, true);
     // The client's clock: "ready in" counts from its start, as a process of its own would.
     const s = await startServing(prepared.options, { command, started: performance.now() - (Date.now() - started), temporaryDataDir: prepared.temporaryDataDir }, say);
     busy(1);
