@@ -12,6 +12,7 @@ import { type CrdVersion, type ScaleSpec, groupOf, isConditionTrue, isNamespaced
 import { parseJsonPath, valueAt } from './json-path.js';
 import { printerFor } from './printer-columns.js';
 import type { CrdSchemaEngine, CrdVersionSchema } from './schema-engine.js';
+import { storedReads } from './stored-reads.js';
 import { convertByWebhook, webhookConversionOf } from './webhook-converter.js';
 
 const VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -103,6 +104,7 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
   const firstPrinter = printers.get(served[0]!.name)!;
   /** The version an object is in (its apiVersion's), the storage version when it says none. */
   const versionOf = (obj: JsonObject): string => String(obj['apiVersion'] ?? '').split('/')[1] || storage.name;
+  const reads = storedReads(schemaOf, versionOf);
   const hooks: ResourceHooks = {
     defaults(obj, version) {
       schemaOf(version).default(obj);
@@ -130,13 +132,16 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     generationChange(next, current) {
       return !statusOn(versionOf(next)) && !jsonEqual(next['status'], current['status']);
     },
-    // An object read in another version than stored is decoded anyway: it gets that version's
-    // defaults, as the reference defaults what it reads (same-version reads serve the stored bytes).
+    // An object read in another version than stored gets that version's defaults too, as the
+    // reference defaults what it converts (readStored has read it in its own version first).
     convert(obj, _from, to) {
       const out = structuredClone(obj);
       schemaOf(to).default(out);
       return out;
     },
+    // The reference's storage decoder prunes and defaults what it reads.
+    readStored: reads.read,
+    written: reads.written,
     table: {
       columns: () => firstPrinter.columns(),
       cells: (obj, now) => (printers.get(versionOf(obj)) ?? firstPrinter).cells(obj, now),

@@ -1,5 +1,6 @@
 // A list body as the reference serves it: {"kind":"XList","apiVersion":…,"metadata":…,"items":[…]}
-// built by concatenating the items' stored bytes, each without its kind and apiVersion.
+// built by concatenating the items' stored bytes. A typed list (a built-in's) holds its items
+// without their kind and apiVersion; an unstructured list (a custom resource's) holds them whole.
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
@@ -39,10 +40,24 @@ export function withoutTypeMeta(bytes: Buffer, prefix: Buffer): Buffer {
   return Buffer.from(JSON.stringify(obj));
 }
 
+/**
+ * How a list holds its items: `typed` without their kind and apiVersion (a built-in's list, decoded
+ * into Go types), `unstructured` as they are (a custom resource's list keeps each item's own).
+ */
+export type ListItems = 'typed' | 'unstructured';
+
 /** The list as chunks that point into the items' own bytes: nothing is copied. */
-export function encodeList(listKind: string, apiVersion: string, metadata: Record<string, unknown>, items: readonly Buffer[], itemKind: string): Buffer[] {
-  const prefix = typePrefix(itemKind, apiVersion);
+export function encodeList(listKind: string, apiVersion: string, metadata: Record<string, unknown>, items: readonly Buffer[], itemKind: string, form: ListItems = 'typed'): Buffer[] {
   const chunks: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`)];
+  if (form === 'unstructured') {
+    items.forEach((item, i) => {
+      if (i > 0) chunks.push(COMMA);
+      chunks.push(item);
+    });
+    chunks.push(CLOSE);
+    return chunks;
+  }
+  const prefix = typePrefix(itemKind, apiVersion);
   items.forEach((item, i) => {
     if (item.subarray(0, prefix.length).equals(prefix)) {
       chunks.push(i > 0 ? NEXT_ITEM : OPEN_ITEM, item.subarray(prefix.length));

@@ -47,7 +47,8 @@ export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, 
     const messages = list.items.map((bytes) => protobufMessage(bytes, info.apiVersion, info.kind));
     return new ProtobufBody(encodeProtobufListOfMessages(info.listKind, info.apiVersion, list.metadata, messages));
   }
-  return encodeList(info.listKind, info.apiVersion, list.metadata, list.items, info.kind);
+  // Built-ins' lists are typed (items without kind and apiVersion); others' unstructured, as the reference's.
+  return encodeList(info.listKind, info.apiVersion, list.metadata, list.items, info.kind, info.definition.builtin ? 'typed' : 'unstructured');
 }
 
 /** A watch event's object in the negotiated representation. */

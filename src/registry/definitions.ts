@@ -132,6 +132,14 @@ export interface ResourceHooks extends Strategy {
    * paths, which field validation reports (Warn) or refuses (Strict) as for built-ins.
    */
   pruneUnknown?(obj: JsonObject, version: string): string[];
+  /**
+   * A stored object version as a read from storage decodes it (custom resources: pruned and
+   * defaulted under the schema of the version it is stored in): the same bytes when that changes
+   * nothing. Called on every get, list item and watch event: answers from what it keeps.
+   */
+  readStored?(bytes: Buffer): Buffer;
+  /** Told the bytes of each object version the store writes (they read back as they are). */
+  written?(bytes: Buffer): void;
 }
 
 /** The scale subresource of a resource whose replicas live elsewhere than spec.replicas (custom resources). */

@@ -243,7 +243,8 @@ export class Registry {
    */
   async watch(info: ResourceInfo, namespace: string | undefined, request: WatchRequest, sink: WatchSink): Promise<Watch> {
     const cacher = await this.cacher(info);
-    const served = this.storageInfo(info).version === info.version ? undefined : (value: Buffer) => this.served(info, value);
+    // Asked of every event for every watcher: the stored version's read is made once and kept.
+    const served = this.storageInfo(info).version === info.version ? info.definition.hooks.readStored : (value: Buffer) => this.served(info, value);
     return watchCache(cacher, collectionPrefix(info, namespace), request, served, sink);
   }
 
@@ -282,10 +283,11 @@ export class Registry {
   }
 
   /**
-   * Bytes of a stored object as the requested version serves them (the stored bytes when it is the
-   * storage version); later when the conversion calls out (a CRD's conversion webhook).
+   * Bytes of a stored object as the requested version serves them (the stored bytes, as read back,
+   * when it is the storage version); later when the conversion calls out (a CRD's conversion webhook).
    */
-  private served(info: ResourceInfo, value: Buffer): Buffer | Promise<Buffer> {
+  private served(info: ResourceInfo, stored: Buffer): Buffer | Promise<Buffer> {
+    const value = info.definition.hooks.readStored?.(stored) ?? stored;
     if (this.storageInfo(info).version === info.version) return value;
     if (!info.definition.hooks.convertByCall) return encodeJson(this.toVersion(info, decodeJson(value)));
     return this.fromStorage(info, decodeJson(value)).then((obj) => encodeJson(obj));
@@ -381,7 +383,9 @@ export class Registry {
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
     const sameVersion = this.storageInfo(info).version === info.version;
-    return { metadata, items: sameVersion ? result.items : await this.servedAll(info, result.items) };
+    const read = info.definition.hooks.readStored;
+    if (!sameVersion) return { metadata, items: await this.servedAll(info, result.items) };
+    return { metadata, items: read ? result.items.map(read) : result.items };
   }
 
   // ---- writes ----
@@ -872,7 +876,9 @@ function startGracePeriod(meta: JsonObject, grace: number): boolean {
 function encodeAt(obj: JsonObject, info: ResourceInfo, revision: number): Buffer {
   const out = canonical(obj, info.kind, info.apiVersion);
   metadataOf(out)['resourceVersion'] = String(revision);
-  return encodeKept(canonical(out, info.kind, info.apiVersion));
+  const bytes = encodeKept(canonical(out, info.kind, info.apiVersion));
+  info.definition.hooks.written?.(bytes);
+  return bytes;
 }
 
 function checkPreconditions(info: ResourceInfo, name: string, meta: JsonObject, options: DeleteOptions): void {

@@ -1,10 +1,11 @@
 // CustomResourceDefinitions over HTTP on an in-process server: a CRD is validated, gets its status
 // (names accepted, established, storedVersions), its resources are served (status and scale
-// subresources, generation, Table, JSON and YAML only, no strategic merge patch), and deleting it
+// subresources, generation, Table, JSON and YAML only, lists whose items keep their apiVersion and kind, no strategic merge patch), and deleting it
 // deletes them and ends their watches.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import type { RunningServer } from '../../src/server/server.js';
 import { call, memoryServer, until } from '../helpers.js';
 
@@ -132,6 +133,53 @@ describe('CustomResourceDefinitions over HTTP', () => {
     });
     assert.match(refused.json.message, /exceeded quota: q/);
     await call(server.url, 'DELETE', '/api/v1/namespaces/default/resourcequotas/q');
+  });
+
+  it('lists custom resources with each item\'s own apiVersion and kind, in JSON and YAML, and watches them so', { timeout: 10_000 }, async () => {
+    const names = ['typed-a', 'typed-b'];
+    for (const name of names) {
+      const r = await call(server.url, 'POST', BASE, { body: { apiVersion: `${GROUP}/v1`, kind: 'CronTab', metadata: { name }, spec: { cronSpec: '* * * * *', replicas: 1 } } });
+      assert.equal(r.status, 201, r.text);
+    }
+    const selector = 'fieldSelector=metadata.name%3Dtyped-a';
+    type Item = { apiVersion?: string; kind?: string; metadata: { name: string } };
+    const mine = (items: Item[]) => items.filter((i) => names.includes(i.metadata.name));
+    const typeMeta = (items: Item[]) => items.map((i) => [i.apiVersion, i.kind]);
+    const expected = names.map(() => [`${GROUP}/v1`, 'CronTab']);
+
+    const json = await call(server.url, 'GET', BASE);
+    assert.equal(json.status, 200, json.text);
+    assert.deepEqual([json.json.apiVersion, json.json.kind], [`${GROUP}/v1`, 'CronTabList']);
+    assert.deepEqual(typeMeta(mine(json.json.items)), expected);
+    // A selected list is written the same way.
+    const selected = await call(server.url, 'GET', `${BASE}?${selector}`);
+    assert.deepEqual(typeMeta(selected.json.items), [[`${GROUP}/v1`, 'CronTab']]);
+
+    const yaml = await call(server.url, 'GET', BASE, { headers: { Accept: 'application/yaml' } });
+    assert.equal(yaml.status, 200, yaml.text);
+    const fromYaml = parseYaml(yaml.text) as { apiVersion: string; kind: string; items: Item[] };
+    assert.deepEqual([fromYaml.apiVersion, fromYaml.kind], [`${GROUP}/v1`, 'CronTabList']);
+    assert.deepEqual(typeMeta(mine(fromYaml.items)), expected);
+
+    // A watch event's object carries them too.
+    const event = await new Promise<{ type: string; object: { apiVersion?: string; kind?: string } }>((resolve, reject) => {
+      const req = request(new URL(`${BASE}?watch=true&${selector}`, server.url), (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          const nl = text.indexOf('\n');
+          if (nl < 0) return;
+          resolve(JSON.parse(text.slice(0, nl)));
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.deepEqual([event.type, event.object.apiVersion, event.object.kind], ['ADDED', `${GROUP}/v1`, 'CronTab']);
+
+    for (const name of names) assert.equal((await call(server.url, 'DELETE', `${BASE}/${name}`)).status, 200);
   });
 
   it('a second CRD with a clashing short name is refused its names', { timeout: 10_000 }, async () => {

@@ -1,10 +1,12 @@
 // Custom resources under their CRD's schema, over HTTP on an in-process server (and kubectl for
 // explain): invalid values are refused with the reference's 422 and nothing is stored, unknown
-// fields are pruned and reported by field validation as for built-ins, defaults are applied,
+// fields are pruned and reported by field validation as for built-ins, defaults are applied (on
+// write, and on read to objects stored under an earlier schema),
 // server-side apply merges list maps by key; and the rest of the server covers custom resources:
 // garbage collection both ways, namespace deletion, RBAC.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -119,6 +121,67 @@ describe('custom resources under their schema', { timeout: 60_000 }, () => {
     const n = await call(server.url, 'POST', BASE, { body: widget('null-color', { size: 2, color: null }) });
     assert.equal(n.status, 201, n.text);
     assert.equal(n.json.spec.color, 'red');
+  });
+
+  it('reads a stored object under its CRD\'s current schema: a default added since applies, a field dropped since is gone', { timeout: 15_000 }, async () => {
+    const group = 'reads.example.com';
+    const base = `/apis/${group}/v1/namespaces/${NS}/gadgets`;
+    const gadgets = (spec: Record<string, unknown>) => ({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gadgets.${group}` },
+      spec: {
+        group, scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } } } }],
+      },
+    });
+    assert.equal((await call(server.url, 'POST', CRDS, { body: gadgets({ size: { type: 'integer' }, legacy: { type: 'string' } }) })).status, 201);
+    await until('gadgets served', async () => (await call(server.url, 'GET', base)).status === 200, 5_000);
+    const old = await call(server.url, 'POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'old' }, spec: { size: 1, legacy: 'x' } } });
+    assert.equal(old.status, 201, old.text);
+    assert.deepEqual(old.json.spec, { size: 1, legacy: 'x' });
+
+    // The schema changes: `color` gets a default, `legacy` is no longer declared.
+    const crd = await call(server.url, 'GET', `${CRDS}/gadgets.${group}`);
+    const changed = gadgets({ size: { type: 'integer' }, color: { type: 'string', default: 'red' } });
+    (changed.metadata as Record<string, unknown>)['resourceVersion'] = crd.json.metadata.resourceVersion;
+    assert.equal((await call(server.url, 'PUT', `${CRDS}/gadgets.${group}`, { body: changed })).status, 200);
+    const expected = { size: 1, color: 'red' };
+    const read = await until('the new schema served', async () => {
+      const r = await call(server.url, 'GET', `${base}/old`);
+      return r.json?.spec?.color === 'red' ? r : undefined;
+    }, 5_000);
+    assert.deepEqual(read.json.spec, expected);
+    assert.equal(read.json.metadata.resourceVersion, old.json.metadata.resourceVersion, 'reading writes nothing');
+    const list = await call(server.url, 'GET', base);
+    assert.deepEqual((list.json.items as Array<{ spec: unknown }>).map((i) => i.spec), [expected]);
+    const yaml = await call(server.url, 'GET', `${base}/old`, { headers: { Accept: 'application/yaml' } });
+    assert.match(yaml.text, /color: red/);
+    assert.doesNotMatch(yaml.text, /legacy: x/);
+    const table = await call(server.url, 'GET', `${base}?includeObject=Object`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    assert.deepEqual(table.json.rows[0].object.spec, expected);
+
+    // A watch from the start sends it so too.
+    const event = await new Promise<{ type: string; object: { spec: unknown } }>((resolve, reject) => {
+      const req = request(new URL(`${base}?watch=true`, server.url), (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          const nl = text.indexOf('\n');
+          if (nl < 0) return;
+          resolve(JSON.parse(text.slice(0, nl)));
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.deepEqual([event.type, event.object.spec], ['ADDED', expected]);
+
+    // An object written under the new schema reads back as written.
+    const fresh = await call(server.url, 'POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'new' }, spec: { size: 2 } } });
+    assert.equal(fresh.status, 201, fresh.text);
+    assert.deepEqual((await call(server.url, 'GET', `${base}/new`)).json, fresh.json);
+    assert.equal((await call(server.url, 'DELETE', `${CRDS}/gadgets.${group}`)).status, 200);
   });
 
   it('merges a list map by its keys on server-side apply', { timeout: 10_000 }, async () => {

@@ -46,7 +46,8 @@ function runRules(node: CompiledNode, path: string, value: unknown, old: unknown
     return;
   }
   const self = toCel(value, node.decl, node.classes);
-  const oldSelf = old === undefined || old === null ? undefined : toCel(old, node.decl, node.classes);
+  // Only transition rules read oldSelf (a rule that names it is one).
+  const oldSelf = old === undefined || old === null || !node.rules.some((r) => r.transition) ? undefined : toCel(old, node.decl, node.classes);
   for (const rule of node.rules) {
     if (rule.error) { fail(st, path, type, `rule compile error: ${rule.error}`); continue; }
     if (!rule.evaluate) continue;

@@ -4,13 +4,15 @@
 // schema allows (nullable) stays null. The reference defaults first and prunes the result.
 import { isObject } from '../../json.js';
 import { copyJson } from './render.js';
+import { hasDefaults } from './subtree.js';
 import type { Structural } from './types.js';
 
 const nonNullableNull = (v: unknown, s: Structural | undefined): boolean => v === null && s !== undefined && !s.nullable;
 
 /** Default: fills `value` in place from schema `s`'s defaults. */
 export function applyDefaults(value: unknown, s: Structural | undefined): void {
-  if (!s) return;
+  // Without a default under it, a node only ever turns a null into null.
+  if (!s || !hasDefaults(s)) return;
   if (isObject(value)) {
     for (const [k, prop] of s.properties ?? []) {
       if (prop.default === undefined) continue;

@@ -4,10 +4,11 @@ import type { FieldError } from '../../errors.js';
 import { isObject } from '../../json.js';
 import { validateEmbeddedResource } from './objectmeta.js';
 import { childPath, indexPath, keyPath } from './render.js';
+import { hasEmbeddedResources } from './subtree.js';
 import type { Structural } from './types.js';
 
 function walk(path: string, v: unknown, s: Structural | undefined, out: FieldError[]): void {
-  if (!s) return;
+  if (!s || !hasEmbeddedResources(s)) return;
   if (Array.isArray(v)) {
     v.forEach((x, i) => walk(indexPath(path, i), x, s.items, out));
     return;

@@ -3,6 +3,7 @@
 import type { FieldError } from '../../errors.js';
 import { isObject } from '../../json.js';
 import { childPath, duplicateValue, indexPath, invalidValue, keyPath } from './render.js';
+import { hasListTypes } from './subtree.js';
 import type { Structural } from './types.js';
 
 /** A canonical text of a JSON value (object keys sorted), for comparing items. */
@@ -53,6 +54,7 @@ function arrayErrors(path: string, s: Structural, list: unknown[]): FieldError[]
 }
 
 function valueErrors(path: string, s: Structural, v: unknown): FieldError[] {
+  if (!hasListTypes(s)) return [];
   if (Array.isArray(v)) return arrayErrors(path, s, v);
   if (isObject(v)) return validateListSetsAndMaps(v, s, path);
   return [];
@@ -64,6 +66,7 @@ function valueErrors(path: string, s: Structural, v: unknown): FieldError[] {
  */
 export function validateListSetsAndMaps(obj: Record<string, unknown>, s: Structural, path = ''): FieldError[] {
   const errs: FieldError[] = [];
+  if (!hasListTypes(s)) return errs;
   const ap = s.additionalProperties?.schema;
   if (ap) for (const [k, v] of Object.entries(obj)) errs.push(...valueErrors(keyPath(path, k), ap, v));
   if (s.properties) {

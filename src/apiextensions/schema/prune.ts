@@ -7,6 +7,7 @@ import type { FieldError } from '../../errors.js';
 import { isObject } from '../../json.js';
 import { decodeObjectMeta } from './objectmeta.js';
 import { childPath, indexPath, invalidValue, keyPath } from './render.js';
+import { hasEmbeddedResources } from './subtree.js';
 import type { Structural } from './types.js';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
@@ -93,7 +94,7 @@ export function pruneNonNullableNulls(x: unknown, s: Structural | undefined): vo
 
 /** Coerces the metadata of embedded resources: only ObjectMeta's fields are kept. */
 function coerce(path: string, x: unknown, s: Structural | undefined, unknown: string[]): FieldError | undefined {
-  if (!s) return undefined;
+  if (!s || !hasEmbeddedResources(s)) return undefined;
   if (Array.isArray(x)) {
     for (let i = 0; i < x.length; i++) {
       const err = coerce(indexPath(path, i), x[i], s.items, unknown);

@@ -84,13 +84,26 @@ function goJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
+/** The length of a string in code points (a lone surrogate counts as one), as `[...text].length` without the array. */
+function codePointLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+}
+
 class Validator {
   private steps = 0;
 
-  validate(s: JSONSchemaProps, data: unknown, name: string): Issue[] {
+  /** The issues of `data` under `s`, added to `out` (a new list when not given); answers `out`. */
+  validate(s: JSONSchemaProps, data: unknown, name: string, out: Issue[] = []): Issue[] {
     if (++this.steps > MAX_VALIDATION_STEPS) throw new BudgetExceeded();
-    if (!isObject(s)) return [];
-    const out: Issue[] = [];
+    if (!isObject(s)) return out;
     const types = s['x-kubernetes-int-or-string'] === true ? ['integer', 'string'] : typeof s.type === 'string' && s.type ? [s.type] : [];
     // Formats kube-openapi does not check are dropped from the schema first.
     const format = typeof s.format === 'string' && isSupportedFormat(s.format) ? s.format : '';
@@ -177,7 +190,7 @@ class Validator {
   }
 
   private checkString(s: JSONSchemaProps, data: string, name: string, out: Issue[]): void {
-    const length = [...data].length;
+    const length = typeof s.maxLength === 'number' || typeof s.minLength === 'number' ? codePointLength(data) : 0;
     if (typeof s.maxLength === 'number' && length > s.maxLength) {
       out.push({ kind: 'tooLong', name, value: data, limit: s.maxLength, message: `${name} in ${IN} should be at most ${s.maxLength} chars long` });
       return;
@@ -223,7 +236,7 @@ class Validator {
   private checkArray(s: JSONSchemaProps, data: unknown[], name: string, out: Issue[]): void {
     if (isObject(s.items)) {
       const items = s.items as JSONSchemaProps;
-      data.forEach((v, i) => out.push(...this.validate(items, v, `${name}[${i}]`)));
+      for (let i = 0; i < data.length; i++) this.validate(items, data[i], `${name}[${i}]`, out);
     }
     if (typeof s.minItems === 'number' && data.length < s.minItems) {
       out.push({ kind: 'other', name, value: data.length, message: `${name} in ${IN} should have at least ${s.minItems} items` });
@@ -253,18 +266,20 @@ class Validator {
       out.push({ kind: 'tooMany', name, value: size, limit: s.maxProperties, message: `${name} in ${IN} should have at most ${s.maxProperties} properties` });
       return;
     }
-    const properties = isObject(s.properties) ? (s.properties as Record<string, JSONSchemaProps>) : {};
-    const declared = (k: string) => Object.hasOwn(properties, k);
+    const properties = isObject(s.properties) ? (s.properties as Record<string, JSONSchemaProps>) : undefined;
+    const declared = (k: string) => properties !== undefined && Object.hasOwn(properties, k);
     if (s.additionalProperties === false) {
       for (const k of Object.keys(data)) {
         if (!declared(k)) out.push({ kind: 'other', name, value: k, message: `${name}.${k} in ${IN} is a forbidden property` });
       }
     } else if (isObject(s.additionalProperties)) {
       const ap = s.additionalProperties as JSONSchemaProps;
-      for (const [k, v] of Object.entries(data)) if (!declared(k)) out.push(...this.validate(ap, v, `${name}.${k}`));
+      for (const k of Object.keys(data)) if (!declared(k)) this.validate(ap, data[k], `${name}.${k}`, out);
     }
-    for (const [p, ps] of Object.entries(properties)) {
-      if (Object.hasOwn(data, p)) out.push(...this.validate(ps, data[p], name ? `${name}.${p}` : p));
+    if (properties) {
+      for (const p in properties) {
+        if (Object.hasOwn(properties, p) && Object.hasOwn(data, p)) this.validate(properties[p]!, data[p], name ? `${name}.${p}` : p, out);
+      }
     }
     for (const k of Array.isArray(s.required) ? s.required : []) {
       if (!Object.hasOwn(data, k)) out.push({ kind: 'required', name: `${name}.${k}`, message: `${name}.${k} in ${IN} is required` });

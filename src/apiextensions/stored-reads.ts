@@ -1,0 +1,56 @@
+// Custom resources read back from storage as the reference's storage decoder reads them: unknown
+// fields pruned, then the schema's defaults applied, under the schema of the version each object
+// is stored in. So an object stored before its CRD gained a default, or lost a field, reads with
+// the default and without the field.
+//
+// What a read costs: an object version written under this definition was defaulted and pruned on
+// its way in (the store says so as it encodes it), so it reads back as it is stored — a WeakSet
+// lookup. Any other version (stored before the CRD last changed, or loaded at start) is decoded
+// once, and what reading made of it is kept with it (the stored bytes themselves when nothing
+// changed); every later get, list and watcher shares that.
+import { parsedObject } from '../encoding/derived.js';
+import { type JsonObject, jsonEqual } from '../json.js';
+import { canonical, encodeKept } from '../registry/objects.js';
+import type { CrdVersionSchema } from './schema-engine.js';
+
+export interface StoredReads {
+  /** The bytes a read of this stored version serves: the same bytes when reading changes nothing. */
+  read(bytes: Buffer): Buffer;
+  /** Bytes about to be stored under the current definition: they read back as they are. */
+  written(bytes: Buffer): void;
+}
+
+export function storedReads(schemaOf: (version: string) => CrdVersionSchema, versionOf: (obj: JsonObject) => string): StoredReads {
+  const unchanged = new WeakSet<Buffer>();
+  const changed = new WeakMap<Buffer, Buffer>();
+
+  const decode = (bytes: Buffer): Buffer => {
+    const stored = parsedObject(bytes);
+    const obj = structuredClone(stored);
+    const schema = schemaOf(versionOf(obj));
+    try {
+      schema.prune(obj);
+    } catch {
+      // Metadata that cannot be decoded: served as stored (the reference drops what it cannot read).
+      return bytes;
+    }
+    schema.default(obj);
+    if (jsonEqual(obj, stored)) return bytes;
+    return encodeKept(canonical(obj, String(stored['kind']), String(stored['apiVersion'])));
+  };
+
+  return {
+    read(bytes) {
+      if (unchanged.has(bytes)) return bytes;
+      const kept = changed.get(bytes);
+      if (kept) return kept;
+      const out = decode(bytes);
+      if (out === bytes) unchanged.add(bytes);
+      else changed.set(bytes, out);
+      return out;
+    },
+    written(bytes) {
+      unchanged.add(bytes);
+    },
+  };
+}
