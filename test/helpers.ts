@@ -179,3 +179,23 @@ export function probeStatus(url: string): Promise<number> {
     req.on('timeout', () => req.destroy());
   });
 }
+
+/** The first event of a watch (`path` names it, with ?watch=true), read as JSON; the connection is then closed. */
+export function firstWatchEvent<T>(base: string, path: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const url = new URL(path, base);
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        const nl = text.indexOf('\n');
+        if (nl < 0) return;
+        resolve(JSON.parse(text.slice(0, nl)) as T);
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -12,7 +12,7 @@ import { createServer, connect, type Socket } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { hostPaths, type ClientMessage, type Dialect, type HostMessage } from '../host/protocol.js';
+import { hostPaths, onMessages, type ClientMessage, type Dialect, type HostMessage } from '../host/protocol.js';
 import { sharedServingMaterial } from '../server/shared-pki.js';
 import { OptionsError, parseOptions } from './options.js';
 import { COMMAND, prepareKubeApiserver, type Prepared } from './kube-apiserver-start.js';
@@ -42,7 +42,6 @@ function send(socket: Socket, message: HostMessage): void {
 
 /** One launcher: its start, then its stop (asked, or its connection gone). */
 function serveLauncher(socket: Socket): void {
-  let buffered = '';
   let running: Promise<Serving | undefined> | undefined;
   const stop = async (answer: boolean) => {
     const s = await running;
@@ -54,18 +53,12 @@ function serveLauncher(socket: Socket): void {
     if (answer) send(socket, { stopped: true });
     socket.end();
   };
-  socket.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let nl;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const message = JSON.parse(buffered.slice(0, nl)) as ClientMessage;
-      buffered = buffered.slice(nl + 1);
-      if ('start' in message && !running) {
-        const { dialect, argv, cwd, started } = message.start;
-        running = start(socket, dialect, argv, cwd, started);
-      } else if ('stop' in message) {
-        void stop(true);
-      }
+  onMessages<ClientMessage>(socket, (message) => {
+    if ('start' in message && !running) {
+      const { dialect, argv, cwd, started } = message.start;
+      running = start(socket, dialect, argv, cwd, started);
+    } else if ('stop' in message) {
+      void stop(true);
     }
   });
   socket.on('close', () => void stop(false));

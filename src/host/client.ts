@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { HOST_SCRIPT, hostPaths, type ClientMessage, type Dialect, type HostMessage } from './protocol.js';
+import { HOST_SCRIPT, hostPaths, onMessages, type ClientMessage, type Dialect, type HostMessage } from './protocol.js';
 
 const HOST_START_TIMEOUT_MS = 15_000;
 
@@ -68,22 +68,15 @@ export async function startHosted(dialect: Dialect, argv: string[], say: (line: 
   const stopped = new Promise<void>((resolve) => (onStopped = resolve));
   const lost = new Promise<void>((resolve) => (onLost = resolve));
   let ended = false;
-  let buffered = '';
-  socket.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let nl;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const message = JSON.parse(buffered.slice(0, nl)) as HostMessage;
-      buffered = buffered.slice(nl + 1);
-      if ('say' in message) say(message.say, message.warning);
-      else if ('ready' in message) onReady(message.ready);
-      else if ('error' in message) {
-        ended = true;
-        onError(new HostStartError(message.error));
-      } else if ('stopped' in message) {
-        ended = true;
-        onStopped();
-      }
+  onMessages<HostMessage>(socket, (message) => {
+    if ('say' in message) say(message.say, message.warning);
+    else if ('ready' in message) onReady(message.ready);
+    else if ('error' in message) {
+      ended = true;
+      onError(new HostStartError(message.error));
+    } else if ('stopped' in message) {
+      ended = true;
+      onStopped();
     }
   });
   socket.on('error', () => undefined);

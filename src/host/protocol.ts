@@ -4,6 +4,7 @@
 // to a host running the old code). A client sends one start, then (maybe) a stop; closing the
 // connection stops its server too.
 import { mkdirSync, statSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -28,3 +29,17 @@ export function hostPaths(): { dir: string; socket: string; log: string } {
   return { dir, socket: join(dir, 'host.sock'), log: join(dir, 'host.log') };
 }
 
+
+/** Calls `each` with every message (one JSON object per line) that comes on the socket. */
+export function onMessages<M>(socket: Socket, each: (message: M) => void): void {
+  let buffered = '';
+  socket.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      each(JSON.parse(line) as M);
+    }
+  });
+}

@@ -1,5 +1,5 @@
 // Small helpers on API objects as plain JSON: metadata access, canonical key order, encoding.
-import { isObject, type JsonObject } from '../json.js';
+import { decodeJson, isObject, type JsonObject } from '../json.js';
 
 export function metadataOf(obj: JsonObject): JsonObject {
   if (!isObject(obj['metadata'])) obj['metadata'] = {};
@@ -63,4 +63,13 @@ export function annotationsOf(obj: JsonObject): Record<string, string> {
   const annotations = (typeof meta['annotations'] === 'object' && meta['annotations'] !== null ? meta['annotations'] : {}) as Record<string, string>;
   meta['annotations'] = annotations;
   return annotations;
+}
+
+/** Stored bytes again with their resourceVersion at `revision` (a delete's last state, a restored object). */
+export function withResourceVersion(bytes: Buffer, revision: number): Buffer {
+  const obj = decodeJson(bytes);
+  const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+  meta['resourceVersion'] = String(revision);
+  obj['metadata'] = meta;
+  return Buffer.from(JSON.stringify(obj));
 }

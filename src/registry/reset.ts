@@ -4,23 +4,16 @@
 // controllers and clients' watches follow them as they follow any other; Service allocations
 // follow too. Controllers that were still reacting to the tests' objects may write after a pass:
 // passes repeat until one finds the store as it was.
-import { decodeJson, type JsonObject } from '../json.js';
+import { decodeJson } from '../json.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { allocatorsOf } from './allocators/service-strategy.js';
 import { resourcePrefix } from './keys.js';
+import { withResourceVersion } from './objects.js';
 import type { Registry } from './store.js';
 
 /** Passes before reset gives up waiting for the controllers to leave the store alone. */
 const MAX_PASSES = 5;
 
-/** The snapshot's bytes, stored again at `revision`. */
-function restoredAt(value: Buffer, revision: number): Buffer {
-  const obj = decodeJson(value);
-  const meta = (obj['metadata'] ?? {}) as JsonObject;
-  meta['resourceVersion'] = String(revision);
-  obj['metadata'] = meta;
-  return Buffer.from(JSON.stringify(obj));
-}
 
 /** A write that races with a controller's is taken again by the next pass. */
 async function tolerant(write: Promise<Stored>): Promise<Stored | undefined> {
@@ -85,12 +78,12 @@ export class FirstState {
         continue;
       }
       if (service) serviceRestores.push(first.value);
-      putBack(item.key, storage.update(item.key, item.modRevision, (rev) => restoredAt(first.value, rev)));
+      putBack(item.key, storage.update(item.key, item.modRevision, (rev) => withResourceVersion(first.value, rev)));
     }
     for (const [key, first] of this.first) {
       if (present.has(key)) continue;
       if (isService(key)) serviceRestores.push(first.value);
-      putBack(key, storage.create(key, (rev) => restoredAt(first.value, rev)));
+      putBack(key, storage.create(key, (rev) => withResourceVersion(first.value, rev)));
     }
     for (const value of serviceRestores) allocators?.restore(decodeJson(value));
     await Promise.all(writes);

@@ -11,7 +11,8 @@ import { StorageError, type Watcher } from '../storage/types.js';
 import type { StatusError } from '../errors.js';
 import { parsedObject } from '../encoding/derived.js';
 import { tooOldResourceVersion } from './readoptions.js';
-import { type JsonObject, decodeJson } from '../json.js';
+import type { JsonObject } from '../json.js';
+import { withResourceVersion } from './objects.js';
 
 /** Shared by the watchers sent the same change: read it, never change it. */
 export type WatchEvent =
@@ -203,10 +204,3 @@ function objectEvent(type: ObjectEvent['type'], object: Buffer): ObjectEvent {
   return lastEvent;
 }
 
-function withResourceVersion(bytes: Buffer, revision: number): Buffer {
-  const obj = decodeJson(bytes);
-  const meta = (obj['metadata'] ?? {}) as JsonObject;
-  meta['resourceVersion'] = String(revision);
-  obj['metadata'] = meta;
-  return Buffer.from(JSON.stringify(obj));
-}

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, until } from '../helpers.js';
+import { call, firstWatchEvent, memoryServer, until } from '../helpers.js';
 
 const GROUP = 'stable.example.com';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -162,21 +162,7 @@ describe('CustomResourceDefinitions over HTTP', () => {
     assert.deepEqual(typeMeta(mine(fromYaml.items)), expected);
 
     // A watch event's object carries them too.
-    const event = await new Promise<{ type: string; object: { apiVersion?: string; kind?: string } }>((resolve, reject) => {
-      const req = request(new URL(`${BASE}?watch=true&${selector}`, server.url), (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          const nl = text.indexOf('\n');
-          if (nl < 0) return;
-          resolve(JSON.parse(text.slice(0, nl)));
-          req.destroy();
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const event = await firstWatchEvent<{ type: string; object: { apiVersion?: string; kind?: string } }>(server.url, `${BASE}?watch=true&${selector}`);
     assert.deepEqual([event.type, event.object.apiVersion, event.object.kind], ['ADDED', `${GROUP}/v1`, 'CronTab']);
 
     for (const name of names) assert.equal((await call(server.url, 'DELETE', `${BASE}/${name}`)).status, 200);

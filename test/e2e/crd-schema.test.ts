@@ -6,12 +6,11 @@
 // garbage collection both ways, namespace deletion, RBAC.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, until } from '../helpers.js';
+import { call, firstWatchEvent, memoryServer, until } from '../helpers.js';
 import { kubectl } from './harness.js';
 
 const GROUP = 'schema.example.com';
@@ -160,21 +159,7 @@ describe('custom resources under their schema', { timeout: 60_000 }, () => {
     assert.deepEqual(table.json.rows[0].object.spec, expected);
 
     // A watch from the start sends it so too.
-    const event = await new Promise<{ type: string; object: { spec: unknown } }>((resolve, reject) => {
-      const req = request(new URL(`${base}?watch=true`, server.url), (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          const nl = text.indexOf('\n');
-          if (nl < 0) return;
-          resolve(JSON.parse(text.slice(0, nl)));
-          req.destroy();
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const event = await firstWatchEvent<{ type: string; object: { spec: unknown } }>(server.url, `${base}?watch=true`);
     assert.deepEqual([event.type, event.object.spec], ['ADDED', expected]);
 
     // An object written under the new schema reads back as written.
