@@ -1,7 +1,7 @@
 // Starting the real capstan command and running the real kubectl against it, for end-to-end tests.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before } from 'node:test';
 import { join } from 'node:path';
@@ -80,4 +80,18 @@ export function capstanForSuite(extra: string[] = []): { readonly current: Capst
     rmSync(suite.dir, { recursive: true, force: true });
   });
   return suite;
+}
+
+/** The system interpreter: Debian's python3-* packages install for it, not for a python3 earlier on PATH. */
+export const PYTHON = '/usr/bin/python3';
+
+/** Why PYTHON cannot import `modules` here (what to install), or undefined when it can. */
+export function missingPythonModules(modules: string[], packages: string): string | undefined {
+  if (!existsSync(PYTHON)) return `${PYTHON} is absent`;
+  try {
+    execFileSync(PYTHON, ['-c', `import ${modules.join(', ')}`], { stdio: 'ignore', timeout: 20_000 });
+    return undefined;
+  } catch {
+    return `${modules.join(' or ')} is not installed for ${PYTHON} (apt-get install ${packages})`;
+  }
 }

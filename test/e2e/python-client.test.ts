@@ -2,26 +2,11 @@
 // the real capstan — create, list, a watch (it sends watch=True) and a forced server-side apply
 // (force=True). Skipped, with a message, where /usr/bin/python3 or its kubernetes module is absent.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { repoRoot } from '../helpers.js';
-import { capstanForSuite } from './harness.js';
-
-// The Debian package installs for the system interpreter, not for a python3 earlier on PATH.
-const PYTHON = '/usr/bin/python3';
-
-/** Why the Python client cannot run here, or undefined when it can. */
-function missingPythonClient(): string | undefined {
-  if (!existsSync(PYTHON)) return `${PYTHON} is absent`;
-  try {
-    execFileSync(PYTHON, ['-c', 'import kubernetes'], { stdio: 'ignore', timeout: 20_000 });
-    return undefined;
-  } catch {
-    return `the kubernetes module is not installed for ${PYTHON} (apt-get install python3-kubernetes)`;
-  }
-}
+import { capstanForSuite, missingPythonModules, PYTHON } from './harness.js';
 
 interface Seen {
   version: string;
@@ -40,7 +25,7 @@ function runClient(kubeconfig: string, namespace: string): Promise<Seen> {
   });
 }
 
-const missing = missingPythonClient();
+const missing = missingPythonModules(['kubernetes'], 'python3-kubernetes');
 if (missing) console.log(`skipping the Python client tests: ${missing}`);
 
 describe('the Python client (python3-kubernetes) against capstan', { skip: missing, timeout: 90_000 }, () => {

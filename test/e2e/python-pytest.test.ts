@@ -2,25 +2,13 @@
 // with Debian's python3-pytest and python3-kubernetes (installed by .ci/run) against the capstan
 // command. Skipped, with a message, where either is absent.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { repoRoot } from '../helpers.js';
+import { missingPythonModules, PYTHON } from './harness.js';
 
-const PYTHON = '/usr/bin/python3';
-
-function missing(): string | undefined {
-  if (!existsSync(PYTHON)) return `${PYTHON} is absent`;
-  try {
-    execFileSync(PYTHON, ['-c', 'import kubernetes, pytest'], { stdio: 'ignore', timeout: 20_000 });
-    return undefined;
-  } catch {
-    return `kubernetes or pytest is not installed for ${PYTHON} (apt-get install python3-kubernetes python3-pytest)`;
-  }
-}
-
-const skip = missing();
+const skip = missingPythonModules(['kubernetes', 'pytest'], 'python3-kubernetes python3-pytest');
 
 describe('pytest with the Python client and a capstan fixture', { timeout: 120_000 }, () => {
   it('the README\'s fixture: four tests pass, each from the first state', { skip }, async () => {
