@@ -1,8 +1,11 @@
 // OpenAPI for resources defined at run time (the built-ins' come from the vendored documents): the
-// paths of each served version with their actions and group-version-kind, and the kind's schema,
-// as the reference publishes a CustomResourceDefinition's. Enough for kubectl's explain and
-// client-side validation, and for anything that reads x-kubernetes-group-version-kind.
-import type { JsonObject } from '../json.js';
+// paths of each served version as the reference's CRD builder makes them (operation ids, tags,
+// descriptions, parameters — kubectl looks for `fieldValidation` on PATCH to decide whether the
+// server validates fields —, bodies and answers), and the kind's schema. v3 paths are the v2 ones
+// converted by the rules that turn the vendored v2 paths into the vendored v3 ones.
+import { swaggerDocument } from '../api/openapi-documents.js';
+import { v3PathItem } from '../api/openapi-v3-from-v2.js';
+import { isObject, type JsonObject } from '../json.js';
 import type { ResourceDefinition } from '../registry/definitions.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -12,41 +15,63 @@ export function definitionName(group: string, version: string, kind: string): st
   return [...group.split('.').reverse(), version, kind].join('.');
 }
 
+/** The metav1 options type an operation takes its query parameters from, as the reference's CRD builder picks it. */
+type Options = 'get' | 'list' | 'create' | 'update' | 'delete';
+
 interface Operation {
   method: 'get' | 'put' | 'post' | 'patch' | 'delete';
   action: string;
+  /** The route's operation verb (the reference's: list, read, replace, patch, create, delete, deletecollection). */
   verb: string;
-  /** The response's definition (the kind, its list, or Status). */
+  options: Options;
+  /** What the operation reads: the kind, a Patch, DeleteOptions (optional), or nothing. */
+  reads?: string;
+  /** The response's definition (the kind, its list, Status or Scale). */
   returns: string;
 }
 
-function pathsOf(def: ResourceDefinition, version: string, verbs: string[], subresources: string[]): Array<{ path: string; operations: Operation[] }> {
+interface PathOf {
+  path: string;
+  /** `ForAllNamespaces` for the list across namespaces; the subresource's name for a subresource. */
+  suffix: string;
+  operations: Operation[];
+}
+
+const STATUS = `${META}.Status`;
+const PATCH = `${META}.Patch`;
+const DELETE_OPTIONS = `${META}.DeleteOptions`;
+const SCALE = 'io.k8s.api.autoscaling.v1.Scale';
+
+/** The routes the reference's CRD builder makes for one version, in its order. */
+function pathsOf(def: ResourceDefinition, version: string, verbs: string[], subresources: string[]): PathOf[] {
   const gv = def.group ? `/apis/${def.group}/${version}` : `/api/${version}`;
   const collection = def.namespaced ? `${gv}/namespaces/{namespace}/${def.resource}` : `${gv}/${def.resource}`;
   const kind = definitionName(def.group, version, def.kind);
   const list = definitionName(def.group, version, def.listKind);
   const has = (verb: string) => verbs.includes(verb);
-  const out: Array<{ path: string; operations: Operation[] }> = [];
+  const out: PathOf[] = [];
+  const listOp: Operation = { method: 'get', action: 'list', verb: 'list', options: 'list', returns: list };
+  if (def.namespaced && has('list')) out.push({ path: `${gv}/${def.resource}`, suffix: 'ForAllNamespaces', operations: [listOp] });
   const collectionOps: Operation[] = [];
-  if (has('list')) collectionOps.push({ method: 'get', action: 'list', verb: 'list', returns: list });
-  if (has('create')) collectionOps.push({ method: 'post', action: 'post', verb: 'create', returns: kind });
-  if (has('deletecollection')) collectionOps.push({ method: 'delete', action: 'deletecollection', verb: 'deletecollection', returns: `${META}.Status` });
-  if (collectionOps.length) out.push({ path: collection, operations: collectionOps });
+  if (has('list')) collectionOps.push(listOp);
+  if (has('create')) collectionOps.push({ method: 'post', action: 'post', verb: 'create', options: 'create', reads: kind, returns: kind });
+  if (has('deletecollection')) collectionOps.push({ method: 'delete', action: 'deletecollection', verb: 'deletecollection', options: 'list', returns: STATUS });
+  if (collectionOps.length) out.push({ path: collection, suffix: '', operations: collectionOps });
   const objectOps: Operation[] = [];
-  if (has('get')) objectOps.push({ method: 'get', action: 'get', verb: 'read', returns: kind });
-  if (has('update')) objectOps.push({ method: 'put', action: 'put', verb: 'replace', returns: kind });
-  if (has('patch')) objectOps.push({ method: 'patch', action: 'patch', verb: 'patch', returns: kind });
-  if (has('delete')) objectOps.push({ method: 'delete', action: 'delete', verb: 'delete', returns: `${META}.Status` });
-  if (objectOps.length) out.push({ path: `${collection}/{name}`, operations: objectOps });
-  if (def.namespaced && has('list')) out.push({ path: `${gv}/${def.resource}`, operations: [{ method: 'get', action: 'list', verb: 'listAllNamespaces', returns: list }] });
+  if (has('get')) objectOps.push({ method: 'get', action: 'get', verb: 'read', options: 'get', returns: kind });
+  if (has('update')) objectOps.push({ method: 'put', action: 'put', verb: 'replace', options: 'update', reads: kind, returns: kind });
+  if (has('delete')) objectOps.push({ method: 'delete', action: 'delete', verb: 'delete', options: 'delete', reads: DELETE_OPTIONS, returns: STATUS });
+  if (has('patch')) objectOps.push({ method: 'patch', action: 'patch', verb: 'patch', options: 'update', reads: PATCH, returns: kind });
+  if (objectOps.length) out.push({ path: `${collection}/{name}`, suffix: '', operations: objectOps });
   for (const sub of subresources) {
-    const returns = sub === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : kind;
+    const returns = sub === 'scale' ? SCALE : kind;
     out.push({
       path: `${collection}/{name}/${sub}`,
+      suffix: capitalize(sub),
       operations: [
-        { method: 'get', action: 'get', verb: `read${capitalize(sub)}`, returns },
-        { method: 'put', action: 'put', verb: `replace${capitalize(sub)}`, returns },
-        { method: 'patch', action: 'patch', verb: `patch${capitalize(sub)}`, returns },
+        { method: 'get', action: 'get', verb: 'read', options: 'get', returns },
+        { method: 'put', action: 'put', verb: 'replace', options: 'update', reads: returns, returns },
+        { method: 'patch', action: 'patch', verb: 'patch', options: 'update', reads: PATCH, returns },
       ],
     });
   }
@@ -57,12 +82,140 @@ function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-function operationId(def: ResourceDefinition, version: string, op: Operation): string {
-  const group = def.group.split('.').map(capitalize).join('');
-  const scope = def.namespaced && op.verb !== 'listAllNamespaces' ? 'Namespaced' : '';
-  const verb = op.verb === 'listAllNamespaces' ? 'list' : op.verb;
-  const suffix = op.verb === 'listAllNamespaces' ? 'ForAllNamespaces' : '';
-  return `${verb}${group}${capitalize(version)}${scope}${def.kind}${suffix}`;
+/** The reference's ToValidOperationID: letters, `_` and (not first) digits kept; any other character capitalizes the next. */
+function validOperationId(s: string, capitalizeFirst: boolean): string {
+  let out = '';
+  let upper = capitalizeFirst;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (/\p{L}/u.test(c) || c === '_' || (i !== 0 && c >= '0' && c <= '9')) {
+      out += upper ? c.toUpperCase() : c;
+      upper = false;
+    } else {
+      upper = true;
+    }
+  }
+  return out;
+}
+
+/** The group's part of operation ids and tags: `.k8s.io` dropped, as the reference names its own groups. */
+function groupName(group: string): string {
+  return (group || 'core').replace(/\.k8s\.io$/, '');
+}
+
+/**
+ * The reference's operation id: the route's operation (`readNamespacedWidgetStatus`) with the
+ * group and version put after its verb: `readBenchExampleComV1NamespacedWidgetStatus`;
+ * deletecollection counts as `delete` (`deleteBenchExampleComV1CollectionNamespacedWidget`).
+ */
+function operationId(def: ResourceDefinition, version: string, op: Operation, suffix: string): string {
+  const verb = op.verb === 'deletecollection' ? 'delete' : op.verb;
+  const rest = `${op.verb === 'deletecollection' ? 'collection' : ''}${def.namespaced && suffix !== 'ForAllNamespaces' ? 'Namespaced' : ''}${def.kind}${suffix}`;
+  return verb + validOperationId(groupName(def.group), true) + validOperationId(version, true) + validOperationId(rest, true);
+}
+
+/** The reference's GetArticleForNoun: none for a plural, `an` before a vowel, else `a`. */
+function article(noun: string): string {
+  if (noun.endsWith('s') && !noun.endsWith('ss')) return ' ';
+  return /^[aeiouAEIOU]/.test(noun) ? ' an ' : ' a ';
+}
+
+function describe(kind: string, op: Operation, suffix: string): string {
+  const sub = suffix && suffix !== 'ForAllNamespaces' ? ` ${suffix.toLowerCase()} of` : '';
+  switch (op.verb) {
+    case 'list': return `list${sub} objects of kind ${kind}`;
+    case 'read': case 'replace': return `${op.verb}${sub} the specified ${kind}`;
+    case 'patch': return `partially update${sub} the specified ${kind}`;
+    case 'create': case 'delete': return `${op.verb}${sub}${article(kind)}${kind}`;
+    default: return `delete collection of${sub ? `${sub} a` : ''} ${kind}`;
+  }
+}
+
+type Parameter = Record<string, unknown> & { name: string; in: string };
+
+/**
+ * The query parameters of each options type and the shared path parameters, as the vendored v2
+ * document states them for ConfigMaps (the reference makes both from the same metav1 types).
+ */
+let parameterTable: { byOptions: Record<Options, Parameter[]>; byName: Map<string, Parameter> } | undefined;
+
+function parameters(): NonNullable<typeof parameterTable> {
+  if (parameterTable) return parameterTable;
+  const paths = swaggerDocument().paths as Record<string, Record<string, unknown>>;
+  const collection = paths['/api/v1/namespaces/{namespace}/configmaps'] ?? {};
+  const object = paths['/api/v1/namespaces/{namespace}/configmaps/{name}'] ?? {};
+  const query = (item: Record<string, unknown>, method: string): Parameter[] => {
+    const op = item[method];
+    const list = isObject(op) && Array.isArray(op['parameters']) ? (op['parameters'] as Parameter[]) : [];
+    return list.filter((p) => p.in === 'query');
+  };
+  const byName = new Map<string, Parameter>();
+  for (const item of [collection, object]) {
+    for (const p of Array.isArray(item['parameters']) ? (item['parameters'] as Parameter[]) : []) byName.set(p.name, p);
+  }
+  parameterTable = {
+    byOptions: {
+      get: query(object, 'get'),
+      list: query(collection, 'get'),
+      create: query(collection, 'post'),
+      update: query(object, 'put'),
+      delete: query(object, 'delete'),
+    },
+    byName,
+  };
+  return parameterTable;
+}
+
+function pathParameters(def: ResourceDefinition, path: string): Parameter[] {
+  const { byName } = parameters();
+  const out: Parameter[] = [];
+  if (path.includes('{name}')) out.push({ ...byName.get('name')!, description: `name of the ${def.kind}` });
+  if (path.includes('{namespace}')) out.push(byName.get('namespace')!);
+  out.push(byName.get('pretty')!);
+  return out;
+}
+
+const byParameterName = (a: Parameter, b: Parameter): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The success answers of each action, as the reference's CRD builder declares them. */
+const RESPONSES: Record<string, Array<[string, string]>> = {
+  post: [['200', 'OK'], ['201', 'Created'], ['202', 'Accepted']],
+  put: [['200', 'OK'], ['201', 'Created']],
+  delete: [['200', 'OK'], ['202', 'Accepted']],
+};
+
+/**
+ * One path item in OpenAPI v2, as the reference's CRD builder and kube-openapi make it: parameters
+ * shared by every operation of the path are stated once on the path, each list sorted by name
+ * with the body first.
+ */
+function v2PathItem(def: ResourceDefinition, version: string, { path, suffix, operations }: PathOf): JsonObject {
+  const ref = (name: string) => `#/definitions/${name}`;
+  const onPath = pathParameters(def, path);
+  const perOperation = operations.map((op) => [...onPath, ...parameters().byOptions[op.options]]);
+  const shared = perOperation[0]!.filter((p) => perOperation.every((ps) => ps.includes(p)));
+  const item: JsonObject = {};
+  operations.forEach((op, i) => {
+    const own = perOperation[i]!.filter((p) => !shared.includes(p)).sort(byParameterName);
+    const body = op.reads ? [{ in: 'body', name: 'body', ...(op.reads === DELETE_OPTIONS ? {} : { required: true }), schema: { $ref: ref(op.reads) } }] : [];
+    const responses: JsonObject = {};
+    for (const [code, description] of RESPONSES[op.action] ?? [['200', 'OK']]) responses[code] = { description, schema: { $ref: ref(op.returns) } };
+    responses['401'] = { description: 'Unauthorized' };
+    item[op.method] = {
+      consumes: op.method === 'patch' ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'] : ['application/json', 'application/yaml'],
+      description: describe(def.kind, op, suffix),
+      operationId: operationId(def, version, op, suffix),
+      ...(body.length || own.length ? { parameters: [...body, ...own] } : {}),
+      produces: ['application/json', 'application/yaml'],
+      responses,
+      schemes: ['https'],
+      tags: [`${validOperationId(groupName(def.group), false)}_${validOperationId(version, false)}`],
+      'x-kubernetes-action': op.action,
+      'x-kubernetes-group-version-kind': { group: def.group, kind: def.kind, version },
+    };
+  });
+  item['parameters'] = [...shared].sort(byParameterName);
+  return item;
 }
 
 /** The kind's schema with the fields every object has, and its list's. */
@@ -129,18 +282,9 @@ function partOf(def: ResourceDefinition, v: ResourceDefinition['versions'][numbe
     const ref = (name: string) => (v3 ? `#/components/schemas/${name}` : `#/definitions/${name}`);
     const out: JsonObject = {};
     const subresources = v.subresources.map((s) => s.name);
-    for (const { path, operations } of pathsOf(def, v.version, v.verbs, subresources)) {
-      const item: JsonObject = {};
-      for (const op of operations) {
-        const schema = { $ref: ref(op.returns) };
-        item[op.method] = {
-          operationId: operationId(def, v.version, op),
-          ...(v3 ? { responses: { '200': { description: 'OK', content: { 'application/json': { schema } } } } } : { produces: ['application/json', 'application/yaml'], responses: { '200': { description: 'OK', schema } } }),
-          'x-kubernetes-action': op.action,
-          'x-kubernetes-group-version-kind': { group: def.group, version: v.version, kind: def.kind },
-        };
-      }
-      out[path] = item;
+    for (const path of pathsOf(def, v.version, v.verbs, subresources)) {
+      const item = v2PathItem(def, v.version, path);
+      out[path.path] = v3 ? v3PathItem(item) : item;
     }
     part = { paths: out, schemas: schemasOf(def, v.version, ref, v3) };
     byVersion.set(key, part);

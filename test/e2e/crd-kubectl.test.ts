@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Capstan, kubectl, ok, startCapstan, stopCapstan } from './harness.js';
 
+const KUBECTL_1_27 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.27';
+
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -69,6 +71,31 @@ describe('CustomResourceDefinitions with kubectl', () => {
     const wrong = await kubectl(capstan.kubeconfig, ['apply', '-f', '-'], CRD.replace('kind: Gizmo,', 'kind: Gizmo, listKind: Gizmo,'));
     assert.notEqual(wrong.code, 0);
     assert.match(wrong.stderr, /spec.names.listKind: Invalid value: "Gizmo": kind and listKind may not be the same/);
+  });
+
+  it("leaves --validate=strict|warn to the server, whose OpenAPI says it takes fieldValidation", { timeout: 60_000 }, async () => {
+    const bad = GIZMO.replace('name: g1', 'name: g-bad').replace('replicas: 1 }', 'replicas: 1, shade: dark }\nextra: 1');
+    for (const binary of [undefined, KUBECTL_1_27]) {
+      const cache = ['--cache-dir', join(dir, `cache-validate-${binary ? '127' : 'default'}`)];
+      // Client-side validation would answer `error validating "STDIN"` without asking the server.
+      const strict = await kubectl(capstan.kubeconfig, ['create', '-f', '-', '--validate=strict', ...cache], bad, { binary });
+      assert.notEqual(strict.code, 0);
+      assert.match(strict.stderr, /Error from server \(BadRequest\).*strict decoding error: unknown field "extra", unknown field "spec.shade"/);
+      const warn = await kubectl(capstan.kubeconfig, ['create', '-f', '-', '--validate=warn', '--dry-run=server', ...cache], bad, { binary });
+      assert.equal(warn.code, 0, warn.stderr);
+      assert.doesNotMatch(warn.stderr, /cannot perform warn validation/);
+      assert.match(warn.stderr, /Warning: unknown field "extra"\nWarning: unknown field "spec.shade"/);
+    }
+    assert.equal((await kubectl(capstan.kubeconfig, ['get', 'gizmo', 'g-bad'])).code, 1, 'nothing stored');
+    const doc = JSON.parse(await ok(capstan.kubeconfig, ['get', '--raw', '/openapi/v3/apis/kubectl.example.com/v1'])) as {
+      paths: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string; in: string }> }>>;
+    };
+    const status = doc.paths['/apis/kubectl.example.com/v1/namespaces/{namespace}/gizmos/{name}/status']!;
+    assert.equal(status['patch']!.operationId, 'patchKubectlExampleComV1NamespacedGizmoStatus');
+    assert.deepEqual(status['patch']!.parameters!.map((p) => `${p.in}:${p.name}`), ['query:dryRun', 'query:fieldManager', 'query:fieldValidation']);
+    const collection = doc.paths['/apis/kubectl.example.com/v1/namespaces/{namespace}/gizmos']!;
+    assert.equal(collection['delete']!.operationId, 'deleteKubectlExampleComV1CollectionNamespacedGizmo');
+    assert.ok(collection['get']!.parameters!.some((p) => p.name === 'labelSelector'));
   });
 
   it('serves them again after a restart, before it is ready', { timeout: 60_000 }, async () => {
