@@ -86,6 +86,11 @@ export function methodNotAllowed(): StatusError {
   return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }
 
+/** The reference's MethodNotSupported: a verb a resource has but will not do (message given, or its own). */
+export function methodNotSupported(qr: QualifiedResource, verb: string, message = `${verb} is not supported on resources of kind "${qualified(qr)}"`): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', message, { group: qr.group || undefined, kind: qr.resource });
+}
+
 export function resourceNotFound(): StatusError {
   return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 }

@@ -24,6 +24,11 @@ const WRITER: WriteContext = { manager: 'kube-apiserver' };
 
 const inUse = (name: string): string => `"${name}" is already in use`;
 
+/** How often a terminating CRD looks whether its last instances (held by finalizers) went. */
+const INSTANCE_RECHECK_MS = 500;
+/** How long it waits before saying it could not confirm that none remain (the reference's poll). */
+const INSTANCE_WAIT_MS = 60_000;
+
 export class CrdController {
   private subscription: Subscription | undefined;
   /** Per CRD name: the serving key of the definition this controller added. */
@@ -33,6 +38,9 @@ export class CrdController {
   private stopped = false;
   /** Per CRD name: its schemas (as JSON) at its last structural check, and that check's problems. */
   private readonly structuralProblems = new Map<string, { key: string; problems: string[] }>();
+  /** Per terminating CRD whose instances are not all gone: since when it has waited for them. */
+  private readonly waitingForInstances = new Map<string, number>();
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly registry: Registry, private readonly engine: CrdSchemaEngine) {}
 
@@ -61,6 +69,8 @@ export class CrdController {
   stop(): void {
     this.stopped = true;
     this.subscription?.stop();
+    for (const timer of this.rechecks.values()) clearTimeout(timer);
+    this.rechecks.clear();
   }
 
   private enqueue(o: ObjectVersion): void {
@@ -85,6 +95,7 @@ export class CrdController {
     }
     // Its names are free: the other CRDs of its group may now have theirs accepted.
     this.structuralProblems.delete(name);
+    this.waitingForInstances.delete(name);
     this.requeueWaitingForNames(groupOf(o.object), name);
   }
 
@@ -264,16 +275,30 @@ export class CrdController {
     const entry = this.served.get(name);
     const info = entry && this.definitions.versionsOf(entry.group, entry.resource)[0];
     if (isConditionTrue(crd, 'Established') && info) {
+      let remaining: number;
       try {
         const list = await this.registry.list(info, undefined);
-        const namespaces = new Set(list.items.map((b) => (metadataOf(JSON.parse(b.toString()) as JsonObject)['namespace'] as string | undefined)));
+        const live = list.items.map((b) => metadataOf(JSON.parse(b.toString()) as JsonObject)).filter((m) => !m['deletionTimestamp']);
+        const namespaces = new Set(live.map((m) => m['namespace'] as string | undefined));
         for (const ns of namespaces) await this.registry.deleteCollection(info, ns, {}, {});
-        terminating('InstanceDeletionCompleted', 'removed all instances', 'False');
+        remaining = namespaces.size ? (await this.registry.list(info, undefined)).items.length : list.items.length;
       } catch (err) {
         terminating('InstanceDeletionFailed', `could not issue all deletes: ${err instanceof Error ? err.message : String(err)}`);
         await this.writeStatus(name, next, crd);
         throw err;
       }
+      if (remaining > 0) {
+        // Instances held by finalizers keep the CRD until they go: look again shortly. The reference
+        // polls for a minute, then says it could not confirm and tries again.
+        const since = this.waitingForInstances.get(name) ?? Date.now();
+        this.waitingForInstances.set(name, since);
+        if (Date.now() - since >= INSTANCE_WAIT_MS) terminating('InstanceDeletionCheck', 'could not confirm zero CustomResources remaining: timed out waiting for the condition');
+        await this.writeStatus(name, next, crd);
+        this.recheck(name);
+        return;
+      }
+      this.waitingForInstances.delete(name);
+      terminating('InstanceDeletionCompleted', 'removed all instances', 'False');
     } else {
       terminating('NeverEstablished', 'resource was never established', 'False');
     }
@@ -282,6 +307,17 @@ export class CrdController {
     const meta = metadataOf(next);
     meta['finalizers'] = finalizersOf(next).filter((f) => f !== CLEANUP_FINALIZER);
     await this.registry.update(this.crdInfo, undefined, name, next, undefined, WRITER);
+  }
+
+  /** Syncs a terminating CRD again after INSTANCE_RECHECK_MS (once, however often asked meanwhile). */
+  private recheck(name: string): void {
+    if (this.stopped || this.rechecks.has(name)) return;
+    const timer = setTimeout(() => {
+      this.rechecks.delete(name);
+      this.enqueueName(name);
+    }, INSTANCE_RECHECK_MS);
+    timer.unref();
+    this.rechecks.set(name, timer);
   }
 
   private async writeStatus(name: string, next: JsonObject, before: JsonObject): Promise<JsonObject> {

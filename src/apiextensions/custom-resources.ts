@@ -16,8 +16,11 @@ import { storedReads } from './stored-reads.js';
 import { convertByWebhook, webhookConversionOf } from './webhook-converter.js';
 
 const VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
-/** A terminating CRD's resources can only be read and deleted. */
-const TERMINATING_VERBS = ['delete', 'deletecollection', 'get', 'list', 'watch'];
+/**
+ * A terminating CRD's resources cannot be created; they can still be updated (a controller takes
+ * its finalizer off), and discovery still lists every verb, as the reference's.
+ */
+const TERMINATING_REFUSALS = { create: 'create not allowed while custom resource definition is terminating' };
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
 const stepsOf = (path: string): string[] => path.replace(/^\./, '').split('.');
@@ -91,7 +94,8 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
   // Every version reports the storage version's hash, as the reference's discovery does.
   const hash = storageVersionHash(group, storage.name, names.kind);
   const versions = served.map((v): VersionSpec => {
-    const spec: VersionSpec = { version: v.name, verbs: terminating ? TERMINATING_VERBS : VERBS, subresources: subresourcesOf(group, names.kind, v), storageVersionHash: hash };
+    const spec: VersionSpec = { version: v.name, verbs: VERBS, subresources: subresourcesOf(group, names.kind, v), storageVersionHash: hash };
+    if (terminating) spec.refusedVerbs = TERMINATING_REFUSALS;
     if (v.deprecated) spec.deprecationWarning = v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated`;
     return spec;
   });

@@ -8,7 +8,7 @@ import type { ResourceRequestInfo } from '../api/request-info.js';
 import type { UserInfo } from '../api/user.js';
 import type { Body } from '../encoding/lists.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
-import { badRequest, goQuote, methodNotAllowed, resourceNotFound } from '../errors.js';
+import { badRequest, goQuote, methodNotAllowed, methodNotSupported, resourceNotFound } from '../errors.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import { referenceStorageKey } from '../registry/keys.js';
 import type { Registry } from '../registry/store.js';
@@ -134,6 +134,8 @@ export class ResourceHandler {
     }
     const verb = verbOf(r);
     if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
+    const refusal = r.subresource === undefined ? info.refusedVerbs?.[verb] : undefined;
+    if (refusal !== undefined) throw methodNotSupported({ group: info.group, resource: info.resource }, verb, refusal);
     checkPathNames(r, info, verb);
     return VERBS[verb].handler(scope);
   }

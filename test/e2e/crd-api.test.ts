@@ -205,4 +205,34 @@ describe('CustomResourceDefinitions over HTTP', () => {
     await until('served again', async () => (await call(server.url, 'GET', BASE)).status === 200);
     assert.deepEqual((await call(server.url, 'GET', BASE)).json.items, []);
   });
+
+  it('a resource held by a finalizer keeps its CRD terminating, refusing creates, until the finalizer goes', { timeout: 20_000 }, async () => {
+    const name = `crontabs.${GROUP}`;
+    const held = { apiVersion: `${GROUP}/v1`, kind: 'CronTab', metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: { cronSpec: '* * * * *' } };
+    assert.equal((await call(server.url, 'POST', BASE, { body: held })).status, 201);
+    assert.equal((await call(server.url, 'POST', BASE, { body: { ...held, metadata: { name: 'free' } } })).status, 201);
+    assert.equal((await call(server.url, 'DELETE', `${CRDS}/${name}`)).status, 200);
+    const terminating = await until('terminating, the free one gone', async () => {
+      const crd = (await call(server.url, 'GET', `${CRDS}/${name}`)).json as Crd;
+      const names = ((await call(server.url, 'GET', BASE)).json.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name);
+      const condition = crd.status.conditions.find((c) => c.type === 'Terminating');
+      return condition?.status === 'True' && names.join() === 'held' ? condition : undefined;
+    });
+    assert.deepEqual({ reason: terminating.reason, message: terminating.message }, { reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
+    // It stays while the instance does.
+    await new Promise((r) => setTimeout(r, 1_200));
+    assert.equal((await call(server.url, 'GET', `${CRDS}/${name}`)).status, 200);
+    const create = await call(server.url, 'POST', BASE, { body: { ...held, metadata: { name: 'late' } } });
+    assert.equal(create.status, 405);
+    assert.deepEqual(
+      { reason: create.json.reason, message: create.json.message, details: create.json.details },
+      { reason: 'MethodNotAllowed', message: 'create not allowed while custom resource definition is terminating', details: { group: GROUP, kind: 'crontabs' } },
+    );
+    const verbs = ((await call(server.url, 'GET', `/apis/${GROUP}/v1`)).json.resources as Array<{ name: string; verbs: string[] }>).find((r) => r.name === 'crontabs')!.verbs;
+    assert.ok(verbs.includes('create') && verbs.includes('update'), 'discovery still lists every verb');
+    // The finalizer's owner can still write it: taking the finalizer off lets both go.
+    const patched = await call(server.url, 'PATCH', `${BASE}/held`, { body: { metadata: { finalizers: null } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    await until('the CRD is gone', async () => (await call(server.url, 'GET', `${CRDS}/${name}`)).status === 404, 5_000);
+  });
 });
