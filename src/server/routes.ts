@@ -1,6 +1,6 @@
 // Where a request that passed the filters goes: the index of paths (/), health, /version, OpenAPI,
-// service-account issuer discovery, discovery, or the resource handler; anything else is the
-// reference's plain-text 404.
+// service-account issuer discovery, discovery, or the resource handler; anything else is a 404 as
+// the reference's (a Status where its API container would have answered, else plain text).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceDefinitions } from '../registry/definitions.js';
 import type { Discovery } from '../endpoints/discovery.js';
@@ -8,7 +8,7 @@ import { negotiate } from '../endpoints/negotiation.js';
 import { openApiV2Format, type OpenApi } from '../endpoints/openapi.js';
 import { sendBytes, sendStatusError, sendText } from '../endpoints/request.js';
 import type { ResourceHandler } from '../endpoints/resources.js';
-import { methodNotAllowed, StatusError } from '../errors.js';
+import { methodNotAllowed, resourceNotFound, StatusError } from '../errors.js';
 import type { RequestContext } from './filters/context.js';
 import type { Health } from './health.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from './issuer-discovery.js';
@@ -80,9 +80,26 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
         }
       }
     }
-    if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return sendText(res, 404, '404 page not found\n');
+    if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return notFound(ctx, routes.definitions);
     await routes.resources.handle(req, res, info, query, ctx.user);
   };
+}
+
+/**
+ * A path nothing serves. Under /api/ or a served built-in group (`/apis/batch/v1beta1/cronjobs`)
+ * the reference's API container answers it with a NotFound Status; anywhere else (an unknown
+ * group, a custom resource group's unknown version) its plain-text 404.
+ */
+function notFound(ctx: RequestContext, definitions: ResourceDefinitions): void {
+  const [root, group, rest] = ctx.info.path.split('/').slice(1);
+  const inApiContainer = (root === 'api' && group !== undefined) || (root === 'apis' && group !== undefined && rest !== undefined && isBuiltinGroup(definitions, group));
+  if (inApiContainer) return sendStatusError(ctx.res, resourceNotFound(), ctx.out);
+  sendText(ctx.res, 404, '404 page not found\n');
+}
+
+function isBuiltinGroup(definitions: ResourceDefinitions, group: string): boolean {
+  const versions = definitions.group(group)?.versions ?? [];
+  return versions.some((v) => definitions.resources(group, v)?.some((info) => info.definition.builtin));
 }
 
 /** POST RESET_PATH or FIRST_STATE_PATH: as system:masters only, whatever the authorizer allowed. */
