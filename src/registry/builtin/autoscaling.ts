@@ -1,4 +1,5 @@
 // autoscaling: what is special about each of its resources.
+import { convertHorizontalPodAutoscaler } from '../../api/conversion/autoscaling.js';
 import { defaultHorizontalPodAutoscalerV1, defaultHorizontalPodAutoscalerV2, defaultHorizontalPodAutoscalerV2beta2 } from '../../api/defaults/autoscaling.js';
 import { horizontalPodAutoscalerTable } from '../../api/printers/index.js';
 import { validateHorizontalPodAutoscaler } from '../../api/validation/autoscaling.js';
@@ -12,6 +13,7 @@ export const autoscaling: BuiltinGroup = {
       defaults: { v1: defaultHorizontalPodAutoscalerV1, v2: defaultHorizontalPodAutoscalerV2, v2beta2: defaultHorizontalPodAutoscalerV2beta2 },
       validation: { create: validateHorizontalPodAutoscaler },
       table: horizontalPodAutoscalerTable,
+      convert: convertHorizontalPodAutoscaler,
     },
   },
 };
