@@ -39,6 +39,8 @@ export interface EtcdServerTls {
 export interface EtcdProcessOptions {
   /** Serve clients over TLS (https://). */
   tls?: EtcdServerTls;
+  /** What the readiness check connects with, for a TLS etcd. */
+  clientTls?: EtcdTls;
 }
 
 const running = new Set<ChildProcess>();
@@ -70,7 +72,7 @@ export class EtcdProcess {
   }
 
   /** Starts (again) on the same ports and data dir; resolves once it answers a Status request. */
-  async start(clientTls?: EtcdTls): Promise<void> {
+  async start(): Promise<void> {
     if (this.child) return;
     const peer = `http://127.0.0.1:${this.peerPort}`;
     const args = [
@@ -100,7 +102,7 @@ export class EtcdProcess {
       running.delete(child);
       if (this.child === child) this.child = undefined;
     });
-    await this.waitReady(clientTls);
+    await this.waitReady(this.options.clientTls);
   }
 
   /** Stops it: SIGTERM (a clean stop) or SIGKILL (a crash). */
