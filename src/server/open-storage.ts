@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { decodeJson } from '../json.js';
 import { encodeKept, metadataOf } from '../registry/objects.js';
-import { EtcdStorage, type Stamp } from '../storage/etcd/storage.js';
+import type { Stamp } from '../storage/etcd/storage.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
@@ -24,6 +24,8 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.storage === 'memory') return new MemoryStorage();
   if (options.storage === 'sqlite') return SqliteStorage.open(`${options.dataDir}/capstan.db`);
   const read = (path: string | undefined): Buffer | undefined => (path ? readFileSync(path) : undefined);
+  // Loaded only here: gRPC and Protobuf stay out of servers that do not use etcd.
+  const { EtcdStorage } = await import('../storage/etcd/storage.js');
   try {
     return await EtcdStorage.open({
       endpoints: options.etcdServers,
