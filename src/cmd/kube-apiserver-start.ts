@@ -14,7 +14,7 @@ import { parseOptions, type CommandLine, type Dialect } from './options.js';
 export const COMMAND = 'kube-apiserver (capstan)';
 
 /** The reference's flags read here rather than by the capstan command's table. */
-const HANDLED = ['etcd-servers', 'allow-privileged', 'insecure-port', 'insecure-bind-address'] as const;
+const HANDLED = ['allow-privileged', 'insecure-port', 'insecure-bind-address'] as const;
 
 export const KUBE_APISERVER_DIALECT: Dialect = {
   flags: new Map([
@@ -62,15 +62,14 @@ export async function prepareKubeApiserver(argv: string[], cwd: string): Promise
   const { options, handled } = commandLine;
   absolute(options, cwd);
   const notes = commandLine.unimplemented.map((name) => `flag --${name} is accepted but not implemented by capstan: it has no effect`);
-  const etcd = (handled.get('etcd-servers') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (etcd.length > 0) {
-    const standIn = (await Promise.all(etcd.map(isStandIn))).some(Boolean);
-    if (!standIn) throw new Error(`--etcd-servers ${etcd.join(',')}: not capstan's etcd stand-in, and capstan does not yet store in a real etcd`);
-  }
   const insecurePort = handled.get('insecure-port');
   if (insecurePort !== undefined && insecurePort !== '0') throw new Error(`--insecure-port ${insecurePort}: the insecure port was removed in 1.24; only --insecure-port=0 is accepted`);
-  // The store: memory unless the command line asks for capstan's database (--storage=sqlite --data-dir).
-  if (!commandLine.given.has('storage')) options.storage = 'memory';
+  // The store: a real etcd named by --etcd-servers; memory when they name capstan's stand-in (the
+  // test environments' etcd) or nothing, unless the command line asks for capstan's database
+  // (--storage=sqlite --data-dir).
+  const standIn = options.etcdServers.length > 0 && (await Promise.all(options.etcdServers.map(isStandIn))).some(Boolean);
+  if (standIn) options.etcdServers = [];
+  if (!commandLine.given.has('storage')) options.storage = options.etcdServers.length > 0 ? 'etcd' : 'memory';
   let temporaryDataDir = false;
   if (!commandLine.given.has('data-dir')) {
     options.dataDir = mkdtempSync(join(tmpdir(), 'capstan-kube-apiserver-'));

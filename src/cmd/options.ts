@@ -85,6 +85,8 @@ function checkTogether(o: Options): void {
     throw new OptionsError('--insecure-serving: only on a loopback --bind-address');
   }
   if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new OptionsError('--tls-cert-file and --tls-private-key-file go together');
+  if (o.storage === 'etcd' && o.etcdServers.length === 0) throw new OptionsError('--storage etcd: --etcd-servers must name at least one etcd');
+  if (Boolean(o.etcdCertfile) !== Boolean(o.etcdKeyfile)) throw new OptionsError('--etcd-certfile and --etcd-keyfile go together');
   try {
     ServiceAllocators.fromFlags(o.serviceClusterIpRange, o.serviceNodePortRange);
   } catch (err) {
@@ -161,6 +163,8 @@ export function parseOptions(argv: string[], dialect?: Dialect): CommandLine {
     const value = values.get(flag.name);
     if (value !== undefined) given[key] = flag.parse(value);
   }
+  // --etcd-servers alone means storing in etcd.
+  if (given['etcdServers'] !== undefined && given['storage'] === undefined) given['storage'] = 'etcd';
   const options = withDefaults(given as Partial<Options>);
   checkTogether(options);
   return { options, given: new Set(values.keys()), unimplemented, handled, help: values.get('help') === 'true', version: values.get('version') === 'true' };

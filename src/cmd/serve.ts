@@ -74,7 +74,7 @@ export async function startServing(options: Options, settings: ServeSettings, sa
   const clientHost = options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress;
   const scheme = server.material ? 'https' : 'http';
   writeFileSync(kubeconfigPath, adminKubeconfig(`${scheme}://${clientHost.includes(':') ? `[${clientHost}]` : clientHost}:${server.port}`, server.material), { mode: 0o600 });
-  say(`${settings.command} serving on ${server.url} (storage: ${options.storage}${options.storage === 'sqlite' ? ` in ${dataDir}` : ''}), ready in ${Math.round(performance.now() - settings.started)} ms`);
+  say(`${settings.command} serving on ${server.url} (storage: ${options.storage}${options.storage === 'sqlite' ? ` in ${dataDir}` : options.storage === 'etcd' ? ` at ${options.etcdServers.join(',')}` : ''}), ready in ${Math.round(performance.now() - settings.started)} ms`);
   say(`kubeconfig: ${kubeconfigPath}`);
   let stopped: Promise<void> | undefined;
   return {

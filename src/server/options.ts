@@ -170,7 +170,14 @@ export const SETTINGS = {
   port: port('secure-port', 6443, 'port to listen on; 0 picks a free one'),
   /** Folder of the database file (sqlite) and the admin kubeconfig. */
   dataDir: text('data-dir', './.capstan', 'folder for the database file and the admin kubeconfig'),
-  storage: oneOf('storage', ['sqlite', 'memory'], 'sqlite', '"sqlite" (a database file in --data-dir) or "memory"'),
+  storage: oneOf('storage', ['sqlite', 'memory', 'etcd'], 'sqlite', '"sqlite" (a database file in --data-dir), "memory", or "etcd" (--etcd-servers; the default when they are given)'),
+  /** etcd members' client URLs (http:// or https://), for --storage etcd. */
+  etcdServers: list('etcd-servers', 'etcd members\' client URLs (comma-separated), used in turn; storage goes to etcd when given'),
+  etcdCafile: optionalText('etcd-cafile', 'the CA that signed the etcd members\' certificates (https:// members)'),
+  etcdCertfile: optionalText('etcd-certfile', 'client certificate for etcd (with --etcd-keyfile)'),
+  etcdKeyfile: optionalText('etcd-keyfile', 'the private key of --etcd-certfile'),
+  /** Every key in etcd starts with it. */
+  etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
   /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */

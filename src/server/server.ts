@@ -17,8 +17,6 @@ import { Registry, SYSTEM_USER } from '../registry/store.js';
 import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
 import { builtinPlugins } from '../admission/plugins/index.js';
 import type { AdmissionServices } from '../admission/types.js';
-import { MemoryStorage } from '../storage/memory.js';
-import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
@@ -41,6 +39,7 @@ import { healthEndpoints } from './health-checks.js';
 import { PostStartHooks, type HookContext } from './hooks.js';
 import { issuerDiscovery, type IssuerDiscovery } from './issuer-discovery.js';
 import { withDefaults, type Options } from './options.js';
+import { openStorage } from './open-storage.js';
 import { POST_START_HOOKS } from './post-start-hooks.js';
 import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
@@ -78,7 +77,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
-  const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
+  const storage: Storage = await openStorage(options);
   const definitions = builtinResourceDefinitions(defaultEnabled);
   installCrdStrategy(definitions, CRD_SCHEMA_ENGINE);
   // The server's own registry writes without admission (the hooks before the `admission` stage);

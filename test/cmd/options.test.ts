@@ -35,6 +35,7 @@ describe('command-line options', () => {
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true,
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
+        etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
       },
     });
     const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;
@@ -73,13 +74,24 @@ describe('command-line options', () => {
   });
 
   it('in a dialect: its flags are accepted (both spellings), the handled ones returned, the rest listed once', () => {
-    const dialect = { flags: new Map<string, 'bool' | 'value'>([['etcd-servers', 'value'], ['audit-log-path', 'value'], ['profiling', 'bool']]), handled: ['etcd-servers'] };
-    const c = parseOptions(['--etcd-servers', 'http://a:1', '--etcd-servers=http://b:2', '--audit-log-path', '/x', '--profiling', '--audit-log-path=/y', '--secure-port=0'], dialect);
-    assert.equal(c.handled.get('etcd-servers'), 'http://a:1,http://b:2');
+    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['audit-log-path', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
+    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--audit-log-path', '/x', '--profiling', '--audit-log-path=/y', '--secure-port=0'], dialect);
+    assert.equal(c.handled.get('insecure-bind-address'), '10.0.0.1,10.0.0.2');
     assert.deepEqual(c.unimplemented, ['audit-log-path', 'profiling']);
     assert.equal(c.options.port, 0);
     assert.throws(() => parseOptions(['--no-such-flag'], dialect), /unknown flag: --no-such-flag/);
     assert.throws(() => parseOptions(['--audit-log-path'], dialect), /flag needs an argument: --audit-log-path/);
+  });
+
+  it('stores in etcd when --etcd-servers is given, and checks the etcd flags together', () => {
+    const o = parseOptions(['--etcd-servers', 'http://a:2379,https://b:2379', '--etcd-prefix=/kube']).options;
+    assert.equal(o.storage, 'etcd');
+    assert.deepEqual(o.etcdServers, ['http://a:2379', 'https://b:2379']);
+    assert.equal(o.etcdPrefix, '/kube');
+    assert.equal(parseOptions(['--etcd-servers=http://a:2379', '--storage=memory']).options.storage, 'memory');
+    assert.equal(parseOptions([]).options.etcdPrefix, '/registry');
+    assert.throws(() => parseOptions(['--storage=etcd']), /--storage etcd: --etcd-servers must name at least one etcd/);
+    assert.throws(() => parseOptions(['--etcd-servers=http://a:1', '--etcd-certfile=c.pem']), /--etcd-certfile and --etcd-keyfile go together/);
   });
 
   it('lists every flag in --help, with its default', () => {

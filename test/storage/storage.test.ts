@@ -1,7 +1,8 @@
-// One behavioural suite run against both Storage backends, plus SQLite-only checks
-// (group commit, restart, batch rollback).
+// One behavioural suite run against every Storage backend (memory, SQLite, etcd), plus SQLite-only
+// checks (group commit, restart, batch rollback). etcd's tests run against a real etcd (skipped when
+// /usr/bin/etcd is absent); etcd-only checks are in etcd-storage.test.ts.
 
-import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,10 @@ import { join } from 'node:path';
 import { compareKeys, prefixEnd } from '../../src/storage/keys.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { SqliteStorage } from '../../src/storage/sqlite.js';
+import { EtcdStorage } from '../../src/storage/etcd/storage.js';
 import { StorageError, type Encode, type Storage, type StorageErrorCode, type StorageEvent } from '../../src/storage/types.js';
 import { sleep, until } from '../helpers.js';
+import { EtcdProcess, etcdMissing } from './etcd-process.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'capstan-storage-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -43,71 +46,101 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 
 interface Backend {
   name: string;
-  open(): { store: Storage; path?: string };
+  /** Why this backend's tests are skipped here, if they are. */
+  skip?: string;
+  /** Concurrent writes get revisions in call order (a local queue); etcd orders them as they arrive. */
+  callOrder: boolean;
+  open(): Promise<Storage>;
+  before?(): Promise<void>;
+  after?(): Promise<void>;
 }
 
+/** For the etcd backend: the test encoder's bytes with the revision put in (as the server's stamp does for resourceVersion). */
+const stampTestValue = (value: Buffer, revision: number): Buffer => Buffer.from(value.toString().replace(/@\d+$/, `@${revision}`));
+
+let etcd: EtcdProcess | undefined;
+let etcdPrefixSeq = 0;
+
 const backends: Backend[] = [
-  { name: 'MemoryStorage', open: () => ({ store: new MemoryStorage() }) },
+  { name: 'MemoryStorage', callOrder: true, open: async () => new MemoryStorage() },
   {
     name: 'SqliteStorage',
-    open: () => {
-      const path = join(tmp, `db-${++fileSeq}.sqlite`);
-      return { store: SqliteStorage.open(path), path };
+    callOrder: true,
+    open: async () => SqliteStorage.open(join(tmp, `db-${++fileSeq}.sqlite`)),
+  },
+  {
+    // One etcd for the suite; each test has a key prefix of its own and counts revisions from the store's at open.
+    name: 'EtcdStorage',
+    skip: etcdMissing,
+    callOrder: false,
+    before: async () => {
+      etcd = await EtcdProcess.start();
     },
+    after: async () => {
+      await etcd?.destroy();
+    },
+    open: () => EtcdStorage.open({ endpoints: [etcd!.url], prefix: `/test-${++etcdPrefixSeq}`, stamp: stampTestValue }),
   },
 ];
 
 for (const backend of backends) {
-  describe(backend.name, () => {
+  describe(backend.name, { skip: backend.skip, timeout: 120_000 }, () => {
     let store: Storage;
-    beforeEach(() => {
-      store = backend.open().store;
+    /** The store's revision at open: 0 for a new memory or SQLite store, etcd's revision for etcd. */
+    let base: number;
+    /** The revision of the n-th write of a test. */
+    const R = (n: number): number => base + n;
+    before(async () => backend.before?.());
+    after(async () => backend.after?.());
+    beforeEach(async () => {
+      store = await backend.open();
+      base = store.currentRevision();
     });
     afterEach(async () => {
       await store.close();
     });
 
     it('creates, gets, updates and deletes', async () => {
-      assert.equal(store.currentRevision(), 0);
+      assert.equal(store.currentRevision(), R(0));
       const c = await store.create('/registry/pods/a', enc('a'));
-      assert.deepEqual({ ...c, value: text(c.value) }, { key: '/registry/pods/a', value: 'a@1', createRevision: 1, modRevision: 1 });
+      assert.deepEqual({ ...c, value: text(c.value) }, { key: '/registry/pods/a', value: `a@${R(1)}`, createRevision: R(1), modRevision: R(1) });
       const g = await store.get('/registry/pods/a');
-      assert.equal(text(g?.value), 'a@1');
-      assert.equal(g?.modRevision, 1);
+      assert.equal(text(g?.value), `a@${R(1)}`);
+      assert.equal(g?.modRevision, R(1));
 
-      const u = await store.update('/registry/pods/a', 1, enc('a2'));
-      assert.deepEqual([text(u.value), u.createRevision, u.modRevision], ['a2@2', 1, 2]);
-      assert.equal((await store.get('/registry/pods/a'))?.modRevision, 2);
+      const u = await store.update('/registry/pods/a', R(1), enc('a2'));
+      assert.deepEqual([text(u.value), u.createRevision, u.modRevision], [`a2@${R(2)}`, R(1), R(2)]);
+      assert.equal((await store.get('/registry/pods/a'))?.modRevision, R(2));
 
       const d = await store.delete('/registry/pods/a');
-      assert.deepEqual([text(d.value), d.createRevision, d.modRevision], ['a2@2', 1, 3]);
+      assert.deepEqual([text(d.value), d.createRevision, d.modRevision], [`a2@${R(2)}`, R(1), R(3)]);
       assert.equal(await store.get('/registry/pods/a'), undefined);
-      assert.equal(store.currentRevision(), 3);
+      assert.equal(store.currentRevision(), R(3));
       assert.equal(await store.get('/nothing'), undefined);
     });
 
     it('reports KeyExists, NotFound and Conflict with the current revision', async () => {
       await store.create('/k', enc('k'));
-      await store.update('/k', 1, enc('k'));
+      await store.update('/k', R(1), enc('k'));
       await assert.rejects(store.create('/k', enc('again')), isError('KeyExists'));
-      await assert.rejects(store.update('/missing', 1, enc('x')), isError('NotFound'));
+      await assert.rejects(store.update('/missing', R(1), enc('x')), isError('NotFound'));
       await assert.rejects(store.delete('/missing'), isError('NotFound'));
-      await assert.rejects(store.update('/k', 1, enc('stale')), isError('Conflict', 2));
-      await assert.rejects(store.delete('/k', 1), isError('Conflict', 2));
-      assert.equal(text((await store.get('/k'))?.value), 'k@2');
-      assert.equal(store.currentRevision(), 2, 'failed writes consume no revision');
-      const d = await store.delete('/k', 2);
-      assert.equal(d.modRevision, 3);
+      await assert.rejects(store.update('/k', R(1), enc('stale')), isError('Conflict', R(2)));
+      await assert.rejects(store.delete('/k', R(1)), isError('Conflict', R(2)));
+      assert.equal(text((await store.get('/k'))?.value), `k@${R(2)}`);
+      assert.equal(store.currentRevision(), R(2), 'failed writes consume no revision');
+      const d = await store.delete('/k', R(2));
+      assert.equal(d.modRevision, R(3));
     });
 
     it('builds delete tombstones from the revision and the last value', async () => {
       await store.create('/t', enc('t'));
-      const w = collect(store, '/t', 1);
+      const w = collect(store, '/t', R(1));
       const d = await store.delete('/t', undefined, (rev, last) => Buffer.from(`gone@${rev} was ${last.toString()}`));
-      assert.equal(text(d.value), 'gone@2 was t@1');
+      assert.equal(text(d.value), `gone@${R(2)} was t@${R(1)}`);
       await until('delete event', () => w.events.length === 1, 2000, 1);
       const [e] = w.events;
-      assert.deepEqual([e?.type, text(e?.value), text(e?.prevValue), e?.createRevision, e?.modRevision], ['delete', 'gone@2 was t@1', 't@1', 1, 2]);
+      assert.deepEqual([e?.type, text(e?.value), text(e?.prevValue), e?.createRevision, e?.modRevision], ['delete', `gone@${R(2)} was t@${R(1)}`, `t@${R(1)}`, R(1), R(2)]);
       w.stop();
     });
 
@@ -118,8 +151,8 @@ for (const backend of backends) {
       const all = await store.list('/registry/pods/');
       assert.deepEqual(all.items.map((i) => i.key), ['/registry/pods/ns/a', '/registry/pods/ns/b', '/registry/pods/ns/c']);
       assert.equal(all.more, false);
-      assert.equal(all.revision, 5);
-      assert.equal(text(all.items[0]?.value), '/registry/pods/ns/a@2');
+      assert.equal(all.revision, R(5));
+      assert.equal(text(all.items[0]?.value), `/registry/pods/ns/a@${R(2)}`);
 
       // No trailing slash: the sibling /registry/pods2 matches as a string prefix, /registry/pod does not.
       assert.deepEqual((await store.list('/registry/pods')).items.map((i) => i.key), [
@@ -167,39 +200,39 @@ for (const backend of backends) {
         seen.push((await store.create(`/r/${i}`, enc('x'))).modRevision);
         seen.push((await store.update(`/r/${i}`, seen[seen.length - 1] as number, enc('y'))).modRevision);
       }
-      assert.deepEqual(seen, range(1, 20));
-      assert.equal(store.currentRevision(), 20);
+      assert.deepEqual(seen, range(R(1), R(20)));
+      assert.equal(store.currentRevision(), R(20));
     });
 
     it('watch replays history from a revision, then live events, in order', async () => {
       await store.create('/w/a', enc('a')); // 1
       await store.create('/other/x', enc('x')); // 2
-      await store.update('/w/a', 1, enc('a')); // 3
+      await store.update('/w/a', R(1), enc('a')); // 3
       await store.create('/w/b', enc('b')); // 4
-      const w = collect(store, '/w/', 1);
+      const w = collect(store, '/w/', R(1));
       assert.equal(w.events.length, 0, 'delivery is asynchronous');
       await store.delete('/w/a'); // 5
       await store.create('/w2/sibling', enc('s')); // 6
-      await store.update('/w/b', 4, enc('b')); // 7
+      await store.update('/w/b', R(4), enc('b')); // 7
       await until('four events', () => w.events.length >= 4, 2000, 1);
       await sleep(10);
-      assert.deepEqual(revs(w.events), [3, 4, 5, 7]);
+      assert.deepEqual(revs(w.events), [R(3), R(4), R(5), R(7)]);
       assert.deepEqual(w.events.map((e) => e.type), ['update', 'create', 'delete', 'update']);
-      assert.deepEqual(w.events.map((e) => text(e.prevValue)), ['a@1', undefined, 'a@3', 'b@4']);
-      assert.equal(w.events[1]?.createRevision, 4);
+      assert.deepEqual(w.events.map((e) => text(e.prevValue)), [`a@${R(1)}`, undefined, `a@${R(3)}`, `b@${R(4)}`]);
+      assert.equal(w.events[1]?.createRevision, R(4));
       w.stop();
 
-      const fromZero = collect(store, '', 0);
+      const fromZero = collect(store, '', R(0));
       await until('full replay', () => fromZero.events.length >= 7, 2000, 1);
-      assert.deepEqual(revs(fromZero.events), range(1, 7));
+      assert.deepEqual(revs(fromZero.events), range(R(1), R(7)));
       fromZero.stop();
 
-      const future = collect(store, '', 9);
+      const future = collect(store, '', R(9));
       await store.create('/f/1', enc('f')); // 8
       await store.create('/f/2', enc('f')); // 9
       await store.create('/f/3', enc('f')); // 10
       await until('event after a future revision', () => future.events.length >= 1, 2000, 1);
-      assert.deepEqual(revs(future.events), [10]);
+      assert.deepEqual(revs(future.events), [R(10)]);
       future.stop();
     });
 
@@ -214,14 +247,14 @@ for (const backend of backends) {
           }),
         );
         if (i % 10 === 5) {
-          const from = Math.max(0, store.currentRevision() - 2);
+          const from = Math.max(R(0), store.currentRevision() - 2);
           watchers.push({ from, ...collect(store, '/f/', from) });
           await new Promise((r) => setImmediate(r)); // let a batch commit between watchers
         }
       }
       await Promise.all(writes);
       const last = store.currentRevision();
-      assert.equal(last, 150);
+      assert.equal(last, R(150));
       for (const w of watchers) await until(`events after ${w.from}`, () => w.events.length >= last - w.from, 2000, 1);
       await sleep(10);
       for (const w of watchers) {
@@ -232,27 +265,27 @@ for (const backend of backends) {
 
     it('watch throws Compacted below the compacted revision', async () => {
       for (let i = 0; i < 5; i++) await store.create(`/k/${i}`, enc('v'));
-      await store.compact(3);
-      assert.equal(store.compactedRevision(), 3);
-      assert.throws(() => store.watch('/k/', 2, () => {}), isError('Compacted', 3));
-      assert.throws(() => store.watch('/k/', 0, () => {}), isError('Compacted', 3));
-      const w = collect(store, '/k/', 3);
+      await store.compact(R(3));
+      assert.equal(store.compactedRevision(), R(3));
+      assert.throws(() => store.watch('/k/', R(2), () => {}), isError('Compacted', R(3)));
+      assert.throws(() => store.watch('/k/', R(0), () => {}), isError('Compacted', R(3)));
+      const w = collect(store, '/k/', R(3));
       await until('retained history', () => w.events.length >= 2, 2000, 1);
-      assert.deepEqual(revs(w.events), [4, 5]);
+      assert.deepEqual(revs(w.events), [R(4), R(5)]);
       w.stop();
-      await store.compact(2); // never goes backwards
-      assert.equal(store.compactedRevision(), 3);
-      await store.compact(100); // not beyond the current revision
-      assert.equal(store.compactedRevision(), 5);
+      await store.compact(R(2)); // never goes backwards
+      assert.equal(store.compactedRevision(), R(3));
+      await store.compact(R(100)); // not beyond the current revision
+      assert.equal(store.compactedRevision(), R(5));
     });
 
     it('stop() ends delivery, even of queued events', async () => {
-      const w = collect(store, '/s/', 0);
+      const w = collect(store, '/s/', R(0));
       await store.create('/s/1', enc('v'));
       await until('first event', () => w.events.length === 1, 2000, 1);
       w.stop();
       await store.create('/s/2', enc('v'));
-      const queued = collect(store, '/s/', 0);
+      const queued = collect(store, '/s/', R(0));
       queued.stop(); // its replay was queued but not yet delivered
       await sleep(10);
       assert.equal(w.events.length, 1);
@@ -261,11 +294,11 @@ for (const backend of backends) {
 
     it('a throwing listener does not break other listeners', async () => {
       let thrown = 0;
-      const bad = store.watch('/b/', 0, () => {
+      const bad = store.watch('/b/', R(0), () => {
         thrown++;
         throw new Error('listener failure (expected in this test)');
       });
-      const good = collect(store, '/b/', 0);
+      const good = collect(store, '/b/', R(0));
       await store.create('/b/1', enc('v'));
       await store.create('/b/2', enc('v'));
       await until('events for the good listener', () => good.events.length === 2, 2000, 1);
@@ -279,7 +312,7 @@ for (const backend of backends) {
       const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.create(`/p/${i}`, enc(`p${i}`))));
       const set = new Set(results.map((r) => r.modRevision));
       assert.equal(set.size, 200);
-      assert.deepEqual([...set].sort((a, b) => a - b), range(1, 200));
+      assert.deepEqual([...set].sort((a, b) => a - b), range(R(1), R(200)));
       results.forEach((r) => assert.equal(text(r.value), `p${r.key.slice(3)}@${r.modRevision}`));
       assert.equal(await store.count('/p/'), 200);
       if (store instanceof SqliteStorage) {
@@ -297,19 +330,26 @@ for (const backend of backends) {
         store.create('/x/b', () => {
           throw new Error('encoder failed');
         }),
-        store.update('/x/existing', 1, enc('e2')),
+        store.update('/x/existing', R(1), enc('e2')),
         store.create('/x/c', enc('c')),
       ];
       const settled = await Promise.allSettled(ops);
       assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
       const value = (i: number) => (settled[i] as PromiseFulfilledResult<{ modRevision: number; value: Buffer }>).value;
-      assert.deepEqual([value(0).modRevision, value(4).modRevision, value(5).modRevision], [2, 3, 4]);
-      assert.equal(text(value(4).value), 'e2@3');
+      const written = [value(0).modRevision, value(4).modRevision, value(5).modRevision];
+      if (backend.callOrder) {
+        assert.deepEqual(written, [R(2), R(3), R(4)]);
+        assert.ok(isError('Conflict', R(1))((settled[2] as PromiseRejectedResult).reason));
+      } else {
+        // etcd orders concurrent transactions as they reach it: the same revisions, in some order.
+        assert.deepEqual([...written].sort((a, b) => a - b), [R(2), R(3), R(4)]);
+        assert.ok(isError('Conflict')((settled[2] as PromiseRejectedResult).reason));
+      }
+      assert.equal(text(value(4).value), `e2@${value(4).modRevision}`);
       assert.ok(isError('KeyExists')((settled[1] as PromiseRejectedResult).reason));
-      assert.ok(isError('Conflict', 1)((settled[2] as PromiseRejectedResult).reason));
       assert.equal(((settled[3] as PromiseRejectedResult).reason as Error).message, 'encoder failed');
       assert.equal(await store.get('/x/b'), undefined);
-      assert.equal(store.currentRevision(), 4);
+      assert.equal(store.currentRevision(), R(4));
     });
 
     it('rejects with Closed after close', async () => {
@@ -318,7 +358,7 @@ for (const backend of backends) {
       await assert.rejects(store.get('/c'), isError('Closed'));
       await assert.rejects(store.create('/d', enc('v')), isError('Closed'));
       await assert.rejects(store.list('/'), isError('Closed'));
-      assert.throws(() => store.watch('/', 0, () => {}), isError('Closed'));
+      assert.throws(() => store.watch('/', R(0), () => {}), isError('Closed'));
       await store.close(); // idempotent
     });
   });

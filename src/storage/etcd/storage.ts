@@ -1,0 +1,409 @@
+// Storage in etcd v3: the store's revision is etcd's revision, creates and compare-and-swap updates
+// and deletes are etcd transactions, compaction is etcd's.
+//
+// One etcd watch over the whole key prefix (the feed, with prev_kv) is the source of every event:
+// it feeds the local watchers (WatchHub) and the in-memory history, and it defines
+// currentRevision(): the revision of the newest event published. A write resolves only once the
+// feed has published the write's revision, which keeps the ordering promise of types.ts (a write's
+// events are queued to watchers before its promise settles) and makes writes of other servers on
+// the same etcd arrive the same way as ours.
+//
+// Revisions in values. A Storage encoder is given the write's revision, but etcd assigns it as the
+// transaction commits. Predicting it (current + 1, guarded by a compare on a key every write
+// touches) would serialise all writers into a retry storm and add a key the reference does not
+// have; writing twice would make two revisions. So, as the reference does, the bytes in etcd do not
+// carry their revision: values are encoded with UNSTAMPED (0) and `stamp` puts the revision in
+// whenever they are read (gets, lists, events, results) — the revision is etcd's mod_revision, for
+// a delete event the delete's revision. A delete's tombstone builder runs when the feed sees the
+// delete (it needs the delete's revision); a delete written by another server carries the last
+// value, as a delete without a tombstone builder does.
+//
+// History. Everything the feed has seen since this store was opened is kept in memory until
+// compact() (the server's compactor calls it every history window, which also compacts etcd).
+// History from before the open is reported as compacted (compactedRevision() starts at the open
+// revision), like the reference's watch cache that starts at its list: a watch from older
+// revisions is answered 410 and the client relists. Keeping it local is what lets watch() throw
+// Compacted synchronously and replay in revision order, as the contract asks; a watch on etcd from
+// an old revision could only find out it is compacted later, with no way to say so to the listener.
+//
+// Lists read at currentRevision() (an etcd range at that revision), so a list and a watch from its
+// revision fit together exactly; gets read etcd's newest state, as they serve writes.
+
+import { compareKeys } from '../keys.js';
+import { checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp } from '../ops.js';
+import { StorageError, type Encode, type ListOptions, type ListResult, type Storage, type Stored, type StorageEvent, type WatchListener, type Watcher } from '../types.js';
+import { WatchHub } from '../watch-hub.js';
+import {
+  EtcdClient,
+  compareCreate,
+  compareMod,
+  isCompactedError,
+  prefixRangeEnd,
+  type Compare,
+  type EtcdClientOptions,
+  type KeyValue,
+  type TxnOp,
+  type TxnResult,
+} from './client.js';
+import { EtcdWatch, type WatchEvent } from './watch.js';
+
+/** The revision given to encoders: etcd holds values without theirs (see above). */
+export const UNSTAMPED = 0;
+
+/** The bytes of a stored value with its revision put in. */
+export type Stamp = (value: Buffer, revision: number) => Buffer;
+
+export interface EtcdStorageOptions extends EtcdClientOptions {
+  /** Prepended to every key (default /registry). */
+  prefix?: string;
+  stamp: Stamp;
+  /**
+   * The feed fell behind etcd's compaction (etcd unreachable for longer than its history window):
+   * the events up to compactRevision - 1 that it had not read are gone. It goes on from there.
+   */
+  onHistoryLost?: (compactRevision: number) => void;
+}
+
+interface Waiter {
+  revision: number;
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+}
+
+export class EtcdStorage implements Storage {
+  private readonly hub = new WatchHub();
+  /** Events after `compacted`, in revision order. */
+  private history: StorageEvent[] = [];
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private feed: EtcdWatch;
+  private waiters: Waiter[] = [];
+  /** Tombstone builders of this store's deletes in flight, by key. */
+  private readonly tombstones = new Map<string, Tombstone[]>();
+  private readonly prefix: string;
+  private readonly stamp: Stamp;
+
+  /** Connects and starts the feed at etcd's current revision. */
+  static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
+    const client = new EtcdClient(options);
+    try {
+      const prefix = options.prefix ?? '/registry';
+      const { key, rangeEnd } = rangeOf(prefix);
+      const now = await client.range({ key, rangeEnd, countOnly: true });
+      return new EtcdStorage(client, options, prefix, now.revision);
+    } catch (err) {
+      client.close();
+      throw err;
+    }
+  }
+
+  private constructor(
+    private readonly client: EtcdClient,
+    private readonly options: EtcdStorageOptions,
+    prefix: string,
+    openRevision: number,
+  ) {
+    this.prefix = prefix;
+    this.stamp = options.stamp;
+    this.revision = openRevision;
+    this.compacted = openRevision;
+    this.feed = this.startFeed(openRevision + 1);
+  }
+
+  /** The etcd client (for health checks and leases). */
+  get etcd(): EtcdClient {
+    return this.client;
+  }
+
+  async get(key: string): Promise<Stored | undefined> {
+    this.assertOpen();
+    const r = await this.client.range({ key: this.etcdKey(key) });
+    const kv = r.kvs[0];
+    return kv ? this.storedOf(kv) : undefined;
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.assertOpen();
+    const range = rangeOf(this.prefix + prefix);
+    // Paging from a key before the prefix is the same as not paging.
+    if (options.afterKey !== undefined && compareKeys(options.afterKey, prefix) >= 0) {
+      range.key = Buffer.concat([this.etcdKey(options.afterKey), Buffer.from([0])]);
+    }
+    const limit = options.limit !== undefined && options.limit > 0 ? Math.ceil(options.limit) : 0;
+    let at = this.revision;
+    let r;
+    try {
+      r = await this.client.range({ ...range, limit, revision: at });
+    } catch (err) {
+      // etcd was compacted past a quiet feed (writes elsewhere): nothing under the prefix changed
+      // since the feed's revision, so the newest state is the state at it.
+      if (!isCompactedError(err)) throw err;
+      at = this.revision;
+      r = await this.client.range({ ...range, limit });
+    }
+    return { items: r.kvs.map((kv) => this.storedOf(kv)), revision: at, more: r.more };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen();
+    const r = await this.client.range({ ...rangeOf(this.prefix + prefix), countOnly: true });
+    return r.count;
+  }
+
+  create(key: string, encode: Encode): Promise<Stored> {
+    return this.write({ kind: 'create', key, encode });
+  }
+
+  update(key: string, expectModRevision: number, encode: Encode): Promise<Stored> {
+    return this.write({ kind: 'update', key, expectModRevision, encode });
+  }
+
+  delete(key: string, expectModRevision?: number, tombstone?: Tombstone): Promise<Stored> {
+    return this.write({ kind: 'delete', key, expectModRevision, tombstone });
+  }
+
+  watch(prefix: string, fromRevision: number, listener: WatchListener): Watcher {
+    this.assertOpen();
+    if (fromRevision < this.compacted) throw compactedError(fromRevision, this.compacted);
+    return this.hub.add(prefix, fromRevision, this.history.slice(this.firstAfter(fromRevision)), listener);
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    const target = Math.min(revision, this.revision);
+    if (target <= this.compacted) return;
+    try {
+      await this.client.compact(target);
+    } catch (err) {
+      if (!isCompactedError(err)) throw err; // already compacted further (by another server): fine
+    }
+    this.forget(target);
+  }
+
+  currentRevision(): number {
+    return this.revision;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.feed.cancel();
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.resolve();
+    }
+    this.waiters = [];
+    this.client.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw closedError();
+  }
+
+  private etcdKey(key: string): Buffer {
+    return Buffer.from(this.prefix + key);
+  }
+
+  private storedOf(kv: KeyValue): Stored {
+    return {
+      key: kv.key.toString().slice(this.prefix.length),
+      value: this.stamped(kv.value, kv.modRevision),
+      createRevision: kv.createRevision,
+      modRevision: kv.modRevision,
+    };
+  }
+
+  private stamped(value: Buffer, revision: number): Buffer {
+    try {
+      return this.stamp(value, revision);
+    } catch (err) {
+      // Bytes this store cannot read (written by someone else): served as etcd holds them.
+      process.emitWarning(`etcd storage: cannot put revision ${revision} into a stored value: ${String(err)}`, 'StorageWarning');
+      return value;
+    }
+  }
+
+  private async write(op: WriteOp): Promise<Stored> {
+    this.assertOpen();
+    const key = this.etcdKey(op.key);
+    const compare: Compare[] = [];
+    let success: TxnOp;
+    if (op.kind === 'create') {
+      compare.push(compareCreate(key, 'EQUAL', 0));
+      success = { put: { key, value: op.encode(UNSTAMPED) } };
+    } else if (op.kind === 'update') {
+      compare.push(compareCreate(key, 'GREATER', 0), compareMod(key, 'EQUAL', op.expectModRevision));
+      success = { put: { key, value: op.encode(UNSTAMPED), prevKv: true } };
+    } else {
+      compare.push(compareCreate(key, 'GREATER', 0));
+      if (op.expectModRevision !== undefined) compare.push(compareMod(key, 'EQUAL', op.expectModRevision));
+      success = { deleteRange: { key, prevKv: true } };
+    }
+    const tombstone = op.kind === 'delete' ? op.tombstone : undefined;
+    if (tombstone) this.tombstones.set(op.key, [...(this.tombstones.get(op.key) ?? []), tombstone]);
+    try {
+      const res = await this.client.txn({ compare, success: [success], failure: [{ range: { key } }] });
+      if (!res.succeeded) throw this.failureOf(op, res);
+      await this.feedPassed(res.revision);
+      return this.resultOf(op, res);
+    } finally {
+      if (tombstone) this.dropTombstone(op.key, tombstone);
+    }
+  }
+
+  /** The error of a transaction whose compare failed, from the key's state it read instead. */
+  private failureOf(op: WriteOp, res: TxnResult): StorageError {
+    const read = res.results[0];
+    const kv = read && 'range' in read ? read.range.kvs[0] : undefined;
+    const current = kv ? { key: op.key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision } : undefined;
+    return checkPrecondition(op, current) ?? new StorageError('Conflict', `key ${op.key} changed during the write`, kv?.modRevision);
+  }
+
+  /** A successful write's result: its event as the feed published it. */
+  private resultOf(op: WriteOp, res: TxnResult): Stored {
+    const event = this.eventAt(res.revision);
+    if (event && event.key === op.key) {
+      return { key: op.key, value: event.value, createRevision: event.createRevision, modRevision: event.modRevision };
+    }
+    // The feed did not publish it in time (or it is compacted already): built from the answer.
+    const done = res.results[0];
+    const revision = res.revision;
+    if (op.kind === 'delete') {
+      const prev = done && 'deleteRange' in done ? done.deleteRange.prevKvs[0] : undefined;
+      const last = prev ? this.stamped(prev.value, prev.modRevision) : Buffer.alloc(0);
+      const value = op.tombstone ? op.tombstone(revision, last) : last;
+      return { key: op.key, value, createRevision: prev?.createRevision ?? 0, modRevision: revision };
+    }
+    const prev = done && 'put' in done ? done.put.prevKv : undefined;
+    return { key: op.key, value: op.encode(revision), createRevision: prev?.createRevision ?? revision, modRevision: revision };
+  }
+
+  private dropTombstone(key: string, tombstone: Tombstone): void {
+    const list = this.tombstones.get(key)?.filter((t) => t !== tombstone) ?? [];
+    if (list.length > 0) this.tombstones.set(key, list);
+    else this.tombstones.delete(key);
+  }
+
+  /** Resolves once the feed has published `revision` (or after the request timeout, with a warning). */
+  private feedPassed(revision: number): Promise<void> {
+    if (this.revision >= revision || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        revision,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          process.emitWarning(`etcd storage: the watch did not deliver revision ${revision} in time; the write resolves without it`, 'StorageWarning');
+          resolve();
+        }, this.client.requestTimeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private startFeed(startRevision: number): EtcdWatch {
+    const { key, rangeEnd } = rangeOf(this.prefix);
+    return new EtcdWatch(this.client, { key, rangeEnd, startRevision, prevKv: true }, {
+      events: (events) => this.onFeed(events),
+      compacted: (compactRevision) => this.onFeedCompacted(compactRevision),
+    });
+  }
+
+  private onFeed(events: readonly WatchEvent[]): void {
+    const out: StorageEvent[] = [];
+    for (const e of events) {
+      const revision = e.kv.modRevision;
+      if (revision <= this.revision) continue; // already published (a resumed watch overlaps)
+      out.push(this.eventOf(e));
+      this.revision = revision;
+    }
+    if (out.length === 0) return;
+    this.history.push(...out);
+    // Watchers first: their deliveries are queued before the writers' continuations.
+    this.hub.publish(out);
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.revision <= this.revision);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.revision > this.revision);
+    for (const w of ready) {
+      clearTimeout(w.timer);
+      w.resolve();
+    }
+  }
+
+  private eventOf(e: WatchEvent): StorageEvent {
+    const key = e.kv.key.toString().slice(this.prefix.length);
+    const revision = e.kv.modRevision;
+    const prev = e.prevKv;
+    const prevValue = prev ? this.stamped(prev.value, prev.modRevision) : undefined;
+    if (e.type === 'put') {
+      const value = this.stamped(e.kv.value, revision);
+      if (e.kv.version === 1) return { type: 'create', key, value, createRevision: revision, modRevision: revision };
+      const event: StorageEvent = { type: 'update', key, value, createRevision: e.kv.createRevision, modRevision: revision };
+      if (prevValue) event.prevValue = prevValue;
+      return event;
+    }
+    const last = prevValue ?? Buffer.alloc(0);
+    let value = last;
+    const tombstone = this.tombstones.get(key)?.[0];
+    if (tombstone) {
+      try {
+        value = tombstone(revision, last);
+      } catch (err) {
+        process.emitWarning(`etcd storage: a delete's tombstone builder threw: ${String(err)}`, 'StorageWarning');
+      }
+    }
+    const event: StorageEvent = { type: 'delete', key, value, createRevision: prev?.createRevision ?? 0, modRevision: revision };
+    if (prevValue) event.prevValue = prevValue;
+    return event;
+  }
+
+  private onFeedCompacted(compactRevision: number): void {
+    if (this.closed) return;
+    // Events before compactRevision that the feed had not read are gone: watches from before it
+    // are answered Compacted from now on, and the feed goes on from what etcd still has.
+    process.emitWarning(
+      `etcd storage: etcd compacted revision ${compactRevision} before the watch read revisions ${this.revision + 1}..${compactRevision - 1}; their events are lost`,
+      'StorageWarning',
+    );
+    this.forget(Math.max(this.compacted, compactRevision - 1));
+    this.feed = this.startFeed(compactRevision);
+    this.options.onHistoryLost?.(compactRevision);
+  }
+
+  private forget(revision: number): void {
+    if (revision <= this.compacted) return;
+    this.history = this.history.slice(this.firstAfter(revision));
+    this.compacted = revision;
+  }
+
+  private eventAt(revision: number): StorageEvent | undefined {
+    const i = this.firstAfter(revision - 1);
+    const e = this.history[i];
+    return e?.modRevision === revision ? e : undefined;
+  }
+
+  /** Index of the first history event with a revision above `revision`. */
+  private firstAfter(revision: number): number {
+    let lo = 0;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.history[mid] as StorageEvent).modRevision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The etcd range of every key starting with `prefix` (etcd takes no empty key: "\0" then). */
+function rangeOf(prefix: string): { key: Buffer; rangeEnd: Buffer } {
+  const key = Buffer.from(prefix);
+  if (key.length === 0) return { key: Buffer.from([0]), rangeEnd: Buffer.from([0]) };
+  return { key, rangeEnd: prefixRangeEnd(key) };
+}

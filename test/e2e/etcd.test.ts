@@ -1,0 +1,89 @@
+// The capstan command storing in a real etcd (--storage etcd --etcd-servers): kubectl creates,
+// gets, lists, watches and deletes a ConfigMap; capstan restarted on the same etcd still has it,
+// and the objects are in etcd under --etcd-prefix. Skipped when /usr/bin/etcd is absent.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { EtcdClient, prefixRangeEnd } from '../../src/storage/etcd/client.js';
+import { until } from '../helpers.js';
+import { EtcdProcess, etcdMissing } from '../storage/etcd-process.js';
+import { ok, kubectl, startCapstan, stopCapstan, type Capstan } from './harness.js';
+
+describe('capstan on etcd', { skip: etcdMissing, timeout: 120_000 }, () => {
+  let etcd: EtcdProcess;
+  let capstan: Capstan | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-etcd-'));
+  const flags = (): string[] => ['--storage', 'etcd', '--etcd-servers', etcd.url, '--etcd-prefix', '/capstan-e2e'];
+
+  before(async () => {
+    etcd = await EtcdProcess.start();
+    capstan = await startCapstan(join(dir, 'data'), flags());
+  });
+  after(async () => {
+    if (capstan) await stopCapstan(capstan);
+    await etcd?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves kubectl create, get, list, watch and delete of a ConfigMap', { timeout: 60_000 }, async () => {
+    const kc = capstan!.kubeconfig;
+    await ok(kc, ['create', 'configmap', 'first', '--from-literal=a=1']);
+    const first = JSON.parse(await ok(kc, ['get', 'configmap', 'first', '-o', 'json'])) as { data: Record<string, string>; metadata: { resourceVersion: string } };
+    assert.deepEqual(first.data, { a: '1' });
+    assert.match(first.metadata.resourceVersion, /^[1-9]\d*$/);
+
+    // A watch from now: sees the next create, with the resourceVersion a get then shows.
+    const watch = spawn('kubectl', ['--kubeconfig', kc, 'get', 'configmaps', '--watch-only', '-o', 'custom-columns=NAME:.metadata.name,RV:.metadata.resourceVersion', '--no-headers'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let watched = '';
+    watch.stdout.on('data', (c: Buffer) => (watched += c.toString()));
+    try {
+      // kubectl opens its watch after a list; create until the watch has surely started.
+      await until('the watch is open', async () => (await kubectl(kc, ['get', 'configmaps', '-o', 'name'])).code === 0, 10_000, 100);
+      await new Promise((r) => setTimeout(r, 500));
+      await ok(kc, ['create', 'configmap', 'second', '--from-literal=b=2']);
+      await until('the watch shows the new ConfigMap', () => /second\s+\d+/.test(watched), 20_000, 50);
+    } finally {
+      watch.kill();
+    }
+    const second = JSON.parse(await ok(kc, ['get', 'configmap', 'second', '-o', 'json'])) as { metadata: { resourceVersion: string } };
+    assert.match(watched, new RegExp(`second\\s+${second.metadata.resourceVersion}\\b`));
+    assert.ok(Number(second.metadata.resourceVersion) > Number(first.metadata.resourceVersion));
+
+    const names = (await ok(kc, ['get', 'configmaps', '-o', 'name'])).trim().split('\n');
+    assert.ok(names.includes('configmap/first') && names.includes('configmap/second'), names.join(' '));
+
+    await ok(kc, ['delete', 'configmap', 'first']);
+    const gone = await kubectl(kc, ['get', 'configmap', 'first']);
+    assert.notEqual(gone.code, 0);
+    assert.match(gone.stderr, /NotFound|not found/);
+  });
+
+  it('keeps its objects across a restart of capstan on the same etcd, in etcd under the prefix', { timeout: 60_000 }, async () => {
+    const before = JSON.parse(await ok(capstan!.kubeconfig, ['get', 'configmap', 'second', '-o', 'json'])) as { metadata: { resourceVersion: string; uid: string } };
+    await stopCapstan(capstan!);
+    capstan = undefined;
+    // A fresh data folder: nothing of the first run is kept but what is in etcd.
+    capstan = await startCapstan(join(dir, 'data-2'), flags());
+    const after = JSON.parse(await ok(capstan.kubeconfig, ['get', 'configmap', 'second', '-o', 'json'])) as { data: Record<string, string>; metadata: { resourceVersion: string; uid: string } };
+    assert.deepEqual(after.data, { b: '2' });
+    assert.equal(after.metadata.uid, before.metadata.uid);
+    assert.equal(after.metadata.resourceVersion, before.metadata.resourceVersion);
+    const missing = await kubectl(capstan.kubeconfig, ['get', 'configmap', 'first']);
+    assert.notEqual(missing.code, 0, 'the deleted ConfigMap stays deleted');
+
+    const client = new EtcdClient({ endpoints: [etcd.url] });
+    try {
+      const key = Buffer.from('/capstan-e2e/');
+      const r = await client.range({ key, rangeEnd: prefixRangeEnd(key), keysOnly: true });
+      const keys = r.kvs.map((kv) => kv.key.toString());
+      assert.ok(keys.some((k) => k.endsWith('/configmaps/default/second')), keys.join('\n'));
+      assert.ok(!keys.some((k) => k.endsWith('/configmaps/default/first')));
+    } finally {
+      client.close();
+    }
+  });
+});
