@@ -31,6 +31,8 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       endpoints: options.etcdServers,
       tls: { ca: read(options.etcdCafile), cert: read(options.etcdCertfile), key: read(options.etcdKeyfile) },
       prefix: options.etcdPrefix,
+      // Keys are /registry/… (the reference's layout); the prefix flag stands in for that root.
+      root: '/registry',
       stamp: stampResourceVersion,
     });
   } catch (err) {

@@ -80,7 +80,10 @@ describe('capstan on etcd', { skip: etcdMissing, timeout: 120_000 }, () => {
       const key = Buffer.from('/capstan-e2e/');
       const r = await client.range({ key, rangeEnd: prefixRangeEnd(key), keysOnly: true });
       const keys = r.kvs.map((kv) => kv.key.toString());
-      assert.ok(keys.some((k) => k.endsWith('/configmaps/default/second')), keys.join('\n'));
+      // The reference's layout: the prefix in place of /registry, core resources without a group.
+      assert.ok(keys.includes('/capstan-e2e/configmaps/default/second'), keys.join('\n'));
+      assert.ok(keys.includes('/capstan-e2e/namespaces/default'), keys.join('\n'));
+      assert.ok(!keys.some((k) => k.includes('/registry')), keys.join('\n'));
       assert.ok(!keys.some((k) => k.endsWith('/configmaps/default/first')));
     } finally {
       client.close();

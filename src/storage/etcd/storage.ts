@@ -54,8 +54,15 @@ export const UNSTAMPED = 0;
 export type Stamp = (value: Buffer, revision: number) => Buffer;
 
 export interface EtcdStorageOptions extends EtcdClientOptions {
-  /** Prepended to every key (default /registry). */
+  /** Where the keys live in etcd (default /registry). */
   prefix?: string;
+  /**
+   * The beginning every key given to the store shares, which `prefix` stands in for in etcd
+   * (default none: prefix + key). capstan's keys begin with /registry, the reference's layout, so
+   * the server gives `/registry` here: `--etcd-prefix=/foo` then stores /foo/configmaps/… as the
+   * reference does.
+   */
+  root?: string;
   stamp: Stamp;
   /**
    * The feed fell behind etcd's compaction (etcd unreachable for longer than its history window):
@@ -82,6 +89,7 @@ export class EtcdStorage implements Storage {
   /** Tombstone builders of this store's deletes in flight, by key. */
   private readonly tombstones = new Map<string, Tombstone[]>();
   private readonly prefix: string;
+  private readonly root: string;
   private readonly stamp: Stamp;
 
   /** Connects and starts the feed at etcd's current revision. */
@@ -105,6 +113,7 @@ export class EtcdStorage implements Storage {
     openRevision: number,
   ) {
     this.prefix = prefix;
+    this.root = options.root ?? '';
     this.stamp = options.stamp;
     this.revision = openRevision;
     this.compacted = openRevision;
@@ -125,7 +134,7 @@ export class EtcdStorage implements Storage {
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     this.assertOpen();
-    const range = rangeOf(this.prefix + prefix);
+    const range = rangeOf(this.toEtcd(prefix));
     // Paging from a key before the prefix is the same as not paging.
     if (options.afterKey !== undefined && compareKeys(options.afterKey, prefix) >= 0) {
       range.key = Buffer.concat([this.etcdKey(options.afterKey), Buffer.from([0])]);
@@ -147,7 +156,7 @@ export class EtcdStorage implements Storage {
 
   async count(prefix: string): Promise<number> {
     this.assertOpen();
-    const r = await this.client.range({ ...rangeOf(this.prefix + prefix), countOnly: true });
+    const r = await this.client.range({ ...rangeOf(this.toEtcd(prefix)), countOnly: true });
     return r.count;
   }
 
@@ -206,12 +215,22 @@ export class EtcdStorage implements Storage {
   }
 
   private etcdKey(key: string): Buffer {
-    return Buffer.from(this.prefix + key);
+    return Buffer.from(this.toEtcd(key));
+  }
+
+  /** A key (or key prefix) of the store as etcd holds it: its root replaced by the prefix. */
+  private toEtcd(key: string): string {
+    return this.prefix + (this.root && key.startsWith(this.root) ? key.slice(this.root.length) : key);
+  }
+
+  /** A key etcd holds as the store names it. */
+  private fromEtcd(key: Buffer): string {
+    return this.root + key.toString().slice(this.prefix.length);
   }
 
   private storedOf(kv: KeyValue): Stored {
     return {
-      key: kv.key.toString().slice(this.prefix.length),
+      key: this.fromEtcd(kv.key),
       value: this.stamped(kv.value, kv.modRevision),
       createRevision: kv.createRevision,
       modRevision: kv.modRevision,
@@ -337,7 +356,7 @@ export class EtcdStorage implements Storage {
   }
 
   private eventOf(e: WatchEvent): StorageEvent {
-    const key = e.kv.key.toString().slice(this.prefix.length);
+    const key = this.fromEtcd(e.kv.key);
     const revision = e.kv.modRevision;
     const prev = e.prevKv;
     const prevValue = prev ? this.stamped(prev.value, prev.modRevision) : undefined;
