@@ -97,7 +97,8 @@ function draftsFromOpenApi(doc: OpenApiDocument): Map<string, Draft> {
   return drafts;
 }
 
-export type GroupVersionFilter = (group: string, version: string) => boolean;
+/** Whether a built-in group-version is served (and, when `resource` is given, that resource of it). */
+export type GroupVersionFilter = (group: string, version: string, resource?: string) => boolean;
 
 /** By default the reference serves every group-version but alpha ones. */
 export const defaultEnabled: GroupVersionFilter = (_group, version) => !version.includes('alpha');
@@ -117,7 +118,7 @@ export function builtinResources(enabled: GroupVersionFilter = defaultEnabled): 
   const known = extras().resources;
   const byPath = new Map<string, BuiltinResource>();
   for (const d of drafts.values()) {
-    if (d.sub || !d.gvk || !enabled(d.group, d.version)) continue;
+    if (d.sub || !d.gvk || !enabled(d.group, d.version, d.resource)) continue;
     const gv = d.group ? `${d.group}/${d.version}` : d.version;
     const extra = known[`${gv}/${d.resource}`] ?? {};
     byPath.set(`${d.group}/${d.version}/${d.resource}`, {

@@ -51,6 +51,12 @@ function sameDefinitions(a: readonly ResourceDefinition[], b: readonly ResourceD
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
+/** The resource a vendored path is about (`/apis/g/v/namespaces/{namespace}/r/…`, `/apis/g/v/watch/r`); none for the version's own path. */
+function resourceOfPath(path: string): string | undefined {
+  const rest = path.split('/').slice(4).filter((s) => s !== 'watch');
+  return (rest[0] === 'namespaces' && rest.length > 2 ? rest[2] : rest[0]) || undefined;
+}
+
 function v3Served(path: string, enabled: GroupVersionFilter): boolean {
   const m = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
   return !m || enabled(m[1]!, m[2]!);
@@ -165,7 +171,7 @@ export class OpenApi {
       const paths: Record<string, unknown> = {};
       for (const [path, item] of Object.entries(doc.paths)) {
         const m = GROUP_PATH.exec(path);
-        if (!m || this.enabled(m[1]!, m[2]!)) paths[path] = item;
+        if (!m || this.enabled(m[1]!, m[2]!, resourceOfPath(path))) paths[path] = item;
       }
       const added = openApiV2Additions(runtime);
       Object.assign(paths, added.paths);

@@ -1,6 +1,7 @@
 // The server's options: one table of every setting with its default and, where the command line
 // sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
 // read off the table, so a new flag is one entry here.
+import { runtimeConfig } from '../api/runtime-config.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../registry/allocators/service-allocation.js';
 import type { ServingMaterial } from './certs.js';
 import { checkCipherSuites, checkTlsVersion, TLS_VERSION_NAMES } from './tls-options.js';
@@ -193,6 +194,13 @@ export const SETTINGS = {
   tokenAuthFile: optionalText('token-auth-file', 'static bearer tokens, one "token,user,uid,\\"group1,group2\\"" line each'),
   /** Anonymous requests as system:anonymous (as the reference). */
   anonymousAuth: boolean('anonymous-auth', true, 'serve requests without credentials as system:anonymous'),
+  /** --runtime-config's entries (`key[=true|false]`), checked as the reference checks them; see api/runtime-config.ts. */
+  runtimeConfig: checked('runtime-config', 'strings', [] as string[], 'built-in API versions and resources to serve or not: api/all, api/ga, api/beta, api/alpha, group/version or group/version/resource, each =true or =false (comma-separated; alpha versions are off by default)',
+    (t) => {
+      const entries = t.split(',').map((s) => s.trim()).filter(Boolean);
+      runtimeConfig(entries);
+      return entries;
+    }),
   authorizationMode: authorizationModes('authorization-mode', 'RBAC', 'RBAC or AlwaysAllow (comma-separated as the reference\'s list; Node is accepted beside RBAC and adds nothing, as no kubelet runs); system:masters is always allowed'),
   advertiseAddress: optionalText('advertise-address', 'the address clients are told to use (added to the serving certificate)'),
   /** Names the serving certificate carries beyond the loopback ones, the host name and the addresses served. */

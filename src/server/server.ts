@@ -6,7 +6,7 @@ import { installCrdStrategy } from '../apiextensions/strategy.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { defaultEnabled } from '../api/catalog.js';
+import { runtimeConfig } from '../api/runtime-config.js';
 import { builtinResourceDefinitions } from '../registry/builtin/index.js';
 import type { ResourceDefinitions } from '../registry/definitions.js';
 import { Discovery } from '../endpoints/discovery.js';
@@ -78,7 +78,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
   const storage: Storage = await openStorage(options);
-  const definitions = builtinResourceDefinitions(defaultEnabled);
+  const served = runtimeConfig(options.runtimeConfig).enabled;
+  const definitions = builtinResourceDefinitions(served);
   installCrdStrategy(definitions, CRD_SCHEMA_ENGINE);
   // The server's own registry writes without admission (the hooks before the `admission` stage);
   // everything else writes through admission: requests as their user, controllers as the server.
@@ -153,7 +154,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const routes = router({
     definitions,
     health,
-    openapi: new OpenApi(definitions, defaultEnabled, openApiInfoVersion()),
+    openapi: new OpenApi(definitions, served, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
     resources: new ResourceHandler(registry, security.context, admission),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
