@@ -32,8 +32,8 @@ export interface Serving {
   url: string;
   /** The admin kubeconfig written in the data folder. */
   kubeconfigPath: string;
-  /** Stops the server, releases the folder (removes it when temporary). */
-  stop(): Promise<void>;
+  /** Stops the server (at once, or gracefully: see RunningServer.shutdown), releases the folder (removes it when temporary). */
+  stop(graceful?: boolean): Promise<void>;
 }
 
 /** Starts the server on `options` (dataDir absolute); `say` gets the lines a command prints (stdout, or stderr for warnings). */
@@ -80,18 +80,24 @@ export async function startServing(options: Options, settings: ServeSettings, sa
   return {
     url: server.url,
     kubeconfigPath,
-    stop: () => (stopped ??= server.close().then(() => {
+    stop: (graceful = false) => (stopped ??= (graceful ? server.shutdown() : server.close()).then(() => {
       lock.release();
       removeDataDir();
     })),
   };
 }
 
-/** Starts the server on `options` (dataDir absolute) and stops it cleanly on SIGINT or SIGTERM. */
+/**
+ * Starts the server on `options` (dataDir absolute); SIGINT or SIGTERM stops it gracefully (requests
+ * in flight finish, watches end), a second signal at once, as the reference.
+ */
 export async function serve(options: Options, settings: ServeSettings): Promise<void> {
   const serving = await startServing(options, settings, (line, warning) => (warning ? process.stderr : process.stdout).write(`${line}\n`));
+  let signalled = false;
   const stop = () => {
-    serving.stop().then(() => process.exit(0), () => process.exit(1));
+    if (signalled) process.exit(1);
+    signalled = true;
+    serving.stop(true).then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -153,6 +153,8 @@ export class Registry {
   private readonly defaultAdmission?: AdmissionFor;
 
   private cachesStarted = false;
+  /** Ends each open client watch (shared by every view of the registry: see withAdmission). */
+  private readonly clientWatches = new Set<() => void>();
 
   constructor(
     readonly definitions: ResourceDefinitions,
@@ -245,7 +247,34 @@ export class Registry {
     const cacher = await this.cacher(info);
     // Asked of every event for every watcher: the stored version's read is made once and kept.
     const served = this.storageInfo(info).version === info.version ? info.definition.hooks.readStored : (value: Buffer) => this.served(info, value);
-    return watchCache(cacher, collectionPrefix(info, namespace), request, served, sink);
+    let watch: Watch | undefined;
+    const ended = () => {
+      this.clientWatches.delete(endNow);
+      sink.end();
+    };
+    const endNow = () => {
+      watch?.stop();
+      ended();
+    };
+    this.clientWatches.add(endNow);
+    try {
+      watch = watchCache(cacher, collectionPrefix(info, namespace), request, served, { event: (e) => sink.event(e), end: ended });
+    } catch (err) {
+      this.clientWatches.delete(endNow);
+      throw err;
+    }
+    const opened = watch;
+    return {
+      stop: () => {
+        this.clientWatches.delete(endNow);
+        opened.stop();
+      },
+    };
+  }
+
+  /** Ends every open client watch as its deadline would (a server shutting down): each stream closes cleanly. */
+  endWatches(): void {
+    for (const end of [...this.clientWatches]) end();
   }
 
   /** Starts the watch cache of every served resource (at server start, so no revision is missed). */

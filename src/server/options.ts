@@ -79,10 +79,11 @@ function port(name: string, value: number, help: string): Setting<number> {
 }
 
 /** A duration flag; the option holds milliseconds. */
-function duration(name: string, value: string, help: string): Setting<number> {
+/** A Go duration (ms); `allowZero` for flags where 0 means none. */
+function duration(name: string, value: string, help: string, allowZero = false): Setting<number> {
   const parse = (t: string): number => {
     const ms = parseDuration(t);
-    if (ms === undefined || ms <= 0) throw new OptionsError(`--${name}: invalid duration "${t}"`);
+    if (ms === undefined || ms < 0 || (ms === 0 && !allowZero)) throw new OptionsError(`--${name}: invalid duration "${t}"`);
     return ms;
   };
   return { default: parse(value), flag: { name, takes: 'duration', help, parse } };
@@ -180,6 +181,8 @@ export const SETTINGS = {
   /** Every key in etcd starts with it. */
   etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
+  /** On SIGTERM, how long /readyz fails before the listener stops (ms), as the reference's flag. */
+  shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
   /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */
   certDir: optionalText('cert-dir', 'where the CA, serving and admin certificates are kept; created on first start when no certificate is given', '"<data-dir>/pki"'),

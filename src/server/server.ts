@@ -68,8 +68,18 @@ export interface RunningServer {
   reset(): Promise<number>;
   /** From now on, reset returns to the store as it is now (a test environment's seeded state). */
   rememberFirstState(): Promise<void>;
+  /** Stops at once: connections cut, requests in flight dropped. */
   close(): Promise<void>;
+  /**
+   * Stops as the reference does on SIGTERM: /readyz fails at once (its shutdown check),
+   * --shutdown-delay-duration passes, the listener stops accepting, watches end cleanly, requests
+   * in flight finish (up to the request timeout), then the store is closed.
+   */
+  shutdown(): Promise<void>;
 }
+
+/** How long a graceful shutdown waits for requests in flight (the reference's --request-timeout). */
+const DRAIN_LIMIT_MS = 60_000;
 
 export async function startServer(given: ServerOptions = {}): Promise<RunningServer> {
   const options = withDefaults(given);
@@ -175,7 +185,16 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     timeout(),
   ], routes);
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => void handle(new RequestContext(req, res));
+  // Requests in flight, so that a graceful shutdown lets them finish.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', () => {
+      if (--inFlight === 0) drained?.();
+    });
+    void handle(new RequestContext(req, res));
+  };
   // As the reference's http.Server: headers of up to 1 MiB (and the 4 KiB Go reads beyond its
   // MaxHeaderBytes), sent within ReadHeaderTimeout (which bounds the TLS handshake too).
   const headerTimeout = options.requestHeaderTimeoutMs;
@@ -244,6 +263,26 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       });
+      await storage.close();
+    },
+    async shutdown() {
+      shuttingDown = true;
+      if (options.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      registry.endWatches();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const limit = setTimeout(resolve, DRAIN_LIMIT_MS);
+          drained = () => {
+            clearTimeout(limit);
+            resolve();
+          };
+        });
+      }
+      compactor.stop();
+      await hooks.stop();
+      for (const socket of sockets) socket.destroy();
+      await closed;
       await storage.close();
     },
   };
