@@ -181,6 +181,8 @@ export const SETTINGS = {
   /** Every key in etcd starts with it. */
   etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
+  /** How long a request that is not long-running may take before its 504 (ms), as the reference's flag. */
+  requestTimeoutMs: duration('request-timeout', '1m0s', 'how long a request (not a watch, log, exec, attach, port-forward or proxy) may take before it is answered 504 Timeout; ?timeout= asks for less'),
   /** On SIGTERM, how long /readyz fails before the listener stops (ms), as the reference's flag. */
   shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),

@@ -182,7 +182,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     impersonation(security.guard),
     inFlightLimit(),
     authorization(security.guard),
-    timeout(),
+    timeout(options.requestTimeoutMs),
   ], routes);
 
   // Requests in flight, so that a graceful shutdown lets them finish.
