@@ -41,6 +41,8 @@ function convertObject(obj: any, desired: string): any {
 
 class ConversionWebhook {
   readonly reviews: Review[] = [];
+  /** AdmissionReviews sent to /admit (the same server plays a validating admission webhook, allowing all). */
+  readonly admissions: any[] = [];
   mode: Mode = 'convert';
   private server!: Server;
   port = 0;
@@ -60,6 +62,12 @@ class ConversionWebhook {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (req.url?.startsWith('/admit')) {
+      const admission = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      this.admissions.push(admission);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: admission.apiVersion, kind: 'AdmissionReview', response: { uid: admission.request.uid, allowed: true } }));
+      return;
+    }
     const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
     this.reviews.push(review);
     const { uid, desiredAPIVersion, objects } = review.request;
@@ -216,6 +224,32 @@ describe('CRD conversion webhook', () => {
     assert.equal(p2.status, 200, p2.text);
     assert.deepEqual(p2.json.spec, { dimension: 4, color: 'red' });
     assert.deepEqual((await req('GET', path('v1', 'w1'))).json.spec, { size: 4, color: 'red' });
+  });
+
+  it('an admission webhook for v1 only (matchPolicy Equivalent) sees a v2 write converted by the conversion webhook', { timeout: 20_000 }, async () => {
+    hook.mode = 'convert';
+    const config = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'widgets-v1' },
+      webhooks: [{
+        name: 'widgets.conv.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', matchPolicy: 'Equivalent',
+        rules: [{ apiGroups: [GROUP], apiVersions: ['v1'], resources: ['widgets'], operations: ['CREATE'] }],
+        clientConfig: { url: `https://127.0.0.1:${hook.port}/admit`, caBundle },
+      }],
+    };
+    assert.equal((await req('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', config)).status, 201);
+    let n = 0;
+    const admitted = await until('the admission webhook is called', async () => {
+      const name = `eq-${n++}`;
+      const created = await req('POST', path('v2'), { apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name }, spec: { dimension: 7 } });
+      assert.equal(created.status, 201, created.text);
+      return hook.admissions.find((a) => a.request.name === name);
+    }, 5_000);
+    const request = admitted.request;
+    assert.deepEqual(request.kind, { group: GROUP, version: 'v1', kind: 'Widget' });
+    assert.deepEqual(request.requestKind, { group: GROUP, version: 'v2', kind: 'Widget' });
+    assert.equal(request.object.apiVersion, `${GROUP}/v1`);
+    assert.deepEqual(request.object.spec, { size: 7 }, 'converted by the conversion webhook, not only relabelled');
+    assert.equal((await req('DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/widgets-v1')).status, 200);
   });
 
   it('answers the reference errors when the webhook fails or answers nonsense', { timeout: 20_000 }, async () => {

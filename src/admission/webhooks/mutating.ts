@@ -29,7 +29,7 @@ function patchFailure(err: unknown): StatusError {
 class MutatingDispatch {
   private readonly selection: Selection;
   /** The objects as the next webhook will see them, in the version `version`. */
-  private objects: ReviewObjects;
+  private objects: ReviewObjects = {};
   private version: ResourceInfo;
   private patched = false;
   private changedInRound0 = false;
@@ -39,14 +39,14 @@ class MutatingDispatch {
 
   constructor(private readonly registry: Registry, private readonly attrs: AdmissionAttributes, private readonly hooks: readonly Webhook[]) {
     this.selection = new Selection(registry, attrs);
-    this.objects = requestObjects(attrs);
     this.version = attrs.info;
   }
 
   async run(): Promise<void> {
+    this.objects = await requestObjects(this.registry, this.attrs);
     await this.round(0);
     if (this.changedInRound0 && this.reinvoke.size > 0) await this.round(1);
-    if (this.patched && this.objects.object) writeBack(this.attrs, this.objects.object);
+    if (this.patched && this.objects.object) await writeBack(this.registry, this.attrs, this.objects.object);
   }
 
   private async round(round: number): Promise<void> {
@@ -56,7 +56,7 @@ class MutatingDispatch {
       if (!invocation) continue;
       // A second round calls only webhooks of the first that asked for it, never a new one.
       if (round === 1 && !this.reinvoke.has(hook.id)) continue;
-      this.convertTo(invocation.info);
+      await this.convertTo(invocation.info);
       let changed = false;
       let failure: unknown;
       try {
@@ -83,9 +83,9 @@ class MutatingDispatch {
     }
   }
 
-  private convertTo(info: ResourceInfo): void {
+  private async convertTo(info: ResourceInfo): Promise<void> {
     if (info.version === this.version.version) return;
-    this.objects = objectsIn(this.objects, info, this.attrs.subresource ?? '');
+    this.objects = await objectsIn(this.registry, this.objects, info, this.attrs.subresource ?? '');
     this.version = info;
   }
 

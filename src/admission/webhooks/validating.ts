@@ -15,7 +15,7 @@ import { objectsIn, requestObjects, type ReviewObjects } from './versioned.js';
 
 async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: readonly Webhook[]): Promise<void> {
   const selection = new Selection(registry, attrs);
-  const objects = requestObjects(attrs);
+  const objects = await requestObjects(registry, attrs);
   const relevant: Invocation[] = [];
   for (const hook of hooks) {
     const invocation = await selection.invocation(hook, objects);
@@ -23,15 +23,15 @@ async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: r
   }
   if (relevant.length === 0) return;
   // One conversion per version the webhooks want.
-  const byVersion = new Map<string, ReviewObjects>([[attrs.info.version, objects]]);
-  const objectsFor = (invocation: Invocation) => {
+  const byVersion = new Map<string, Promise<ReviewObjects>>([[attrs.info.version, Promise.resolve(objects)]]);
+  const objectsFor = (invocation: Invocation): Promise<ReviewObjects> => {
     let found = byVersion.get(invocation.info.version);
-    if (!found) byVersion.set(invocation.info.version, (found = objectsIn(objects, invocation.info, attrs.subresource ?? '')));
+    if (!found) byVersion.set(invocation.info.version, (found = objectsIn(registry, objects, invocation.info, attrs.subresource ?? '')));
     return found;
   };
   const outcomes = await Promise.all(relevant.map(async (invocation, index): Promise<unknown> => {
     try {
-      await callWebhook(registry, attrs, invocation, objectsFor(invocation), false);
+      await callWebhook(registry, attrs, invocation, await objectsFor(invocation), false);
       return undefined;
     } catch (err) {
       if (!(err instanceof WebhookCallError)) return err;

@@ -4,6 +4,7 @@
 // and times, as the reference's.) A webhook's change is written back into the admission attributes in place, in the request's
 // version.
 import { inVersion, type ResourceInfo } from '../../registry/definitions.js';
+import type { Registry } from '../../registry/store.js';
 import { canonical, metadataOf } from '../../registry/objects.js';
 import { applyScale, toScale } from '../../registry/scale.js';
 import type { AdmissionAttributes } from '../types.js';
@@ -25,30 +26,36 @@ function versionOf(obj: JsonObject, fallback: string): string {
   return typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion.split('/').pop()! : fallback;
 }
 
-/** An object of `info`'s resource (any served version) in `info`'s version, kind and apiVersion first. */
-function inVersionOf(info: ResourceInfo, subresource: string, obj: JsonObject): JsonObject {
+/**
+ * An object of `info`'s resource (any served version) in `info`'s version, kind and apiVersion
+ * first; by the resource's conversion call where it has one (a CRD's conversion webhook), as the
+ * reference converts for a webhook matched through matchPolicy Equivalent.
+ */
+async function inVersionOf(registry: Registry, info: ResourceInfo, subresource: string, obj: JsonObject): Promise<JsonObject> {
   if (subresource === 'scale') return obj; // autoscaling/v1 Scale whatever the parent's version
-  const converted = inVersion(info, obj, versionOf(obj, info.version));
+  const from = versionOf(obj, info.version);
+  const byCall = info.definition.hooks.convertByCall;
+  const converted = from !== info.version && byCall ? await byCall(registry, obj, from, info.version) : inVersion(info, obj, from);
   const kind = kindOf(info, subresource);
   return canonical(converted, kind.kind, kind.group ? `${kind.group}/${kind.version}` : kind.version);
 }
 
 /** The request's objects in the version it addressed. */
-export function requestObjects(attrs: AdmissionAttributes): ReviewObjects {
+export async function requestObjects(registry: Registry, attrs: AdmissionAttributes): Promise<ReviewObjects> {
   const sub = attrs.subresource ?? '';
-  const view = (obj: JsonObject | undefined) => {
+  const view = async (obj: JsonObject | undefined) => {
     if (!obj) return undefined;
     const o = sub === 'scale' ? toScale(obj, attrs.info.resource) : obj;
-    return inVersionOf(attrs.info, sub, o);
+    return inVersionOf(registry, attrs.info, sub, o);
   };
-  return { object: view(attrs.object), oldObject: view(attrs.oldObject) };
+  return { object: await view(attrs.object), oldObject: await view(attrs.oldObject) };
 }
 
 /** The same objects in the version of `target` (another served version of the same resource). */
-export function objectsIn(objects: ReviewObjects, target: ResourceInfo, subresource: string): ReviewObjects {
+export async function objectsIn(registry: Registry, objects: ReviewObjects, target: ResourceInfo, subresource: string): Promise<ReviewObjects> {
   return {
-    object: objects.object && inVersionOf(target, subresource, objects.object),
-    oldObject: objects.oldObject && inVersionOf(target, subresource, objects.oldObject),
+    object: objects.object && await inVersionOf(registry, target, subresource, objects.object),
+    oldObject: objects.oldObject && await inVersionOf(registry, target, subresource, objects.oldObject),
   };
 }
 
@@ -63,7 +70,7 @@ function assignInPlace(target: JsonObject, source: JsonObject): void {
 }
 
 /** Writes a webhook-changed object (in any served version) back into the attributes. */
-export function writeBack(attrs: AdmissionAttributes, changed: JsonObject): void {
+export async function writeBack(registry: Registry, attrs: AdmissionAttributes, changed: JsonObject): Promise<void> {
   const current = attrs.object;
   if (!current) return;
   const sub = attrs.subresource ?? '';
@@ -71,7 +78,7 @@ export function writeBack(attrs: AdmissionAttributes, changed: JsonObject): void
   if (sub === 'scale') {
     next = applyScale(current, changed);
   } else {
-    next = inVersionOf(attrs.info, sub, changed);
+    next = await inVersionOf(registry, attrs.info, sub, changed);
     // The server's own fields are the server's, whatever the webhook saw or sent.
     const meta = metadataOf(next);
     const before = metadataOf(current);
