@@ -66,7 +66,7 @@ function toProtobuf(body: Body): Buffer {
  * that YAML 1.1 would read as something else (times, numbers, yes/no) quoted — but the
  * managedFields key "." plain.
  */
-function goYaml(value: unknown): string {
+export function goYaml(value: unknown): string {
   return yamlLibrary().stringify(value, { sortMapEntries: true, indentSeq: false, version: '1.1' }).replace(/^(\s*)"\.":/gm, '$1.:');
 }
 

@@ -92,11 +92,11 @@ function metricStatusToV1(m: Obj): Obj {
   ]);
 }
 
-// ---- metrics, v1 → v2 ----
+// ---- metrics, v1 (and v2beta1, the same shape) → v2 ----
 
 const identifier = (name: unknown, selector: unknown): Obj => compact([['name', name ?? ''], ['selector', selector]]);
 
-function metricSpecToV2(m: Obj): Obj {
+export function metricSpecToV2(m: Obj): Obj {
   const object = obj(m['object']);
   const pods = obj(m['pods']);
   const resource = obj(m['resource']);
@@ -123,7 +123,7 @@ function metricSpecToV2(m: Obj): Obj {
   ]);
 }
 
-function metricStatusToV2(m: Obj): Obj {
+export function metricStatusToV2(m: Obj): Obj {
   const object = obj(m['object']);
   const pods = obj(m['pods']);
   const resource = obj(m['resource']);
