@@ -8,6 +8,7 @@ import type { ResourceRequestInfo } from '../api/request-info.js';
 import type { UserInfo } from '../api/user.js';
 import type { Body } from '../encoding/lists.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { badRequest, goQuote, methodNotAllowed, resourceNotFound } from '../errors.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import { referenceStorageKey } from '../registry/keys.js';
@@ -19,9 +20,10 @@ import { handleDeleteCollection } from './handlers/deletecollection.js';
 import { handleGet } from './handlers/get.js';
 import { handleList } from './handlers/list.js';
 import { handlePatch } from './handlers/patch.js';
-import type { Answer, Scope, SecurityContext, VerbHandler } from './handlers/scope.js';
+import type { Scope, SecurityContext, VerbHandler } from './handlers/scope.js';
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
+import { observeRequest, type RequestObservation } from './metrics.js';
 import { namesProtobuf, negotiate, type Negotiated, type Target } from './negotiation.js';
 import { sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { warningHeaders, warningHeaderValues } from './warnings.js';
@@ -88,14 +90,19 @@ export class ResourceHandler {
     private readonly security: SecurityContext = {},
     /** The admission chain, handed into the registry with every write (none in some tests). */
     private readonly admission?: AdmissionChain,
+    /** Where requests a route answers are recorded (none when metrics are off). */
+    private readonly metrics?: ServerMetrics,
   ) {}
 
   private get definitions(): ResourceDefinitions {
     return this.registry.definitions;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequestInfo, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
+  /** `received`: when the request arrived (performance.now()), for its latency. */
+  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequestInfo, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN, received = performance.now()): Promise<void> {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
+    // Set once a route takes the request: from then on it is counted, whatever its answer.
+    let observation: RequestObservation | undefined;
     try {
       const target = targetOf(req.method ?? 'GET', r);
       const info = this.definitions.lookup(r.apiGroup, r.apiVersion, r.resource);
@@ -112,31 +119,37 @@ export class ResourceHandler {
         warnings.push(deprecation);
         res.setHeader('Warning', warningHeaderValues([deprecation]));
       }
-      const result = await this.dispatch(this.scope(req, res, r, info, query, negotiated, user, warnings));
+      const scope = this.scope(req, res, r, info, query, negotiated, user, warnings);
+      const handler = route(scope);
+      if (this.metrics) observation = observeRequest(this.metrics, scope, received);
+      const result = await handler(scope);
       if (result) sendAnswer(res, result.status, result.body, out, warnings);
     } catch (err) {
       sendStatusError(res, err, out);
+    } finally {
+      observation?.answered();
     }
   }
 
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
-    return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security };
+    return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics };
   }
 
-  /** The verb's handler, once the resource (or subresource) serves the verb; 405 otherwise. */
-  private dispatch(scope: Scope): Promise<Answer> {
-    const { request: r, info, req } = scope;
-    const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
-    if (!verbs) throw resourceNotFound();
-    if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) {
-      checkPathNames(r, info, 'get');
-      return handleConnect(scope);
-    }
-    const verb = verbOf(r);
-    if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
-    checkPathNames(r, info, verb);
-    return VERBS[verb].handler(scope);
+}
+
+/** The verb's handler, once the resource (or subresource) serves the verb; 404 or 405 otherwise (no route takes the request). */
+function route(scope: Scope): VerbHandler {
+  const { request: r, info, req } = scope;
+  const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
+  if (!verbs) throw resourceNotFound();
+  if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) {
+    checkPathNames(r, info, 'get');
+    return handleConnect;
   }
+  const verb = verbOf(r);
+  if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
+  checkPathNames(r, info, verb);
+  return VERBS[verb].handler;
 }
 
 /**

@@ -48,6 +48,8 @@ export interface ResourceInfo {
   returnsDeletedObject: boolean;
   /** The Warning every answer of this version carries (deprecated versions). */
   deprecationWarning?: string;
+  /** The release a deprecated version goes away in ("1.26"), when one is planned. */
+  removedRelease?: string;
   /** The definition this version belongs to (shared by every served version). */
   definition: ResourceDefinition;
 }
@@ -58,6 +60,7 @@ export interface VersionSpec {
   subresources: SubresourceInfo[];
   storageVersionHash?: string;
   deprecationWarning?: string;
+  removedRelease?: string;
 }
 
 /** A subresource write keeps the stored object but for its own part, taken from the desired one. */
@@ -229,6 +232,7 @@ function infoOf(def: ResourceDefinition, spec: VersionSpec): ResourceInfo {
     definition: def,
   };
   if (spec.deprecationWarning !== undefined) info.deprecationWarning = spec.deprecationWarning;
+  if (spec.removedRelease !== undefined) info.removedRelease = spec.removedRelease;
   return info;
 }
 

@@ -20,6 +20,10 @@ import type { AdmissionServices } from '../admission/types.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
+import { InstrumentedStorage } from '../storage/instrumented.js';
+import { ServerMetrics } from '../metrics/server-metrics.js';
+import { storageTypeNames } from '../registry/storage-types.js';
+import { storedObjectCounts } from './storage-objects.js';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
 import { advertisedAddress } from '../controllers/kubernetes-service.js';
@@ -78,14 +82,18 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
-  const storage: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
+  const metrics = options.metrics ? new ServerMetrics() : undefined;
   const definitions = builtinResourceDefinitions(defaultEnabled);
+  const backend: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
+  // Every operation that reaches the store is timed (etcd_request_duration_seconds), whatever the backend.
+  const storage: Storage = metrics ? new InstrumentedStorage(backend, metrics.storage, storageTypeNames(definitions)) : backend;
+  metrics?.storage.countObjectsWith(() => storedObjectCounts(definitions, storage));
   installCrdStrategy(definitions, CRD_SCHEMA_ENGINE);
   // The server's own registry writes without admission (the hooks before the `admission` stage);
   // everything else writes through admission: requests as their user, controllers as the server.
   const serverRegistry = new Registry(definitions, storage, { historyWindowMs: options.historyWindowMs });
   await attachServiceAllocators(serverRegistry, serviceAllocators);
-  const admissionServices: AdmissionServices = { registry: serverRegistry };
+  const admissionServices: AdmissionServices = { registry: serverRegistry, ...(metrics ? { metrics: metrics.admission } : {}) };
   const admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), admissionServices);
   const registry = serverRegistry.withAdmission(admission.for(SYSTEM_USER));
   const compactor = startCompactor(storage, options.historyWindowMs);
@@ -156,21 +164,22 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     health,
     openapi: new OpenApi(definitions, defaultEnabled, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
-    resources: new ResourceHandler(registry, security.context, admission),
+    resources: new ResourceHandler(registry, security.context, admission, metrics),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
     issuerDiscovery: () => issuerDocs,
     reset: resetServer,
     rememberFirstState,
+    metrics,
   });
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([
     recover(),
     requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
-    authentication(security.guard, security.credentials),
+    authentication(security.guard, security.credentials, metrics),
     audit(),
     impersonation(security.guard),
-    inFlightLimit(),
+    inFlightLimit(metrics?.requests),
     authorization(security.guard),
     timeout(),
   ], routes);
@@ -212,6 +221,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     await listen(server, options.port, options.bindAddress);
   } catch (err) {
     compactor.stop();
+    metrics?.stop();
     await hooks.stop();
     await storage.close();
     throw listenFailure(err, `${host}:${options.port}`);
@@ -239,6 +249,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     async close() {
       shuttingDown = true;
       compactor.stop();
+      metrics?.stop();
       await hooks.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -9,6 +9,7 @@ import type { Body } from '../../encoding/lists.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { DeleteOptions, Registry, WriteContext } from '../../registry/store.js';
 import type { JsonObject } from '../../json.js';
+import type { ServerMetrics } from '../../metrics/server-metrics.js';
 import type { Negotiated } from '../negotiation.js';
 import { fieldManagerOf } from '../options.js';
 
@@ -33,6 +34,8 @@ export interface Scope {
   /** The admission chain, handed into the registry with every write (none in some tests). */
   admission?: AdmissionChain;
   security: SecurityContext;
+  /** The server's metrics (none when they are off). */
+  metrics?: ServerMetrics;
 }
 
 /** A handler's answer; undefined when it answered itself (a watch, a log). */
