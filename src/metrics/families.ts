@@ -3,6 +3,7 @@
 // in alphabetical order, the order the reference's exposition prints them in; every label object
 // handed to prom-client is built with its keys in that order too.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { PresummedCounter, PresummedHistogram } from './presummed.js';
 
 type Stability = 'STABLE' | 'ALPHA';
 
@@ -112,4 +113,14 @@ export function gauge<L extends string>(registry: Registry, f: Family<L>, collec
 
 export function histogram<L extends string>(registry: Registry, f: HistogramFamily<L>): Histogram<L> {
   return new Histogram<L>({ name: f.name, help: helpOf(f), labelNames: f.labels, buckets: [...f.buckets], registers: [registry] });
+}
+
+/** A counter of the per-request path (see presummed.ts). */
+export function presummedCounter<L extends string>(registry: Registry, f: Family<L>): PresummedCounter<L> {
+  return new PresummedCounter<L>({ name: f.name, help: helpOf(f), labelNames: f.labels, registry });
+}
+
+/** A histogram of the per-request path (see presummed.ts). */
+export function presummedHistogram<L extends string>(registry: Registry, f: HistogramFamily<L>): PresummedHistogram<L> {
+  return new PresummedHistogram<L>({ name: f.name, help: helpOf(f), labelNames: f.labels, buckets: f.buckets, registry });
 }

@@ -23,6 +23,8 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
  */
 export function reportedVerb(method: string, scope: MetricScope, watch: boolean, contentType: string | undefined): string {
   if (watch) return 'WATCH';
+  // The common case, without a new string.
+  if (method === 'GET') return scope === 'resource' || scope === '' ? 'GET' : 'LIST';
   let verb = method.toUpperCase();
   if ((verb === 'GET' || verb === 'HEAD') && scope !== 'resource' && scope !== '') verb = 'LIST';
   else if (verb === 'HEAD') verb = 'GET';

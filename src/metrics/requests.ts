@@ -4,11 +4,12 @@
 // apiserver_requested_deprecated_apis, and apiserver_current_inflight_requests (the most requests
 // of each kind in flight during the last second). Recording is on every request's path, so the
 // children of each label tuple are made once and kept under one string key.
-import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import {
-  counter, CURRENT_INFLIGHT_REQUESTS, gauge, histogram, LONGRUNNING_REQUESTS, REQUEST_DURATION, REQUEST_TOTAL,
+  CURRENT_INFLIGHT_REQUESTS, gauge, LONGRUNNING_REQUESTS, presummedCounter, presummedHistogram, REQUEST_DURATION, REQUEST_TOTAL,
   REQUESTED_DEPRECATED_APIS, RESPONSE_SIZES,
 } from './families.js';
+import type { CounterSeries, HistogramSeries, PresummedCounter, PresummedHistogram } from './presummed.js';
 import type { MetricScope } from './request-labels.js';
 
 /** What a request addressed, as its metrics label it ('' for what it has not). */
@@ -26,19 +27,21 @@ export interface Endpoint {
 export const APISERVER_COMPONENT = 'apiserver';
 
 /** What one finished request adds to: its counter, its latency and (for reads) its size. */
-interface RequestChildren {
-  total: Counter.Internal;
-  duration: Histogram.Internal<string>;
-  size: Histogram.Internal<string> | undefined;
+export interface RequestChildren {
+  total: CounterSeries<string>;
+  duration: HistogramSeries<string>;
+  size: HistogramSeries<string> | undefined;
 }
 
 /** How often the in-flight watermark is reported, and forgotten (the reference's period). */
 const INFLIGHT_PERIOD_MS = 1000;
 
 export class RequestMetrics {
-  private readonly total: Counter<string>;
-  private readonly duration: Histogram<string>;
-  private readonly sizes: Histogram<string>;
+  private readonly total: PresummedCounter<string>;
+  private readonly duration: PresummedHistogram<string>;
+  private readonly sizes: PresummedHistogram<string>;
+  /** The duration and size series of each label set but the code (several codes share them). */
+  private readonly latencySeries = new Map<string, { duration: HistogramSeries<string>; size: HistogramSeries<string> | undefined }>();
   private readonly longRunning: Gauge<string>;
   private readonly deprecatedApis: Gauge<string>;
   private readonly inflight: Gauge<string>;
@@ -52,9 +55,9 @@ export class RequestMetrics {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(registry: Registry) {
-    this.total = counter(registry, REQUEST_TOTAL);
-    this.duration = histogram(registry, REQUEST_DURATION);
-    this.sizes = histogram(registry, RESPONSE_SIZES);
+    this.total = presummedCounter(registry, REQUEST_TOTAL);
+    this.duration = presummedHistogram(registry, REQUEST_DURATION);
+    this.sizes = presummedHistogram(registry, RESPONSE_SIZES);
     this.longRunning = gauge(registry, LONGRUNNING_REQUESTS);
     this.deprecatedApis = gauge(registry, REQUESTED_DEPRECATED_APIS);
     this.inflight = gauge(registry, CURRENT_INFLIGHT_REQUESTS);
@@ -63,27 +66,71 @@ export class RequestMetrics {
     this.inflight.labels({ request_kind: 'readOnly' }).set(0);
   }
 
-  /** A request a route answered: `code` its status, `seconds` since it was received, `bytes` its body (reads only). */
-  observe(verb: string, dryRun: string, e: Endpoint, code: number, seconds: number, bytes: number): void {
-    const key = `${verb}\0${dryRun}\0${e.group}\0${e.version}\0${e.resource}\0${e.subresource}\0${e.scope}\0${e.component}\0${code}`;
-    let c = this.children.get(key);
-    if (!c) {
-      c = this.childrenOf(verb, dryRun, e, code);
-      this.children.set(key, c);
+  /**
+   * The recorder of one endpoint: what `owner` (an object that lives as long as the endpoint, such
+   * as the served version's resource info) serves at `subresource` in `scope`. Looked up by object
+   * identity and a short key, so a request's lookup builds no long label string.
+   */
+  endpoint(owner: object, subresource: string, scope: MetricScope, make: () => Endpoint): EndpointMetrics {
+    let byScope = this.endpoints.get(owner);
+    if (!byScope) {
+      byScope = new Map();
+      this.endpoints.set(owner, byScope);
     }
-    c.total.inc();
-    c.duration.observe(seconds);
-    c.size?.observe(bytes);
+    const key = `${scope}\0${subresource}`;
+    let m = byScope.get(key);
+    if (!m) {
+      m = new EndpointMetrics(make(), this);
+      byScope.set(key, m);
+    }
+    return m;
   }
 
-  private childrenOf(verb: string, dryRun: string, e: Endpoint, code: number): RequestChildren {
+  private readonly endpoints = new WeakMap<object, Map<string, EndpointMetrics>>();
+  private readonly byLabels = new Map<string, EndpointMetrics>();
+
+  /** A request a route answered, by its labels (paths outside the API: the health checks). */
+  observe(verb: string, dryRun: string, e: Endpoint, code: number, seconds: number, bytes: number): void {
+    const key = `${e.group}\0${e.version}\0${e.resource}\0${e.subresource}\0${e.scope}\0${e.component}`;
+    let m = this.byLabels.get(key);
+    if (!m) {
+      m = new EndpointMetrics(e, this);
+      this.byLabels.set(key, m);
+    }
+    m.observe(verb, dryRun, code, seconds, bytes);
+  }
+
+  /** The series of one label set (one endpoint's verb, dry run and code); shared by endpoints that label alike. */
+  childrenOf(verb: string, dryRun: string, e: Endpoint, code: number): RequestChildren {
     const { group, version, resource, subresource, scope, component } = e;
-    return {
-      total: this.total.labels({ code: String(code), component, dry_run: dryRun, group, resource, scope, subresource, verb, version }),
-      duration: this.duration.labels({ component, dry_run: dryRun, group, resource, scope, subresource, verb, version }),
-      // Only reads' sizes are of interest to the reference.
-      size: verb === 'GET' || verb === 'LIST' ? this.sizes.labels({ component, group, resource, scope, subresource, verb, version }) : undefined,
-    };
+    const totalKey = `${verb}\0${dryRun}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}\0${component}\0${code}`;
+    const found = this.children.get(totalKey);
+    if (found) return found;
+    const latencyKey = `${verb}\0${dryRun}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}\0${component}`;
+    let latency = this.latencySeries.get(latencyKey);
+    if (!latency) {
+      latency = {
+        duration: this.duration.series({ component, dry_run: dryRun, group, resource, scope, subresource, verb, version }),
+        // Only reads' sizes are of interest to the reference; one series per label set, whatever the dry run.
+        size: verb === 'GET' || verb === 'LIST' ? this.sizeSeries(verb, e) : undefined,
+      };
+      this.latencySeries.set(latencyKey, latency);
+    }
+    const children = { total: this.total.series({ code: String(code), component, dry_run: dryRun, group, resource, scope, subresource, verb, version }), ...latency };
+    this.children.set(totalKey, children);
+    return children;
+  }
+  private readonly sizeSeriesByKey = new Map<string, HistogramSeries<string>>();
+
+  private sizeSeries(verb: string, e: Endpoint): HistogramSeries<string> {
+    const { group, version, resource, subresource, scope, component } = e;
+    const key = `${verb}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}\0${component}`;
+    let s = this.sizeSeriesByKey.get(key);
+    if (!s) {
+      s = this.sizes.series({ component, group, resource, scope, subresource, verb, version });
+      this.sizeSeriesByKey.set(key, s);
+    }
+    return s;
   }
 
   /** A long-running request begins; the returned function ends it (once). */
@@ -144,10 +191,27 @@ export class RequestMetrics {
     this.timer = undefined;
   }
 
-  /** Forgets every request series (DELETE /metrics). */
+  /** After DELETE /metrics: the deprecated APIs are set again when next requested (the other series are zeroed in place). */
   reset(): void {
-    this.children.clear();
-    this.longRunningChildren.clear();
     this.deprecatedSeen.clear();
+  }
+}
+
+/** One endpoint's series, by verb, dry run and code. */
+export class EndpointMetrics {
+  private readonly children = new Map<string, RequestChildren>();
+
+  constructor(readonly labels: Endpoint, private readonly requests: RequestMetrics) {}
+
+  observe(verb: string, dryRun: string, code: number, seconds: number, bytes: number): void {
+    const key = dryRun ? `${verb} ${code} ${dryRun}` : `${verb} ${code}`;
+    let c = this.children.get(key);
+    if (!c) {
+      c = this.requests.childrenOf(verb, dryRun, this.labels, code);
+      this.children.set(key, c);
+    }
+    c.total.inc();
+    c.duration.observe(seconds);
+    c.size?.observe(bytes);
   }
 }

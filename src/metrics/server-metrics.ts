@@ -4,12 +4,13 @@
 // process_start_time_seconds, process_open_fds, …, and the nodejs_* ones in place of go_*).
 // Several servers may share a process (test hosts): each has its own registry, the process
 // metrics are collected once for all.
-import { collectDefaultMetrics, Registry, type Counter, type Histogram } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AdmissionMetrics } from './admission.js';
 import {
-  AUTHENTICATED_USER_REQUESTS, AUTHENTICATION_ATTEMPTS, AUTHENTICATION_DURATION, counter, histogram, WATCH_EVENTS,
+  AUTHENTICATED_USER_REQUESTS, AUTHENTICATION_ATTEMPTS, AUTHENTICATION_DURATION, presummedCounter, presummedHistogram, WATCH_EVENTS,
   WATCH_EVENTS_SIZES,
 } from './families.js';
+import type { CounterSeries, HistogramSeries } from './presummed.js';
 import { RequestMetrics } from './requests.js';
 import { StorageMetrics } from './storage.js';
 
@@ -46,13 +47,14 @@ export class ServerMetrics {
   readonly requests = new RequestMetrics(this.registry);
   readonly storage = new StorageMetrics(this.registry);
   readonly admission = new AdmissionMetrics(this.registry);
-  private readonly watchEvents = counter(this.registry, WATCH_EVENTS);
-  private readonly watchEventSizes = histogram(this.registry, WATCH_EVENTS_SIZES);
+  private readonly watchEvents = presummedCounter(this.registry, WATCH_EVENTS);
+  private readonly watchEventSizes = presummedHistogram(this.registry, WATCH_EVENTS_SIZES);
   private readonly watchChildren = new Map<string, WatchEventMetrics>();
-  private readonly authAttempts = counter(this.registry, AUTHENTICATION_ATTEMPTS);
-  private readonly authUsers = counter(this.registry, AUTHENTICATED_USER_REQUESTS);
-  private readonly authDuration = histogram(this.registry, AUTHENTICATION_DURATION);
-  private readonly authChildren = new Map<string, { attempts: Counter.Internal; duration: Histogram.Internal<string> }>();
+  private readonly authAttempts = presummedCounter(this.registry, AUTHENTICATION_ATTEMPTS);
+  private readonly authUsers = presummedCounter(this.registry, AUTHENTICATED_USER_REQUESTS);
+  private readonly authDuration = presummedHistogram(this.registry, AUTHENTICATION_DURATION);
+  private readonly authChildren = new Map<string, { attempts: CounterSeries<string>; duration: HistogramSeries<string> }>();
+  private readonly userChildren = new Map<string, CounterSeries<string>>();
 
   constructor() {
     processMetrics();
@@ -64,8 +66,8 @@ export class ServerMetrics {
     const key = `${group}\0${version}\0${kind}`;
     let m = this.watchChildren.get(key);
     if (!m) {
-      const events = this.watchEvents.labels({ group, kind, version });
-      const sizes = this.watchEventSizes.labels({ group, kind, version });
+      const events = this.watchEvents.series({ group, kind, version });
+      const sizes = this.watchEventSizes.series({ group, kind, version });
       m = { sent: (bytes) => { events.inc(); sizes.observe(bytes); } };
       this.watchChildren.set(key, m);
     }
@@ -76,12 +78,20 @@ export class ServerMetrics {
   authenticated(result: AuthenticationResult, userName: string | undefined, seconds: number): void {
     let c = this.authChildren.get(result);
     if (!c) {
-      c = { attempts: this.authAttempts.labels({ result }), duration: this.authDuration.labels({ result }) };
+      c = { attempts: this.authAttempts.series({ result }), duration: this.authDuration.series({ result }) };
       this.authChildren.set(result, c);
     }
     c.attempts.inc();
     c.duration.observe(seconds);
-    if (userName !== undefined) this.authUsers.inc({ username: compressedUsername(userName) });
+    if (userName !== undefined) {
+      const username = compressedUsername(userName);
+      let users = this.userChildren.get(username);
+      if (!users) {
+        users = this.authUsers.series({ username });
+        this.userChildren.set(username, users);
+      }
+      users.inc();
+    }
   }
 
   /** The text exposition: this server's families, then the process's. */
