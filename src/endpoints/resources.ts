@@ -120,8 +120,10 @@ export class ResourceHandler {
         res.setHeader('Warning', warningHeaderValues([deprecation]));
       }
       const scope = this.scope(req, res, r, info, query, negotiated, user, warnings);
-      const handler = route(scope);
+      const { handler, verb } = route(scope);
       if (this.metrics) observation = observeRequest(this.metrics, scope, received);
+      // A name the storage cannot take is the route's answer (400), and counted as one.
+      checkPathNames(r, info, verb);
       const result = await handler(scope);
       if (result) sendAnswer(res, result.status, result.body, out, warnings);
     } catch (err) {
@@ -134,22 +136,17 @@ export class ResourceHandler {
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
     return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics };
   }
-
 }
 
 /** The verb's handler, once the resource (or subresource) serves the verb; 404 or 405 otherwise (no route takes the request). */
-function route(scope: Scope): VerbHandler {
+function route(scope: Scope): { handler: VerbHandler; verb: Verb } {
   const { request: r, info, req } = scope;
   const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
   if (!verbs) throw resourceNotFound();
-  if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) {
-    checkPathNames(r, info, 'get');
-    return handleConnect;
-  }
+  if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) return { handler: handleConnect, verb: 'get' };
   const verb = verbOf(r);
   if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
-  checkPathNames(r, info, verb);
-  return VERBS[verb].handler;
+  return { handler: VERBS[verb].handler, verb };
 }
 
 /**
