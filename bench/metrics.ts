@@ -2,7 +2,8 @@
 // on two servers alike but for their metrics, on and off, in alternating rounds so that other load
 // on the machine falls on both. Two figures: throughput, and the server's CPU time per request
 // (read from /proc), which other processes on a shared machine skew far less. The target (metrics
-// cost at most 5%) is checked on the median of the rounds' on/off ratios of CPU per request.
+// cost at most 5%) is checked on the CPU per request pooled over all rounds; the metrics work of
+// one GET is also timed directly, in this process, as a figure the machine's load barely moves.
 import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { ServerMetrics } from '../src/metrics/server-metrics.js';
  * machine's other load barely moves, to set beside the server's CPU per request.
  */
 function directMetricsWorkUs(): number {
-  const metrics = new ServerMetrics();
+  const metrics = new ServerMetrics({ major: '1', minor: '25', gitVersion: 'v1.25.0', gitCommit: '', gitTreeState: '', buildDate: '', goVersion: '', compiler: '', platform: '' });
   const info = { group: '', version: 'v1', resource: 'configmaps' };
   const query = new URLSearchParams('');
   const url = '/api/v1/namespaces/default/configmaps/bench-get';
@@ -29,7 +30,8 @@ function directMetricsWorkUs(): number {
     const verb = reportedVerb('GET', scope, watchParameter('GET', query), undefined);
     const endpoint = metrics.requests.endpoint(info, '', scope, () => ({ ...info, subresource: '', scope, component: 'apiserver' }));
     const dryRun = dryRunLabel(url, query);
-    endpoint.observe(verb, dryRun, 200, (performance.now() - started) / 1000, 420);
+    const seconds = (performance.now() - started) / 1000;
+    endpoint.observe(verb, dryRun, 200, seconds, 420, seconds);
     metrics.requests.leave(false);
   };
   for (let i = 0; i < 100_000; i++) once();
@@ -103,7 +105,8 @@ export async function metrics(): Promise<void> {
     const usPerRequest = (mode: 'on' | 'off'): number => (cpu[mode].ms * 1000) / cpu[mode].requests;
     const sortedRatios = [...ratios].sort((a, b) => a - b);
     const median = (sortedRatios[Math.floor((sortedRatios.length - 1) / 2)]! + sortedRatios[Math.ceil((sortedRatios.length - 1) / 2)]!) / 2;
-    const cost = median - 1;
+    // Pooled over every round: the per-round ratios scatter (±30% on a shared 2-core machine).
+    const cost = usPerRequest('on') / usPerRequest('off') - 1;
     const met = cost <= TARGET_COST;
     const directUs = directMetricsWorkUs();
     const directShare = directUs / usPerRequest('off');
@@ -112,12 +115,12 @@ export async function metrics(): Promise<void> {
     console.log(`metrics off  ${rateOff.toFixed(0).padStart(7)} req/s  ${usPerRequest('off').toFixed(1)} µs of server CPU per request  (rounds: ${show(rates.off)})`);
     console.log(`metrics on   ${rateOn.toFixed(0).padStart(7)} req/s  ${usPerRequest('on').toFixed(1)} µs of server CPU per request  (rounds: ${show(rates.on)})`);
     console.log(`per-round cost (on/off CPU per request − 1): ${sortedRatios.map((x) => `${((x - 1) * 100).toFixed(1)}%`).join(', ')}`);
-    console.log(`cost of metrics: ${(cost * 100).toFixed(1)}% CPU per request (median of rounds; throughput ${(-throughputCost * 100).toFixed(1)}% on average)  target <= ${TARGET_COST * 100}%: ${status(met)}`);
+    console.log(`cost of metrics: ${(cost * 100).toFixed(1)}% CPU per request over all rounds (median of the rounds' ratios ${((median - 1) * 100).toFixed(1)}%; throughput ${(-throughputCost * 100).toFixed(1)}%)  target <= ${TARGET_COST * 100}%: ${status(met)}`);
     console.log(`metrics work of one GET, timed directly: ${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of the CPU of a GET without metrics`);
     figure('metrics', 'metrics work per GET (direct)', `${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of a GET's CPU`);
     figure('metrics', 'GET, metrics off', `${rateOff.toFixed(0)} req/s, ${usPerRequest('off').toFixed(1)} µs CPU/request`);
     figure('metrics', 'GET, metrics on', `${rateOn.toFixed(0)} req/s, ${usPerRequest('on').toFixed(1)} µs CPU/request`);
-    figure('metrics', 'cost of metrics on GET (CPU per request, median)', `${(cost * 100).toFixed(1)}% (throughput ${(-throughputCost * 100).toFixed(1)}%)`, { text: `<= ${TARGET_COST * 100}%`, met });
+    figure('metrics', 'cost of metrics on GET (CPU per request)', `${(cost * 100).toFixed(1)}% (median of rounds ${((median - 1) * 100).toFixed(1)}%, throughput ${(-throughputCost * 100).toFixed(1)}%)`, { text: `<= ${TARGET_COST * 100}%`, met });
   } finally {
     for (const s of [on, offServer]) {
       const exited = new Promise((r) => s.child.child.once('exit', r));

@@ -1,7 +1,7 @@
 // The admission chain: enabled plugins in the reference's fixed order; mutating phase, then validating.
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionFor } from '../registry/store.js';
-import type { AdmissionMetrics, AdmissionStep } from '../metrics/admission.js';
+import type { AdmissionMetrics, AdmissionStep, WebhookLatencies } from '../metrics/admission.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from './types.js';
 
 /** Every plugin name the reference knows, in its fixed order (the order of --enable-admission-plugins does not matter). */
@@ -94,15 +94,16 @@ export class AdmissionChain {
   }
 
   /**
-   * The admission of writes by `user` (its warnings collected in `warnings`), as handed to the
+   * The admission of writes by `user` (its warnings collected in `warnings`, its time in webhooks
+   * in `webhookLatencies`), as handed to the
    * registry: the registry says what each write is, this builds its attributes and runs the
    * chain's phases on the objects the registry passes.
    */
-  for(user: UserInfo, warnings: string[] = []): AdmissionFor {
+  for(user: UserInfo, warnings: string[] = [], webhookLatencies?: WebhookLatencies): AdmissionFor {
     return (target) => {
       const annotations: Record<string, string> = {};
       const attributes = (object: AdmissionAttributes['object'], oldObject: AdmissionAttributes['oldObject']): AdmissionAttributes =>
-        ({ ...target, object, oldObject, user, warnings, annotations });
+        ({ ...target, object, oldObject, user, warnings, annotations, ...(webhookLatencies ? { webhookLatencies } : {}) });
       return {
         mutate: (object, oldObject) => this.mutate(attributes(object, oldObject)),
         validate: (object, oldObject) => this.validate(attributes(object, oldObject)),

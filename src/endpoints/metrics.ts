@@ -4,6 +4,7 @@
 // a deprecated version's series in apiserver_requested_deprecated_apis.
 import type { ServerResponse } from 'node:http';
 import { isLongRunningRequest } from '../api/long-running.js';
+import type { WebhookLatencies } from '../metrics/admission.js';
 import { dryRunLabel, metricScope, reportedVerb, watchParameter } from '../metrics/request-labels.js';
 import { APISERVER_COMPONENT, type EndpointMetrics } from '../metrics/requests.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
@@ -19,6 +20,7 @@ export class RequestObservation {
     private readonly res: ServerResponse,
     private readonly received: number,
     private readonly endLongRunning: (() => void) | undefined,
+    private readonly webhookLatencies: WebhookLatencies | undefined,
   ) {}
 
   /** The handler is done (its answer sent, or its stream opened). */
@@ -31,7 +33,8 @@ export class RequestObservation {
   private record(): void {
     this.endLongRunning?.();
     const res = this.res;
-    this.endpoint.observe(this.verb, this.dryRun, res.headersSent ? res.statusCode : 0, (performance.now() - this.received) / 1000, sentBodyLength(res));
+    const seconds = (performance.now() - this.received) / 1000;
+    this.endpoint.observe(this.verb, this.dryRun, res.headersSent ? res.statusCode : 0, seconds, sentBodyLength(res), seconds - (this.webhookLatencies?.seconds ?? 0));
   }
 }
 
@@ -46,5 +49,5 @@ export function observeRequest(metrics: ServerMetrics, scope: Scope, received: n
   }));
   if (info.deprecationWarning !== undefined) metrics.requests.deprecatedRequested(info.group, info.version, info.resource, subresource, info.removedRelease ?? '');
   const endLongRunning = isLongRunningRequest(r) ? metrics.requests.beginLongRunning(verb, endpoint.labels) : undefined;
-  return new RequestObservation(endpoint, verb, dryRunLabel(req.url ?? '', query), res, received, endLongRunning);
+  return new RequestObservation(endpoint, verb, dryRunLabel(req.url ?? '', query), res, received, endLongRunning, scope.webhookLatencies);
 }

@@ -8,6 +8,7 @@ import type { ResourceRequestInfo } from '../api/request-info.js';
 import type { UserInfo } from '../api/user.js';
 import type { Body } from '../encoding/lists.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
+import { WebhookLatencies } from '../metrics/admission.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { badRequest, goQuote, methodNotAllowed, resourceNotFound } from '../errors.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
@@ -134,7 +135,10 @@ export class ResourceHandler {
   }
 
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
-    return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics };
+    const scope: Scope = { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics };
+    // Only writes call webhooks.
+    if (this.metrics && req.method !== 'GET') scope.webhookLatencies = new WebhookLatencies();
+    return scope;
   }
 }
 

@@ -40,6 +40,16 @@ export const REQUEST_DURATION: HistogramFamily<(typeof LATENCY_LABELS)[number]> 
   name: 'apiserver_request_duration_seconds', stability: 'STABLE', labels: LATENCY_LABELS, buckets: LATENCY_BUCKETS,
   help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
 };
+export const REQUEST_SLO_DURATION: HistogramFamily<(typeof ENDPOINT_LABELS)[number]> = {
+  name: 'apiserver_request_slo_duration_seconds', stability: 'ALPHA', labels: ENDPOINT_LABELS,
+  buckets: [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+  help: 'Response latency distribution (not counting webhook duration) in seconds for each verb, group, version, resource, subresource, scope and component.',
+};
+export const BUILD_INFO: Family<'build_date' | 'compiler' | 'git_commit' | 'git_tree_state' | 'git_version' | 'go_version' | 'major' | 'minor' | 'platform'> = {
+  name: 'kubernetes_build_info', stability: 'ALPHA',
+  labels: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
+  help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+};
 export const RESPONSE_SIZES: HistogramFamily<(typeof ENDPOINT_LABELS)[number]> = {
   name: 'apiserver_response_sizes', stability: 'STABLE', labels: ENDPOINT_LABELS, buckets: exponentialBuckets(1000, 10, 7),
   help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',

@@ -6,7 +6,7 @@
 // children of each label tuple are made once and kept under one string key.
 import type { Gauge, Registry } from 'prom-client';
 import {
-  CURRENT_INFLIGHT_REQUESTS, gauge, LONGRUNNING_REQUESTS, presummedCounter, presummedHistogram, REQUEST_DURATION, REQUEST_TOTAL,
+  CURRENT_INFLIGHT_REQUESTS, gauge, LONGRUNNING_REQUESTS, presummedCounter, presummedHistogram, REQUEST_DURATION, REQUEST_SLO_DURATION, REQUEST_TOTAL,
   REQUESTED_DEPRECATED_APIS, RESPONSE_SIZES,
 } from './families.js';
 import type { CounterSeries, HistogramSeries, PresummedCounter, PresummedHistogram } from './presummed.js';
@@ -30,6 +30,7 @@ export const APISERVER_COMPONENT = 'apiserver';
 export interface RequestChildren {
   total: CounterSeries<string>;
   duration: HistogramSeries<string>;
+  slo: HistogramSeries<string>;
   size: HistogramSeries<string> | undefined;
 }
 
@@ -40,8 +41,9 @@ export class RequestMetrics {
   private readonly total: PresummedCounter<string>;
   private readonly duration: PresummedHistogram<string>;
   private readonly sizes: PresummedHistogram<string>;
+  private readonly slo: PresummedHistogram<string>;
   /** The duration and size series of each label set but the code (several codes share them). */
-  private readonly latencySeries = new Map<string, { duration: HistogramSeries<string>; size: HistogramSeries<string> | undefined }>();
+  private readonly latencySeries = new Map<string, { duration: HistogramSeries<string>; slo: HistogramSeries<string>; size: HistogramSeries<string> | undefined }>();
   private readonly longRunning: Gauge<string>;
   private readonly deprecatedApis: Gauge<string>;
   private readonly inflight: Gauge<string>;
@@ -57,6 +59,7 @@ export class RequestMetrics {
   constructor(registry: Registry) {
     this.total = presummedCounter(registry, REQUEST_TOTAL);
     this.duration = presummedHistogram(registry, REQUEST_DURATION);
+    this.slo = presummedHistogram(registry, REQUEST_SLO_DURATION);
     this.sizes = presummedHistogram(registry, RESPONSE_SIZES);
     this.longRunning = gauge(registry, LONGRUNNING_REQUESTS);
     this.deprecatedApis = gauge(registry, REQUESTED_DEPRECATED_APIS);
@@ -97,7 +100,7 @@ export class RequestMetrics {
       m = new EndpointMetrics(e, this);
       this.byLabels.set(key, m);
     }
-    m.observe(verb, dryRun, code, seconds, bytes);
+    m.observe(verb, dryRun, code, seconds, bytes, seconds);
   }
 
   /** The series of one label set (one endpoint's verb, dry run and code); shared by endpoints that label alike. */
@@ -111,8 +114,10 @@ export class RequestMetrics {
     if (!latency) {
       latency = {
         duration: this.duration.series({ component, dry_run: dryRun, group, resource, scope, subresource, verb, version }),
-        // Only reads' sizes are of interest to the reference; one series per label set, whatever the dry run.
-        size: verb === 'GET' || verb === 'LIST' ? this.sizeSeries(verb, e) : undefined,
+        // No dry run label on these two: one series per label set, whatever the dry run.
+        slo: this.endpointSeries(this.slo, this.sloSeriesByKey, verb, e),
+        // Only reads' sizes are of interest to the reference.
+        size: verb === 'GET' || verb === 'LIST' ? this.endpointSeries(this.sizes, this.sizeSeriesByKey, verb, e) : undefined,
       };
       this.latencySeries.set(latencyKey, latency);
     }
@@ -121,14 +126,16 @@ export class RequestMetrics {
     return children;
   }
   private readonly sizeSeriesByKey = new Map<string, HistogramSeries<string>>();
+  private readonly sloSeriesByKey = new Map<string, HistogramSeries<string>>();
 
-  private sizeSeries(verb: string, e: Endpoint): HistogramSeries<string> {
+  /** A series of a family labelled by endpoint and verb only, shared by every dry run and code. */
+  private endpointSeries(family: PresummedHistogram<string>, byKey: Map<string, HistogramSeries<string>>, verb: string, e: Endpoint): HistogramSeries<string> {
     const { group, version, resource, subresource, scope, component } = e;
     const key = `${verb}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}\0${component}`;
-    let s = this.sizeSeriesByKey.get(key);
+    let s = byKey.get(key);
     if (!s) {
-      s = this.sizes.series({ component, group, resource, scope, subresource, verb, version });
-      this.sizeSeriesByKey.set(key, s);
+      s = family.series({ component, group, resource, scope, subresource, verb, version });
+      byKey.set(key, s);
     }
     return s;
   }
@@ -203,7 +210,8 @@ export class EndpointMetrics {
 
   constructor(readonly labels: Endpoint, private readonly requests: RequestMetrics) {}
 
-  observe(verb: string, dryRun: string, code: number, seconds: number, bytes: number): void {
+  /** `sloSeconds`: the latency without the time spent calling webhooks. */
+  observe(verb: string, dryRun: string, code: number, seconds: number, bytes: number, sloSeconds: number): void {
     const key = dryRun ? `${verb} ${code} ${dryRun}` : `${verb} ${code}`;
     let c = this.children.get(key);
     if (!c) {
@@ -212,6 +220,7 @@ export class EndpointMetrics {
     }
     c.total.inc();
     c.duration.observe(seconds);
+    c.slo.observe(sloSeconds);
     c.size?.observe(bytes);
   }
 }

@@ -7,7 +7,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AdmissionMetrics } from './admission.js';
 import {
-  AUTHENTICATED_USER_REQUESTS, AUTHENTICATION_ATTEMPTS, AUTHENTICATION_DURATION, presummedCounter, presummedHistogram, WATCH_EVENTS,
+  BUILD_INFO, gauge, AUTHENTICATED_USER_REQUESTS, AUTHENTICATION_ATTEMPTS, AUTHENTICATION_DURATION, presummedCounter, presummedHistogram, WATCH_EVENTS,
   WATCH_EVENTS_SIZES,
 } from './families.js';
 import type { CounterSeries, HistogramSeries } from './presummed.js';
@@ -26,6 +26,19 @@ function processMetrics(): Registry {
     collectDefaultMetrics({ register: processRegistry });
   }
   return processRegistry;
+}
+
+/** The build a server reports (its /version). */
+export interface BuildInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
 }
 
 /** The result label of an authentication: a user, no credential that said who (anonymous off), or a credential refused. */
@@ -56,8 +69,13 @@ export class ServerMetrics {
   private readonly authChildren = new Map<string, { attempts: CounterSeries<string>; duration: HistogramSeries<string> }>();
   private readonly userChildren = new Map<string, CounterSeries<string>>();
 
-  constructor() {
+  /** `build`: what kubernetes_build_info labels (the /version answer's fields). */
+  constructor(build: BuildInfo) {
     processMetrics();
+    gauge(this.registry, BUILD_INFO).labels({
+      build_date: build.buildDate, compiler: build.compiler, git_commit: build.gitCommit, git_tree_state: build.gitTreeState,
+      git_version: build.gitVersion, go_version: build.goVersion, major: build.major, minor: build.minor, platform: build.platform,
+    }).set(1);
     this.requests.startInflightReports();
   }
 

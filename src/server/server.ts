@@ -48,7 +48,7 @@ import { withDefaults, type Options } from './options.js';
 import { POST_START_HOOKS } from './post-start-hooks.js';
 import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
-import { openApiInfoVersion } from './version.js';
+import { openApiInfoVersion, versionInfo } from './version.js';
 import { buildSecurity } from './security.js';
 import { nodeTlsOptions } from './tls-options.js';
 import { answerClientError } from './unreadable-requests.js';
@@ -82,7 +82,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
-  const metrics = options.metrics ? new ServerMetrics() : undefined;
+  const metrics = options.metrics ? new ServerMetrics(versionInfo()) : undefined;
   const definitions = builtinResourceDefinitions(defaultEnabled);
   const backend: Storage = options.storage === 'memory' ? new MemoryStorage() : SqliteStorage.open(`${options.dataDir}/capstan.db`);
   // Every operation that reaches the store is timed (etcd_request_duration_seconds), whatever the backend.

@@ -92,6 +92,10 @@ describe('/metrics', { timeout: 180_000 }, () => {
     assert.equal(sampleValue(m, 'apiserver_request_duration_seconds_count', latencyLabels('configmaps', 'POST', 'resource', 'All')), 1);
     const les = samplesMatching(m, 'apiserver_request_duration_seconds_bucket', latencyLabels('configmaps', 'GET', 'resource')).map((s) => s.labels['le']);
     assert.deepEqual(les, ['0.005', '0.025', '0.05', '0.1', '0.2', '0.4', '0.6', '0.8', '1', '1.25', '1.5', '2', '3', '4', '5', '6', '8', '10', '15', '20', '30', '45', '60', '+Inf']);
+    // The SLO latency: per endpoint and verb (no dry run, no code), with its own buckets.
+    const { dry_run: _dryRun, ...sloLabels } = latencyLabels('configmaps', 'POST', 'resource');
+    assert.equal(sampleValue(m, 'apiserver_request_slo_duration_seconds_count', sloLabels), 3);
+    assert.equal(samplesMatching(m, 'apiserver_request_slo_duration_seconds_bucket', sloLabels)[0]?.labels['le'], '0.05');
     // Sizes of reads only: GETs (errors too) and LISTs.
     const sizeLabels = (verb: string, scope: string) => { const { dry_run: _d, ...rest } = latencyLabels('configmaps', verb, scope); return rest; };
     assert.equal(sampleValue(m, 'apiserver_response_sizes_count', sizeLabels('GET', 'resource')), 3);
@@ -126,6 +130,9 @@ describe('/metrics', { timeout: 180_000 }, () => {
     assert.equal(m.get('authentication_duration_seconds')?.type, 'histogram');
 
     assert.deepEqual(samplesMatching(m, 'apiserver_current_inflight_requests').map((s) => s.labels['request_kind']).sort(), ['mutating', 'readOnly']);
+    const [build] = samplesMatching(m, 'kubernetes_build_info');
+    assert.deepEqual([build?.labels['major'], build?.labels['minor'], build?.value], ['1', '25', 1]);
+    assert.match(build?.labels['git_version'] ?? '', /^v1\.25\.0\+capstan\./);
     // The process's own.
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'process_open_fds']) {
       assert.equal(samplesMatching(m, name).length, 1, name);

@@ -69,6 +69,12 @@ describe('/metrics (in-process)', { timeout: 60_000 }, () => {
     // The webhook plugins are admission controllers too; the denial is the validating phase's.
     assert.equal(sampleValue(m, 'apiserver_admission_controller_admission_duration_seconds_count', labels('ValidatingAdmissionWebhook', 'validate', true)), 1);
     assert.equal(sampleValue(m, 'apiserver_admission_step_admission_duration_seconds_count', { operation: 'CREATE', rejected: 'true', type: 'validate' }), 1);
+    // The SLO latency leaves the webhook's time out.
+    const endpoint = { component: 'apiserver', group: '', resource: 'configmaps', scope: 'resource', subresource: '', verb: 'POST', version: 'v1' };
+    const total = sampleValue(m, 'apiserver_request_duration_seconds_sum', { ...endpoint, dry_run: '' })!;
+    const slo = sampleValue(m, 'apiserver_request_slo_duration_seconds_sum', endpoint)!;
+    const hook = sampleValue(m, 'apiserver_admission_webhook_admission_duration_seconds_sum', labels('allow.example.com', 'admit', false))!;
+    assert.ok(Math.abs(total - hook - slo) < 1e-6, `${total} - ${hook} should be ${slo}`);
     // The denial is a route's answer: counted with its code.
     assert.equal(sampleValue(m, 'apiserver_request_total', { code: '403', component: 'apiserver', dry_run: '', group: '', resource: 'secrets', scope: 'resource', subresource: '', verb: 'POST', version: 'v1' }), 1);
   });

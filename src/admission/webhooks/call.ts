@@ -23,8 +23,11 @@ const DRY_RUN_SAFE = new Set(['None', 'NoneOnDryRun']);
 export async function callWebhook(registry: Registry, attrs: AdmissionAttributes, invocation: Invocation, objects: ReviewObjects, mutating: boolean, metrics?: AdmissionMetrics): Promise<ReviewResponse> {
   if (!metrics) return callOnce(registry, attrs, invocation, objects, mutating);
   const started = performance.now();
-  const observe = (rejected: boolean, code: number) =>
-    metrics.observeWebhook(invocation.hook.name, mutating ? 'admit' : 'validating', attrs.operation, rejected, code, (performance.now() - started) / 1000);
+  const observe = (rejected: boolean, code: number) => {
+    const seconds = (performance.now() - started) / 1000;
+    metrics.observeWebhook(invocation.hook.name, mutating ? 'admit' : 'validating', attrs.operation, rejected, code, seconds);
+    attrs.webhookLatencies?.add(mutating, seconds);
+  };
   try {
     const response = await callOnce(registry, attrs, invocation, objects, mutating);
     observe(false, 200);
