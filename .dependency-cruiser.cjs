@@ -7,7 +7,8 @@
 const MAY_IMPORT = {
   'json.ts': [],
   'errors.ts': ['json.ts'],
-  storage: ['json.ts', 'errors.ts'],
+  metrics: ['json.ts', 'errors.ts'],
+  storage: ['metrics', 'json.ts', 'errors.ts'],
   api: ['json.ts', 'errors.ts'],
   encoding: ['api', 'json.ts', 'errors.ts'],
   fieldmanager: ['api', 'encoding', 'json.ts', 'errors.ts'],
@@ -15,14 +16,14 @@ const MAY_IMPORT = {
   registry: ['storage', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   apiextensions: ['registry', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   auth: ['registry', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  admission: ['auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
+  admission: ['metrics', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
   controllers: ['auth', 'registry', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  endpoints: ['admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  server: ['apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  endpoints: ['metrics', 'admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
+  server: ['metrics', 'apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
   host: [],
   embed: ['host', 'server', 'encoding', 'api', 'json.ts', 'errors.ts'],
   'index.ts': ['embed'],
-  cmd: ['host', 'apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  cmd: ['metrics', 'host', 'apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
 };
 
 // ─── TEMPORARY exceptions ──────────────────────────────────────────────────────────────────────

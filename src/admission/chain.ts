@@ -1,6 +1,7 @@
 // The admission chain: enabled plugins in the reference's fixed order; mutating phase, then validating.
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionFor } from '../registry/store.js';
+import type { AdmissionMetrics, AdmissionStep, WebhookLatencies } from '../metrics/admission.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from './types.js';
 
 /** Every plugin name the reference knows, in its fixed order (the order of --enable-admission-plugins does not matter). */
@@ -53,23 +54,56 @@ export class AdmissionChain {
   }
 
   async mutate(attributes: AdmissionAttributes): Promise<void> {
+    const metrics = this.services.metrics;
+    if (metrics) return this.measuredPhase(metrics, 'admit', attributes);
     for (const p of this.plugins) if (p.mutate) await p.mutate(attributes, this.services);
   }
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
+    const metrics = this.services.metrics;
+    if (metrics) return this.measuredPhase(metrics, 'validate', attributes);
     for (const p of this.plugins) if (p.validate) await p.validate(attributes, this.services);
   }
 
+  /** A phase with its latency and each plugin's recorded (the reference's step and controller metrics). */
+  private async measuredPhase(metrics: AdmissionMetrics, step: AdmissionStep, attributes: AdmissionAttributes): Promise<void> {
+    const operation = attributes.operation;
+    const phaseStarted = performance.now();
+    let rejected = false;
+    try {
+      for (const p of this.plugins) {
+        const run = step === 'admit' ? p.mutate : p.validate;
+        if (!run) continue;
+        const started = performance.now();
+        let pluginRejected = false;
+        try {
+          await run.call(p, attributes, this.services);
+        } catch (err) {
+          pluginRejected = true;
+          throw err;
+        } finally {
+          metrics.observeController(p.name, step, operation, pluginRejected, (performance.now() - started) / 1000);
+        }
+      }
+    } catch (err) {
+      rejected = true;
+      throw err;
+    } finally {
+      metrics.observeStep(step, operation, rejected, (performance.now() - phaseStarted) / 1000);
+    }
+  }
+
   /**
-   * The admission of writes by `user` (its warnings collected in `warnings`), as handed to the
+   * The admission of writes by `user` (its warnings collected in `warnings`, its time in webhooks
+   * in `webhookLatencies`), as handed to the
    * registry: the registry says what each write is, this builds its attributes and runs the
    * chain's phases on the objects the registry passes.
    */
-  for(user: UserInfo, warnings: string[] = []): AdmissionFor {
+  for(user: UserInfo, warnings: string[] = [], webhookLatencies?: WebhookLatencies): AdmissionFor {
     return (target) => {
       const annotations: Record<string, string> = {};
       const attributes = (object: AdmissionAttributes['object'], oldObject: AdmissionAttributes['oldObject']): AdmissionAttributes =>
-        ({ ...target, object, oldObject, user, warnings, annotations });
+        ({ ...target, object, oldObject, user, warnings, annotations, ...(webhookLatencies ? { webhookLatencies } : {}) });
       return {
         mutate: (object, oldObject) => this.mutate(attributes(object, oldObject)),
         validate: (object, oldObject) => this.validate(attributes(object, oldObject)),

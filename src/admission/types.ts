@@ -1,6 +1,7 @@
 // The shapes of the admission chain: what a plugin is told about a write, and what it may do.
 import type { Authorizer } from '../auth/types.js';
 import type { UserInfo } from '../api/user.js';
+import type { AdmissionMetrics, WebhookLatencies } from '../metrics/admission.js';
 import type { Registry, WriteTarget } from '../registry/store.js';
 import { type JsonObject } from '../json.js';
 
@@ -17,6 +18,8 @@ export interface AdmissionAttributes extends WriteTarget {
   warnings: string[];
   /** Audit annotations plugins add ("key" → "value"). */
   annotations: Record<string, string>;
+  /** Where the request's time in webhook calls adds up (when metrics are on). */
+  webhookLatencies?: WebhookLatencies;
 }
 
 /**
@@ -27,6 +30,8 @@ export interface AdmissionAttributes extends WriteTarget {
 export interface AdmissionServices {
   registry: Registry;
   authorizer?: Authorizer;
+  /** Where the chain's, its plugins' and webhooks' latencies go (none when metrics are off). */
+  metrics?: AdmissionMetrics;
 }
 
 /**

@@ -107,6 +107,11 @@ export class Guard {
     return result;
   }
 
+  /** Who sent the request; `invalid` for a credential refused, undefined for none that says who (anonymous requests off). */
+  identify(req: RequestCredentials): Promise<UserInfo | 'invalid' | undefined> {
+    return this.authenticate(req);
+  }
+
   /** The user the request acts as: `user`, or whom its impersonation headers name, each checked against the `impersonate` verb. */
   impersonate(user: UserInfo, headers: RequestCredentials['headers']): UserInfo {
     const asUser = headerValues(headers, IMPERSONATE_USER)[0];

@@ -83,9 +83,19 @@ export function serialize(body: Body, out: Output): Body {
   return body;
 }
 
+/** The body's length of each answer sendBytes wrote (for apiserver_response_sizes: headers given to writeHead are not kept to be read back). */
+const sentLengths = new WeakMap<ServerResponse, number>();
+
+/** How many bytes of body sendBytes wrote to `res` (0 when it wrote none). */
+export function sentBodyLength(res: ServerResponse): number {
+  return sentLengths.get(res) ?? 0;
+}
+
 export function sendBytes(res: ServerResponse, status: number, body: Body, out: Output, headers: Record<string, string | string[]> = {}): void {
   const payload = serialize(body, out);
-  res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': bodyLength(payload) });
+  const length = bodyLength(payload);
+  sentLengths.set(res, length);
+  res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': length });
   if (!Array.isArray(payload)) {
     res.end(joinBody(payload));
     return;

@@ -8,6 +8,8 @@ import type { ResourceRequestInfo } from '../api/request-info.js';
 import type { UserInfo } from '../api/user.js';
 import type { Body } from '../encoding/lists.js';
 import { canEncodeProtobuf } from '../encoding/protobuf-encode.js';
+import { WebhookLatencies } from '../metrics/admission.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { badRequest, goQuote, methodNotAllowed, methodNotSupported, resourceNotFound } from '../errors.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import { referenceStorageKey } from '../registry/keys.js';
@@ -19,9 +21,10 @@ import { handleDeleteCollection } from './handlers/deletecollection.js';
 import { handleGet } from './handlers/get.js';
 import { handleList } from './handlers/list.js';
 import { handlePatch } from './handlers/patch.js';
-import type { Answer, Scope, SecurityContext, VerbHandler } from './handlers/scope.js';
+import type { Scope, SecurityContext, VerbHandler } from './handlers/scope.js';
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
+import { observeRequest, type RequestObservation } from './metrics.js';
 import { namesProtobuf, negotiate, type Negotiated, type Target } from './negotiation.js';
 import { sendBytes, sendStatusError, wantsPretty, type Output } from './request.js';
 import { warningHeaders, warningHeaderValues } from './warnings.js';
@@ -88,14 +91,19 @@ export class ResourceHandler {
     private readonly security: SecurityContext = {},
     /** The admission chain, handed into the registry with every write (none in some tests). */
     private readonly admission?: AdmissionChain,
+    /** Where requests a route answers are recorded (none when metrics are off). */
+    private readonly metrics?: ServerMetrics,
   ) {}
 
   private get definitions(): ResourceDefinitions {
     return this.registry.definitions;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequestInfo, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN): Promise<void> {
+  /** `received`: when the request arrived (performance.now()), for its latency. */
+  async handle(req: IncomingMessage, res: ServerResponse, r: ResourceRequestInfo, query: URLSearchParams, user: UserInfo = LOOPBACK_ADMIN, received = performance.now()): Promise<void> {
     const out: Output = { format: 'json', pretty: wantsPretty(req, query) };
+    // Set once a route takes the request: from then on it is counted, whatever its answer.
+    let observation: RequestObservation | undefined;
     try {
       const target = targetOf(req.method ?? 'GET', r);
       const info = this.definitions.lookup(r.apiGroup, r.apiVersion, r.resource);
@@ -112,33 +120,40 @@ export class ResourceHandler {
         warnings.push(deprecation);
         res.setHeader('Warning', warningHeaderValues([deprecation]));
       }
-      const result = await this.dispatch(this.scope(req, res, r, info, query, negotiated, user, warnings));
+      const scope = this.scope(req, res, r, info, query, negotiated, user, warnings);
+      const { handler, verb } = route(scope);
+      if (this.metrics) observation = observeRequest(this.metrics, scope, received);
+      // A name the storage cannot take is the route's answer (400), and counted as one.
+      checkPathNames(r, info, verb);
+      // A verb the resource lists but refuses for now (a terminating CRD's create).
+      const refusal = r.subresource === undefined ? info.refusedVerbs?.[verb] : undefined;
+      if (refusal !== undefined) throw methodNotSupported({ group: info.group, resource: info.resource }, verb, refusal);
+      const result = await handler(scope);
       if (result) sendAnswer(res, result.status, result.body, out, warnings);
     } catch (err) {
       sendStatusError(res, err, out);
+    } finally {
+      observation?.answered();
     }
   }
 
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
-    return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security };
+    const scope: Scope = { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics };
+    // Only writes call webhooks.
+    if (this.metrics && req.method !== 'GET') scope.webhookLatencies = new WebhookLatencies();
+    return scope;
   }
+}
 
-  /** The verb's handler, once the resource (or subresource) serves the verb; 405 otherwise. */
-  private dispatch(scope: Scope): Promise<Answer> {
-    const { request: r, info, req } = scope;
-    const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
-    if (!verbs) throw resourceNotFound();
-    if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) {
-      checkPathNames(r, info, 'get');
-      return handleConnect(scope);
-    }
-    const verb = verbOf(r);
-    if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
-    const refusal = r.subresource === undefined ? info.refusedVerbs?.[verb] : undefined;
-    if (refusal !== undefined) throw methodNotSupported({ group: info.group, resource: info.resource }, verb, refusal);
-    checkPathNames(r, info, verb);
-    return VERBS[verb].handler(scope);
-  }
+/** The verb's handler, once the resource (or subresource) serves the verb; 404 or 405 otherwise (no route takes the request). */
+function route(scope: Scope): { handler: VerbHandler; verb: Verb } {
+  const { request: r, info, req } = scope;
+  const verbs = r.subresource ? info.subresources.get(r.subresource)?.verbs : info.verbs;
+  if (!verbs) throw resourceNotFound();
+  if (r.subresource !== undefined && r.name !== undefined && isConnect(info, r.subresource)) return { handler: handleConnect, verb: 'get' };
+  const verb = verbOf(r);
+  if (!verb || VERBS[verb].method !== req.method || !verbs.includes(verb)) throw methodNotAllowed();
+  return { handler: VERBS[verb].handler, verb };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Negotiated } from './negotiation.js';
 import { renderEventObject } from './representations.js';
 import type { JsonObject } from '../json.js';
 import { WatchOutput } from './watch-output.js';
+import type { WatchEventMetrics } from '../metrics/server-metrics.js';
 
 export async function serveWatch(
   req: IncomingMessage,
@@ -25,6 +26,8 @@ export async function serveWatch(
   n: Negotiated,
   /** The request's query, for the representation's own parameters (a Table's includeObject). */
   query: URLSearchParams,
+  /** Counts each event sent, and its object's size (apiserver_watch_events_total and _sizes). */
+  sent?: WatchEventMetrics,
 ): Promise<void> {
   const resourceVersion = options.resourceVersion;
   // Without timeoutSeconds the server closes a watch after a random 30–60 minutes, as the reference.
@@ -55,7 +58,14 @@ export async function serveWatch(
     res.flushHeaders();
   };
   // Frames are made as the client takes them (never for a client cut off before).
-  const output = new WatchOutput<WatchEvent>(res, (e) => frame(e.type, objectOf(e)), stop, undefined, open);
+  const encode = sent
+    ? (e: WatchEvent): Buffer => {
+      const object = objectOf(e);
+      sent.sent(object.length);
+      return frame(e.type, object);
+    }
+    : (e: WatchEvent): Buffer => frame(e.type, objectOf(e));
+  const output = new WatchOutput<WatchEvent>(res, encode, stop, undefined, open);
   const clientGone = () => {
     stop();
     output.stop();

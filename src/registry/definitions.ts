@@ -50,6 +50,8 @@ export interface ResourceInfo {
   deprecationWarning?: string;
   /** Verbs it lists but refuses for now (405), with the message (a terminating CRD's create). */
   refusedVerbs?: Readonly<Record<string, string>>;
+  /** The release a deprecated version goes away in ("1.26"), when one is planned. */
+  removedRelease?: string;
   /** The definition this version belongs to (shared by every served version). */
   definition: ResourceDefinition;
 }
@@ -61,6 +63,7 @@ export interface VersionSpec {
   storageVersionHash?: string;
   deprecationWarning?: string;
   refusedVerbs?: Readonly<Record<string, string>>;
+  removedRelease?: string;
 }
 
 /** A subresource write keeps the stored object but for its own part, taken from the desired one. */
@@ -233,6 +236,7 @@ function infoOf(def: ResourceDefinition, spec: VersionSpec): ResourceInfo {
   };
   if (spec.deprecationWarning !== undefined) info.deprecationWarning = spec.deprecationWarning;
   if (spec.refusedVerbs !== undefined) info.refusedVerbs = spec.refusedVerbs;
+  if (spec.removedRelease !== undefined) info.removedRelease = spec.removedRelease;
   return info;
 }
 

@@ -65,6 +65,8 @@ export class Health {
 }
 
 function send(res: ServerResponse, status: number, text: string): void {
+  // Go's server says the length of a body this small; set apart, so that /metrics can read it back as the response's size.
+  res.setHeader('Content-Length', Buffer.byteLength(text));
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
   res.end(text);
 }

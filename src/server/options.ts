@@ -235,6 +235,8 @@ export const SETTINGS = {
   requestLogWriter: unflagged<((line: string) => void) | undefined>(undefined),
   /** TLS material to use as it is instead of --cert-dir's (embedders starting many servers share one). */
   servingMaterial: unflagged<ServingMaterial | undefined>(undefined),
+  /** Whether /metrics is served and requests recorded (off only for the benchmark that measures their cost). */
+  metrics: unflagged<boolean>(true),
   /** Run the controllers that give every namespace its default objects (tests that count revisions turn it off). */
   namespaceDefaults: unflagged(true),
   /** Run the garbage collector (its own tests run theirs). */

@@ -13,6 +13,8 @@ import type { RequestContext } from './filters/context.js';
 import type { Health } from './health.js';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from './issuer-discovery.js';
 import { versionInfo } from './version.js';
+import { metricsEndpoint, observeHealthRequest } from './metrics-endpoint.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
 
 export interface Routes {
   definitions: ResourceDefinitions;
@@ -29,6 +31,8 @@ export interface Routes {
   reset(): Promise<number>;
   /** POST FIRST_STATE_PATH: resets return to the store as it is now. */
   rememberFirstState(): Promise<void>;
+  /** What /metrics serves; absent when metrics are off (then /metrics is not found). */
+  metrics?: ServerMetrics;
 }
 
 /** capstan's own paths (not the reference's): test environments reset the server between tests, */
@@ -47,7 +51,11 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
       // Indented, without a final newline, as the reference's index (any method).
       return sendRaw(res, 'application/json', Buffer.from(JSON.stringify({ paths: routes.rootPaths() }, null, 2)));
     }
-    if (await routes.health.handle(req, res, path, query)) return;
+    if (await routes.health.handle(req, res, path, query)) {
+      if (routes.metrics) observeHealthRequest(routes.metrics, ctx);
+      return;
+    }
+    if (path === '/metrics' && routes.metrics) return metricsEndpoint(routes.metrics, ctx);
     if (path === '/version') {
       if (req.method !== 'GET') return sendStatusError(res, methodNotAllowed());
       return sendBytes(res, 200, Buffer.from(JSON.stringify(versionInfo())), { ...out, pretty: true });
@@ -81,7 +89,7 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
       }
     }
     if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return notFound(ctx, routes.definitions);
-    await routes.resources.handle(req, res, info, query, ctx.user);
+    await routes.resources.handle(req, res, info, query, ctx.user, ctx.received);
   };
 }
 

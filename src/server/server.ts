@@ -18,6 +18,10 @@ import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
 import { builtinPlugins } from '../admission/plugins/index.js';
 import type { AdmissionServices } from '../admission/types.js';
 import type { Storage } from '../storage/types.js';
+import { InstrumentedStorage } from '../storage/instrumented.js';
+import { ServerMetrics } from '../metrics/server-metrics.js';
+import { storageTypeNames } from '../registry/storage-types.js';
+import { storedObjectCounts } from './storage-objects.js';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
 import { advertisedAddress } from '../controllers/kubernetes-service.js';
@@ -43,7 +47,7 @@ import { openStorage } from './open-storage.js';
 import { POST_START_HOOKS } from './post-start-hooks.js';
 import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
-import { openApiInfoVersion } from './version.js';
+import { openApiInfoVersion, versionInfo } from './version.js';
 import { buildSecurity } from './security.js';
 import { nodeTlsOptions } from './tls-options.js';
 import { answerClientError } from './unreadable-requests.js';
@@ -87,15 +91,19 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
-  const storage: Storage = await openStorage(options);
+  const metrics = options.metrics ? new ServerMetrics(versionInfo()) : undefined;
   const served = runtimeConfig(options.runtimeConfig).enabled;
   const definitions = builtinResourceDefinitions(served);
+  const backend: Storage = await openStorage(options);
+  // Every operation that reaches the store is timed (etcd_request_duration_seconds), whatever the backend.
+  const storage: Storage = metrics ? new InstrumentedStorage(backend, metrics.storage, storageTypeNames(definitions)) : backend;
+  metrics?.storage.countObjectsWith(() => storedObjectCounts(definitions, storage));
   installCrdStrategy(definitions, CRD_SCHEMA_ENGINE);
   // The server's own registry writes without admission (the hooks before the `admission` stage);
   // everything else writes through admission: requests as their user, controllers as the server.
   const serverRegistry = new Registry(definitions, storage, { historyWindowMs: options.historyWindowMs });
   await attachServiceAllocators(serverRegistry, serviceAllocators);
-  const admissionServices: AdmissionServices = { registry: serverRegistry };
+  const admissionServices: AdmissionServices = { registry: serverRegistry, ...(metrics ? { metrics: metrics.admission } : {}) };
   const admission = new AdmissionChain(builtinPlugins(), enabledPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins), admissionServices);
   const registry = serverRegistry.withAdmission(admission.for(SYSTEM_USER));
   const compactor = startCompactor(storage, options.historyWindowMs);
@@ -166,21 +174,22 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     health,
     openapi: new OpenApi(definitions, served, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
-    resources: new ResourceHandler(registry, security.context, admission),
+    resources: new ResourceHandler(registry, security.context, admission, metrics),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
     issuerDiscovery: () => issuerDocs,
     reset: resetServer,
     rememberFirstState,
+    metrics,
   });
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([
     recover(),
     requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
-    authentication(security.guard, security.credentials),
+    authentication(security.guard, security.credentials, metrics),
     audit(),
     impersonation(security.guard),
-    inFlightLimit(),
+    inFlightLimit(metrics?.requests),
     authorization(security.guard),
     timeout(options.requestTimeoutMs),
   ], routes);
@@ -231,6 +240,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     await listen(server, options.port, options.bindAddress);
   } catch (err) {
     compactor.stop();
+    metrics?.stop();
     await hooks.stop();
     await storage.close();
     throw listenFailure(err, `${host}:${options.port}`);
@@ -258,6 +268,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     async close() {
       shuttingDown = true;
       compactor.stop();
+      metrics?.stop();
       await hooks.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -5,7 +5,20 @@ const pkg = readDataJson<{ version: string }>('../package.json');
 
 const ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386' };
 
-export function versionInfo(): Record<string, string> {
+/** The reference's version.Info, as /version answers it (and kubernetes_build_info labels it). */
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+export function versionInfo(): VersionInfo {
   return {
     major: '1',
     minor: '25',
@@ -21,5 +34,5 @@ export function versionInfo(): Record<string, string> {
 
 /** The OpenAPI documents' `info.version`: gitVersion up to its first `-`, as the reference completes its OpenAPI config. */
 export function openApiInfoVersion(): string {
-  return versionInfo()['gitVersion']!.split('-')[0]!;
+  return versionInfo().gitVersion.split('-')[0]!;
 }

@@ -2,6 +2,8 @@
 // trip, the answer's checks, its audit annotations and warnings, and a denial turned into the
 // client's error.
 import { randomUUID } from 'node:crypto';
+import { StatusError } from '../../errors.js';
+import type { AdmissionMetrics } from '../../metrics/admission.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes } from '../types.js';
 import { addWebhookAnnotations } from './annotations.js';
@@ -18,7 +20,27 @@ const DRY_RUN_SAFE = new Set(['None', 'NoneOnDryRun']);
  * allows the request; throws WebhookCallError (failurePolicy applies), or a StatusError for a
  * denial or a dry run the webhook cannot take.
  */
-export async function callWebhook(registry: Registry, attrs: AdmissionAttributes, invocation: Invocation, objects: ReviewObjects, mutating: boolean): Promise<ReviewResponse> {
+export async function callWebhook(registry: Registry, attrs: AdmissionAttributes, invocation: Invocation, objects: ReviewObjects, mutating: boolean, metrics?: AdmissionMetrics): Promise<ReviewResponse> {
+  if (!metrics) return callOnce(registry, attrs, invocation, objects, mutating);
+  const started = performance.now();
+  const observe = (rejected: boolean, code: number) => {
+    const seconds = (performance.now() - started) / 1000;
+    metrics.observeWebhook(invocation.hook.name, mutating ? 'admit' : 'validating', attrs.operation, rejected, code, seconds);
+    attrs.webhookLatencies?.add(mutating, seconds);
+  };
+  try {
+    const response = await callOnce(registry, attrs, invocation, objects, mutating);
+    observe(false, 200);
+    return response;
+  } catch (err) {
+    // As the reference: a failed call rejects only when the webhook fails closed; a denial carries its code.
+    if (err instanceof WebhookCallError) observe(invocation.hook.failurePolicy !== 'Ignore', 0);
+    else observe(true, err instanceof StatusError ? err.code : 0);
+    throw err;
+  }
+}
+
+async function callOnce(registry: Registry, attrs: AdmissionAttributes, invocation: Invocation, objects: ReviewObjects, mutating: boolean): Promise<ReviewResponse> {
   const hook = invocation.hook;
   if (attrs.dryRun) {
     if (hook.sideEffects === undefined) throw new WebhookCallError(hook.name, 'Webhook SideEffects is nil');

@@ -6,6 +6,7 @@ import type { ResourceInfo } from '../../registry/definitions.js';
 import { internalError, StatusError } from '../../errors.js';
 import { applyJsonPatch } from '../../fieldmanager/jsonpatch.js';
 import { canonical } from '../../registry/objects.js';
+import type { AdmissionMetrics } from '../../metrics/admission.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 import { addAnnotation, failedOpenMutationKey, mutationKey, mutationValue, patchKey, patchValue } from './annotations.js';
@@ -37,7 +38,7 @@ class MutatingDispatch {
   private previouslyInvoked = new Set<string>();
   private readonly reinvoke = new Set<string>();
 
-  constructor(private readonly registry: Registry, private readonly attrs: AdmissionAttributes, private readonly hooks: readonly Webhook[]) {
+  constructor(private readonly registry: Registry, private readonly attrs: AdmissionAttributes, private readonly hooks: readonly Webhook[], private readonly metrics: AdmissionMetrics | undefined) {
     this.selection = new Selection(registry, attrs);
     this.version = attrs.info;
   }
@@ -92,7 +93,7 @@ class MutatingDispatch {
   /** Calls one webhook and applies its patch; whether the object changed. */
   private async call(invocation: Invocation, round: number, index: number): Promise<boolean> {
     const hook = invocation.hook;
-    const response = await callWebhook(this.registry, this.attrs, invocation, this.objects, true);
+    const response = await callWebhook(this.registry, this.attrs, invocation, this.objects, true, this.metrics);
     if (!response.patch || response.patch.length === 0) return false;
     const text = response.patch.toString('utf8');
     let patch: unknown;
@@ -128,11 +129,11 @@ class MutatingDispatch {
 export function mutatingAdmissionWebhook(): AdmissionPlugin {
   return {
     name: 'MutatingAdmissionWebhook',
-    async mutate(attrs, { registry }) {
+    async mutate(attrs, { registry, metrics }) {
       if (isWebhookConfiguration(attrs)) return;
       const hooks = await webhookSource(registry, 'mutating').hooks();
       if (hooks.length === 0) return;
-      await new MutatingDispatch(registry, attrs, hooks).run();
+      await new MutatingDispatch(registry, attrs, hooks, metrics).run();
     },
   };
 }

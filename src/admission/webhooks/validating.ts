@@ -1,6 +1,7 @@
 // ValidatingAdmissionWebhook: the validating webhooks that select a request are called in
 // parallel, each with the objects in the version its rule matched. Any denial or (failing closed)
 // failure refuses the request; the first webhook's, in order, is the answer.
+import type { AdmissionMetrics } from '../../metrics/admission.js';
 import type { Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 import { addAnnotation, failedOpenValidatingKey } from './annotations.js';
@@ -13,7 +14,7 @@ import { Selection } from './selection.js';
 import { webhookSource } from './source.js';
 import { objectsIn, requestObjects, type ReviewObjects } from './versioned.js';
 
-async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: readonly Webhook[]): Promise<void> {
+async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: readonly Webhook[], metrics: AdmissionMetrics | undefined): Promise<void> {
   const selection = new Selection(registry, attrs);
   const objects = await requestObjects(registry, attrs);
   const relevant: Invocation[] = [];
@@ -31,7 +32,7 @@ async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: r
   };
   const outcomes = await Promise.all(relevant.map(async (invocation, index): Promise<unknown> => {
     try {
-      await callWebhook(registry, attrs, invocation, await objectsFor(invocation), false);
+      await callWebhook(registry, attrs, invocation, await objectsFor(invocation), false, metrics);
       return undefined;
     } catch (err) {
       if (!(err instanceof WebhookCallError)) return err;
@@ -49,11 +50,11 @@ async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: r
 export function validatingAdmissionWebhook(): AdmissionPlugin {
   return {
     name: 'ValidatingAdmissionWebhook',
-    async validate(attrs, { registry }) {
+    async validate(attrs, { registry, metrics }) {
       if (isWebhookConfiguration(attrs)) return;
       const hooks = await webhookSource(registry, 'validating').hooks();
       if (hooks.length === 0) return;
-      await dispatch(registry, attrs, hooks);
+      await dispatch(registry, attrs, hooks, metrics);
     },
   };
 }

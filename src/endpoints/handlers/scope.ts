@@ -9,6 +9,8 @@ import type { Body } from '../../encoding/lists.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { DeleteOptions, Registry, WriteContext } from '../../registry/store.js';
 import type { JsonObject } from '../../json.js';
+import type { WebhookLatencies } from '../../metrics/admission.js';
+import type { ServerMetrics } from '../../metrics/server-metrics.js';
 import type { Negotiated } from '../negotiation.js';
 import { fieldManagerOf } from '../options.js';
 
@@ -33,6 +35,10 @@ export interface Scope {
   /** The admission chain, handed into the registry with every write (none in some tests). */
   admission?: AdmissionChain;
   security: SecurityContext;
+  /** The server's metrics (none when they are off). */
+  metrics?: ServerMetrics;
+  /** The request's time in webhook calls (a write's, when metrics are on). */
+  webhookLatencies?: WebhookLatencies;
 }
 
 /** A handler's answer; undefined when it answered itself (a watch, a log). */
@@ -46,7 +52,7 @@ export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
   const ctx: WriteContext = {
     manager: fieldManagerOf(options, scope.req.headers['user-agent']),
     dryRun: options.dryRun, user, warnings, options,
-    admission: scope.admission?.for(user, warnings),
+    admission: scope.admission?.for(user, warnings, scope.webhookLatencies),
   };
   const check = scope.security.escalationCheck;
   if (check) ctx.admit = (obj, namespace) => check(user, info, obj, namespace, request.name);
@@ -56,5 +62,5 @@ export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
 /** A delete by the request's user: its options, warnings and admission. */
 export function deleterOf(scope: Scope, options: RequestDeleteOptions): DeleteOptions {
   const { user, warnings } = scope;
-  return { ...options, user, warnings, admission: scope.admission?.for(user, warnings) };
+  return { ...options, user, warnings, admission: scope.admission?.for(user, warnings, scope.webhookLatencies) };
 }

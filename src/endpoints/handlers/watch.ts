@@ -13,6 +13,7 @@ export async function handleWatch(scope: Scope): Promise<Answer> {
   const selected = selectionOf(info, options);
   const name = request.name;
   const filter = name === undefined ? selected : (obj: JsonObject) => metadataOf(obj)['name'] === name && (!selected || selected(obj));
-  await serveWatch(req, res, registry, info, request.namespace, options, filter, negotiated, query);
+  const sent = scope.metrics?.watchOf(info.group, info.version, info.kind);
+  await serveWatch(req, res, registry, info, request.namespace, options, filter, negotiated, query, sent);
   return undefined;
 }

@@ -114,6 +114,7 @@ export function builtinDefinitions(enabled: GroupVersionFilter = defaultEnabled)
         return {
           version: r.version, verbs: r.verbs, subresources: r.subresources, storageVersionHash: r.storageVersionHash,
           deprecationWarning: deprecation && deprecationWarning(r, deprecation),
+          removedRelease: deprecation?.removedIn,
         };
       }),
       storageVersion,

@@ -8,6 +8,8 @@ import type { Output } from '../../endpoints/request.js';
 export class RequestContext {
   /** How answers are written: JSON, indented when the request asks for it (known once its request info is). */
   readonly out: Output = { format: 'json', pretty: false };
+  /** When the request arrived (performance.now()): its latency is measured from here, as the reference's received timestamp. */
+  readonly received = performance.now();
   private infoValue: RequestInfo | undefined;
   private queryValue: URLSearchParams | undefined;
   private userValue: UserInfo | undefined;

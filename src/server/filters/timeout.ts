@@ -1,11 +1,11 @@
-// The request timeout: a request that is not long-running (see long-running.ts) and has not
+// The request timeout: a request that is not long-running (see api/long-running.ts) and has not
 // answered within --request-timeout (60 s), or the shorter `?timeout=` it asks for, is answered
 // the reference's 504 Timeout Status. As there, the handler is not stopped (a write it was
 // making may still be stored); what it answers later goes nowhere.
 import type { ServerResponse } from 'node:http';
 import { badRequest, StatusError } from '../../errors.js';
 import { sendStatusError } from '../../endpoints/request.js';
-import { isLongRunning } from '../long-running.js';
+import { isLongRunningRequest } from '../../api/long-running.js';
 import { parseDuration } from '../options.js';
 import type { Filter } from './context.js';
 
@@ -13,7 +13,7 @@ const TIMED_OUT_MESSAGE = 'Timeout: request did not complete within requested ti
 
 export function timeout(requestTimeoutMs: number): Filter {
   return (ctx, next) => {
-    if (isLongRunning(ctx.info)) return next();
+    if (isLongRunningRequest(ctx.info)) return next();
     let limit = requestTimeoutMs;
     const asked = ctx.query.get('timeout');
     if (asked !== null && asked !== '') {

@@ -1,0 +1,72 @@
+// The storage with etcd_request_duration_seconds recorded around each operation that reaches it
+// (the reference records its etcd calls so), whatever the backend: SQLite, memory, or another.
+import type { StorageMetrics, StorageOperation } from '../metrics/storage.js';
+import type { Encode, ListOptions, ListResult, Storage, Stored, WatchListener, Watcher } from './types.js';
+
+/**
+ * The type label of an operation on `key` (for a list, on the collection under it), as the
+ * reference names its Go types: "*core.ConfigMap", "*core.ConfigMapList".
+ */
+export type TypeOfKey = (key: string, list: boolean) => string;
+
+export class InstrumentedStorage implements Storage {
+  constructor(
+    private readonly inner: Storage,
+    private readonly metrics: StorageMetrics,
+    private readonly typeOf: TypeOfKey,
+  ) {}
+
+  private async timed<T>(operation: StorageOperation, type: string, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      this.metrics.observe(operation, type, (performance.now() - started) / 1000);
+    }
+  }
+
+  get(key: string): Promise<Stored | undefined> {
+    return this.timed('get', this.typeOf(key, false), () => this.inner.get(key));
+  }
+
+  list(prefix: string, options?: ListOptions): Promise<ListResult> {
+    return this.timed('list', this.typeOf(prefix, true), () => this.inner.list(prefix, options));
+  }
+
+  /** The reference labels its counts by the key prefix counted. */
+  count(prefix: string): Promise<number> {
+    return this.timed('listWithCount', prefix, () => this.inner.count(prefix));
+  }
+
+  create(key: string, encode: Encode): Promise<Stored> {
+    return this.timed('create', this.typeOf(key, false), () => this.inner.create(key, encode));
+  }
+
+  update(key: string, expectModRevision: number, encode: Encode): Promise<Stored> {
+    return this.timed('update', this.typeOf(key, false), () => this.inner.update(key, expectModRevision, encode));
+  }
+
+  delete(key: string, expectModRevision?: number, tombstone?: (revision: number, last: Buffer) => Buffer): Promise<Stored> {
+    return this.timed('delete', this.typeOf(key, false), () => this.inner.delete(key, expectModRevision, tombstone));
+  }
+
+  watch(prefix: string, fromRevision: number, listener: WatchListener): Watcher {
+    return this.inner.watch(prefix, fromRevision, listener);
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+
+  currentRevision(): number {
+    return this.inner.currentRevision();
+  }
+
+  compactedRevision(): number {
+    return this.inner.compactedRevision();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
