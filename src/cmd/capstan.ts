@@ -18,6 +18,17 @@ async function main(): Promise<void> {
     for (const path of writeEnvtestAssets(rest[0]!)) process.stdout.write(`${path}\n`);
     return;
   }
+  if (subcommand === 'convert') {
+    const { convertManifest, parseConvertArgs, ConvertError } = await import('./convert.js');
+    try {
+      process.stdout.write(convertManifest(parseConvertArgs(rest)));
+    } catch (err) {
+      if (!(err instanceof ConvertError)) throw err;
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    return;
+  }
   let commandLine;
   try {
     commandLine = parseOptions(process.argv.slice(2));
