@@ -1,6 +1,7 @@
 // The endpoint of resource paths: a request's RequestInfo goes to its verb's handler (./handlers),
 // after what every verb shares — content negotiation, the resource's lookup, a deprecated
 // version's warning — and every answer, error or not, goes out here.
+import { FeatureGates } from '../api/feature-gates.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../admission/chain.js';
 import { isValidPathSegmentName } from '../api/names.js';
@@ -88,6 +89,8 @@ export class ResourceHandler {
     private readonly security: SecurityContext = {},
     /** The admission chain, handed into the registry with every write (none in some tests). */
     private readonly admission?: AdmissionChain,
+    /** The server's feature gates: APIListChunking and ServerSideFieldValidation change what requests get. */
+    private readonly features: FeatureGates = FeatureGates.DEFAULTS,
   ) {}
 
   private get definitions(): ResourceDefinitions {
@@ -120,7 +123,7 @@ export class ResourceHandler {
   }
 
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
-    return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security };
+    return { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, features: this.features };
   }
 
   /** The verb's handler, once the resource (or subresource) serves the verb; 405 otherwise. */
