@@ -12,6 +12,8 @@ export interface FeatureGateSpec {
   readonly stage: FeatureStage;
   readonly default: boolean;
   readonly lockToDefault: boolean;
+  /** The part of the reference that registers it: kubernetes, apiserver or component-base. */
+  readonly source: string;
 }
 
 /** Every gate kube-apiserver 1.25 knows, by name. */
