@@ -3,12 +3,14 @@
 // version, and deletion held by the cleanup finalizer (marked Terminating) until the controller has
 // deleted every custom resource.
 
+import { FeatureGates } from '../api/feature-gates.js';
 import type { JsonObject } from '../json.js';
 import type { ResourceDefinition, ResourceDefinitions } from '../registry/definitions.js';
 import { metadataOf } from '../registry/objects.js';
 import { CLEANUP_FINALIZER, CRD_GROUP, CRD_RESOURCE, finalizersOf, setCondition, versionsOf } from './crd-object.js';
 import type { CrdSchemaEngine } from './schema-engine.js';
 import { validateCrdCreate, validateCrdStatusUpdate, validateCrdUpdate } from './validation.js';
+import { dropDisabledValidationRules } from './validation-rules-gate.js';
 
 /** Appends the storage version to status.storedVersions when it is not there yet. */
 function recordStorageVersion(crd: JsonObject): void {
@@ -20,15 +22,21 @@ function recordStorageVersion(crd: JsonObject): void {
 }
 
 /** The CRD definition with apiextensions' strategy on top of the built-in one. */
-export function withCrdStrategy(definition: ResourceDefinition, engine: CrdSchemaEngine): ResourceDefinition {
+export function withCrdStrategy(definition: ResourceDefinition, engine: CrdSchemaEngine, features: FeatureGates = FeatureGates.DEFAULTS): ResourceDefinition {
   const base = definition.hooks;
+  const rulesOff = !features.enabled('CustomResourceValidationExpressions');
   return {
     ...definition,
     hooks: {
       ...base,
+      prepareForCreate(obj, user) {
+        base.prepareForCreate?.(obj, user);
+        if (rulesOff) dropDisabledValidationRules(obj, undefined);
+      },
       prepareForUpdate(next, current) {
         base.prepareForUpdate?.(next, current);
         recordStorageVersion(next);
+        if (rulesOff) dropDisabledValidationRules(next, current);
       },
       validateCreate(obj, version) {
         return [...(base.validateCreate?.(obj, version) ?? []), ...validateCrdCreate(obj, engine)];
@@ -55,8 +63,8 @@ export function withCrdStrategy(definition: ResourceDefinition, engine: CrdSchem
 }
 
 /** Puts the strategy on the server's CRD definition (when apiextensions.k8s.io is served). */
-export function installCrdStrategy(definitions: ResourceDefinitions, engine: CrdSchemaEngine): void {
+export function installCrdStrategy(definitions: ResourceDefinitions, engine: CrdSchemaEngine, features: FeatureGates = FeatureGates.DEFAULTS): void {
   const definition = definitions.definition(CRD_GROUP, CRD_RESOURCE);
-  if (definition) definitions.add(withCrdStrategy(definition, engine));
+  if (definition) definitions.add(withCrdStrategy(definition, engine, features));
 }
 

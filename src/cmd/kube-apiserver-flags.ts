@@ -1,6 +1,7 @@
 // kube-apiserver 1.25's command line as data (data/kube-apiserver-flags.json) and its --help:
 // light enough for the launcher to answer --help without loading the server.
 import { readDataJson } from '../api/data.js';
+import { featureGateHelpLines } from '../api/feature-gates.js';
 
 export interface ReferenceFlag {
   name: string;
@@ -17,7 +18,9 @@ export function kubeApiserverHelp(): string {
   const lines = REFERENCE_FLAGS.map((f) => {
     const left = `      --${f.name}${f.type === 'bool' ? '' : ` ${f.type}`}`;
     const shown = f.default === null || f.default === '' ? '' : ` (default ${f.default})`;
-    return `${left.padEnd(60)}${shown.trim()}`.trimEnd();
+    const line = `${left.padEnd(60)}${shown.trim()}`.trimEnd();
+    // The gates it knows, one a line, as the reference's help lists them under the flag.
+    return f.name === 'feature-gates' ? [line, ...featureGateHelpLines().map((g) => `${' '.repeat(60)}${g}`)].join('\n') : line;
   });
   return `The Kubernetes API server validates and configures data
 for the api objects which include pods, services, replicationcontrollers, and

@@ -54,14 +54,16 @@ function helpText(): string {
     const takes = flag.takes && flag.takes !== 'bool' ? ` ${flag.takes}` : '';
     const shown = shownDefault(flag, value);
     const names = flag.short ? `-${flag.short}, --${flag.name}` : `--${flag.name}`;
-    // The default stays on one line.
-    return { left: `  ${names}${takes}`, words: [...flag.help.split(' '), ...(shown === undefined ? [] : [`(default ${shown})`])] };
+    // The default stays on one line; a line break in the help (--feature-gates' list) is kept.
+    const paragraphs = flag.help.split('\n').map((line) => line.split(' '));
+    if (shown !== undefined) paragraphs[paragraphs.length - 1]!.push(`(default ${shown})`);
+    return { left: `  ${names}${takes}`, paragraphs };
   });
-  entries.push({ left: '  -h, --help', words: ['print', 'this', 'help'] });
-  entries.push({ left: '  --version', words: ['print', 'the', 'version', 'and', 'quit'] });
+  entries.push({ left: '  -h, --help', paragraphs: [['print', 'this', 'help']] });
+  entries.push({ left: '  --version', paragraphs: [['print', 'the', 'version', 'and', 'quit']] });
   const indent = ' '.repeat(HELP_COLUMN);
-  const lines = entries.flatMap(({ left, words }) => {
-    const [first, ...rest] = wrap(words, HELP_WIDTH - HELP_COLUMN);
+  const lines = entries.flatMap(({ left, paragraphs }) => {
+    const [first, ...rest] = paragraphs.flatMap((words) => wrap(words, HELP_WIDTH - HELP_COLUMN));
     const head = left.length < HELP_COLUMN ? [left.padEnd(HELP_COLUMN) + first] : [left, indent + first];
     return [...head, ...rest.map((l) => indent + l)];
   });

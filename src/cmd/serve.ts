@@ -60,6 +60,9 @@ export async function startServing(options: Options, settings: ServeSettings, sa
   const removeDataDir = () => {
     if (settings.temporaryDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
+  // As the reference's feature gate warns when a GA or deprecated gate is set.
+  const { FeatureGates } = await import('../api/feature-gates.js');
+  for (const warning of FeatureGates.parse(options.featureGates).warnings) say(warning, true);
   // The server is loaded only now, so that --help and --version answer at once.
   const { startServer } = await import('../server/server.js');
   let server;

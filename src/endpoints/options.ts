@@ -98,8 +98,12 @@ export function fieldManagerOf(options: { fieldManager: string }, userAgent: str
   return options.fieldManager || (userAgent ?? '').split('/')[0]!.slice(0, MAX_FIELD_MANAGER_BYTES);
 }
 
-/** How strictly a body's unknown and repeated fields are refused (Warn unless asked otherwise). */
-export function fieldValidationLevel(options: { fieldValidation: FieldValidationDirective }): 'Ignore' | 'Warn' | 'Strict' {
+/**
+ * How strictly a body's unknown and repeated fields are refused (Warn unless asked otherwise);
+ * with ServerSideFieldValidation off (`serverSide` false), always Ignore, as the reference.
+ */
+export function fieldValidationLevel(options: { fieldValidation: FieldValidationDirective }, serverSide = true): 'Ignore' | 'Warn' | 'Strict' {
+  if (!serverSide) return 'Ignore';
   return options.fieldValidation === 'Ignore' || options.fieldValidation === 'Strict' ? options.fieldValidation : 'Warn';
 }
 
@@ -172,9 +176,10 @@ export function decodeGetOptions(query: URLSearchParams): GetOptions {
 /**
  * ListOptions of a list, watch or deletecollection of `info`: the selectors (the field selector
  * checked against what the resource's version can select), then resourceVersion and
- * resourceVersionMatch, limit and continue, and a watch's own parameters.
+ * resourceVersionMatch, limit and continue, and a watch's own parameters. With APIListChunking off
+ * (`paging` false) limit and continue are read and left out, as the reference's storage ignores them.
  */
-export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, watch: boolean): ListOptions {
+export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, watch: boolean, paging = true): ListOptions {
   // The integers first, in ListOptions' field order: the reference converts the query before it
   // parses selectors, and the first bad value fails it.
   const timeout = int64Parameter(query, 'timeoutSeconds');
@@ -203,8 +208,8 @@ export function decodeListOptions(query: URLSearchParams, info: ResourceInfo, wa
   }
   const rv = parseResourceVersion(rvText);
   if (rv !== undefined) options.resourceVersion = rv;
-  if (limit !== undefined && limit > 0) options.limit = limit;
-  if (continueText !== '') {
+  if (paging && limit !== undefined && limit > 0) options.limit = limit;
+  if (paging && continueText !== '') {
     if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
     options.continue = decodeContinue(continueText);
   }

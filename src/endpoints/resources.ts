@@ -1,6 +1,7 @@
 // The endpoint of resource paths: a request's RequestInfo goes to its verb's handler (./handlers),
 // after what every verb shares — content negotiation, the resource's lookup, a deprecated
 // version's warning — and every answer, error or not, goes out here.
+import { FeatureGates } from '../api/feature-gates.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../admission/chain.js';
 import { isValidPathSegmentName } from '../api/names.js';
@@ -91,6 +92,8 @@ export class ResourceHandler {
     private readonly security: SecurityContext = {},
     /** The admission chain, handed into the registry with every write (none in some tests). */
     private readonly admission?: AdmissionChain,
+    /** The server's feature gates: APIListChunking and ServerSideFieldValidation change what requests get. */
+    private readonly features: FeatureGates = FeatureGates.DEFAULTS,
     /** Where requests a route answers are recorded (none when metrics are off). */
     private readonly metrics?: ServerMetrics,
   ) {}
@@ -138,7 +141,7 @@ export class ResourceHandler {
   }
 
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
-    const scope: Scope = { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics };
+    const scope: Scope = { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics, features: this.features };
     // Only writes call webhooks.
     if (this.metrics && req.method !== 'GET') scope.webhookLatencies = new WebhookLatencies();
     return scope;

@@ -2,6 +2,7 @@
 // started at its stage of the server's start, stopped at close, and checked for readiness. Those
 // doing the work of one of the reference's post-start hooks show as poststarthook/<name> in
 // /healthz, /livez and /readyz, as the reference's do.
+import type { FeatureGates } from '../api/feature-gates.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionServices } from '../admission/types.js';
 import type { Authorizer } from '../auth/types.js';
@@ -26,6 +27,8 @@ export type HookStage = 'storage' | 'caches' | 'admission' | 'serving';
 /** What a hook is built from. */
 export interface HookContext {
   readonly options: Options;
+  /** The server's feature gates, made once from options.featureGates. */
+  readonly featureGates: FeatureGates;
   /**
    * The server's own registry, writing without admission: for the hooks of the stages before
    * `admission` (first-start objects must pass no plugin; AlwaysDeny must not stop the start).

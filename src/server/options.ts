@@ -1,6 +1,7 @@
 // The server's options: one table of every setting with its default and, where the command line
 // sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
 // read off the table, so a new flag is one entry here.
+import { FeatureGates, featureGateHelpLines } from '../api/feature-gates.js';
 import { runtimeConfig } from '../api/runtime-config.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../registry/allocators/service-allocation.js';
 import type { ServingMaterial } from './certs.js';
@@ -204,6 +205,13 @@ export const SETTINGS = {
     (t) => {
       const entries = t.split(',').map((s) => s.trim()).filter(Boolean);
       runtimeConfig(entries);
+      return entries;
+    }),
+  /** --feature-gates' entries (`Name=bool`, every occurrence in order), checked as the reference checks them; see api/feature-gates.ts. */
+  featureGates: checked('feature-gates', 'strings', [] as string[], `A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\n${featureGateHelpLines().join('\n')}`,
+    (t) => {
+      const entries = t.split(',').map((s) => s.trim()).filter(Boolean);
+      FeatureGates.parse(entries);
       return entries;
     }),
   authorizationMode: authorizationModes('authorization-mode', 'RBAC', 'RBAC or AlwaysAllow (comma-separated as the reference\'s list; Node is accepted beside RBAC and adds nothing, as no kubelet runs); system:masters is always allowed'),

@@ -1,7 +1,10 @@
 // Every post-start hook of the server, in start order: the server's own first-start objects, then
 // the controllers. A new controller is one line here.
 import { CrdController } from '../apiextensions/controller.js';
+import type { FeatureGates } from '../api/feature-gates.js';
 import { CRD_SCHEMA_ENGINE } from '../apiextensions/engine.js';
+import type { CrdSchemaEngine } from '../apiextensions/schema-engine.js';
+import { withoutValidationRules } from '../apiextensions/validation-rules-gate.js';
 import { bootstrapSystemNamespaces, bootstrapSystemPriorityClasses } from '../controllers/bootstrap.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
@@ -54,7 +57,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   // CustomResourceDefinitions: their status, cleanup and the resources they define (served before /readyz passes).
   {
     name: 'apiextensions-controllers', stage: 'admission', reportsAs: 'start-apiextensions-controllers',
-    create: (c) => (c.registry.definitions.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(c.registry, CRD_SCHEMA_ENGINE) : undefined),
+    create: (c) => (c.registry.definitions.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(c.registry, crdServingEngine(c.featureGates)) : undefined),
   },
   { name: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
   { name: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
@@ -76,3 +79,8 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
       : undefined),
   },
 ];
+
+/** Custom resources are served without their CRD's validation rules when CustomResourceValidationExpressions is off. */
+function crdServingEngine(features: FeatureGates): CrdSchemaEngine {
+  return features.enabled('CustomResourceValidationExpressions') ? CRD_SCHEMA_ENGINE : withoutValidationRules(CRD_SCHEMA_ENGINE);
+}

@@ -6,6 +6,7 @@ import { installCrdStrategy } from '../apiextensions/strategy.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo, Server, Socket } from 'node:net';
+import { FeatureGates } from '../api/feature-gates.js';
 import { runtimeConfig } from '../api/runtime-config.js';
 import { builtinResourceDefinitions } from '../registry/builtin/index.js';
 import type { ResourceDefinitions } from '../registry/definitions.js';
@@ -93,12 +94,14 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const provided = readProvidedFiles(options);
   const metrics = options.metrics ? new ServerMetrics(versionInfo()) : undefined;
   const served = runtimeConfig(options.runtimeConfig).enabled;
+  // One set of gates per server (several may run in one process), handed where a gate matters.
+  const featureGates = FeatureGates.parse(options.featureGates);
   const definitions = builtinResourceDefinitions(served);
   const backend: Storage = await openStorage(options);
   // Every operation that reaches the store is timed (etcd_request_duration_seconds), whatever the backend.
   const storage: Storage = metrics ? new InstrumentedStorage(backend, metrics.storage, storageTypeNames(definitions)) : backend;
   metrics?.storage.countObjectsWith(() => storedObjectCounts(definitions, storage));
-  installCrdStrategy(definitions, CRD_SCHEMA_ENGINE);
+  installCrdStrategy(definitions, CRD_SCHEMA_ENGINE, featureGates);
   // The server's own registry writes without admission (the hooks before the `admission` stage);
   // everything else writes through admission: requests as their user, controllers as the server.
   const serverRegistry = new Registry(definitions, storage, { historyWindowMs: options.historyWindowMs });
@@ -109,7 +112,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const compactor = startCompactor(storage, options.historyWindowMs);
   let port: number | undefined;
   const ctx: HookContext = {
-    options, serverRegistry, registry, admission, admissionServices, serviceAllocators,
+    options, featureGates, serverRegistry, registry, admission, admissionServices, serviceAllocators,
     port: () => port ?? failed('the port is not known before the server listens'),
   };
   const hooks = new PostStartHooks(POST_START_HOOKS, ctx);
@@ -174,7 +177,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     health,
     openapi: new OpenApi(definitions, served, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
-    resources: new ResourceHandler(registry, security.context, admission, metrics),
+    resources: new ResourceHandler(registry, security.context, admission, featureGates, metrics),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
     issuerDiscovery: () => issuerDocs,
     reset: resetServer,

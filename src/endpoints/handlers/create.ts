@@ -13,7 +13,7 @@ export async function handleCreate(scope: Scope): Promise<Answer> {
     if (info.namespaced && namespace === undefined) throw resourceNotFound();
     const options = decodeCreateOptions(query);
     const writer = writerOf(scope, options);
-    const body = await objectBody(scope, info.kind, { level: fieldValidationLevel(options) });
+    const body = await objectBody(scope, info.kind, { level: fieldValidationLevel(options, scope.features.enabled('ServerSideFieldValidation')) });
     return registry.create(info, namespace, body, writer);
   }
   if (subresource === undefined) throw methodNotAllowed();

@@ -8,7 +8,7 @@ import { deleterOf, type Answer, type Scope } from './scope.js';
 
 export async function handleDeleteCollection(scope: Scope): Promise<Answer> {
   const { req, registry, info, request, query, negotiated } = scope;
-  const listOptions = decodeListOptions(query, info, false);
+  const listOptions = decodeListOptions(query, info, false, scope.features.enabled('APIListChunking'));
   const options = decodeDeleteOptions(query, await readBody(req), mediaTypeOf(req.headers['content-type']));
   const deleted = await registry.deleteCollection(info, request.namespace, listOptions, deleterOf(scope, options));
   return { status: 200, body: renderList(info, deleted, negotiated, query) };

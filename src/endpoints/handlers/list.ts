@@ -5,6 +5,6 @@ import type { Answer, Scope } from './scope.js';
 
 export async function handleList(scope: Scope): Promise<Answer> {
   const { registry, info, request, query, negotiated } = scope;
-  const options = decodeListOptions(query, info, false);
+  const options = decodeListOptions(query, info, false, scope.features.enabled('APIListChunking'));
   return { status: 200, body: renderList(info, await registry.list(info, request.namespace, options), negotiated, query) };
 }

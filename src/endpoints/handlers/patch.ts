@@ -54,7 +54,7 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
       return applyMergePatch(scale, mergePatchOf(patch));
     }, writer);
   }
-  const level = fieldValidationLevel(options);
+  const level = fieldValidationLevel(options, scope.features.enabled('ServerSideFieldValidation'));
   if (type === APPLY_PATCH) {
     const applied = decodeAppliedObject(raw, info.kind);
     const applying = { manager: writer.manager, force: options.force, dryRun: writer.dryRun, user, warnings, options, admission: writer.admission };

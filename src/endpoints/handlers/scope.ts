@@ -1,5 +1,6 @@
 // What every verb's handler is given — one request, the resource version it addresses, and the
 // server's parts it works through — and what they share: the writer of a write, the request body.
+import type { FeatureGates } from '../../api/feature-gates.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../../admission/chain.js';
 import type { DeleteOptions as RequestDeleteOptions, WriteOptions } from '../../api/options.js';
@@ -39,6 +40,8 @@ export interface Scope {
   metrics?: ServerMetrics;
   /** The request's time in webhook calls (a write's, when metrics are on). */
   webhookLatencies?: WebhookLatencies;
+  /** The server's feature gates (--feature-gates). */
+  features: FeatureGates;
 }
 
 /** A handler's answer; undefined when it answered itself (a watch, a log). */

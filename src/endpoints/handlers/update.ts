@@ -17,6 +17,6 @@ export async function handleUpdate(scope: Scope): Promise<Answer> {
     const uid = (scale['metadata'] as { uid?: unknown } | undefined)?.uid;
     return registry.updateScale(info, namespace, name, () => scale, writer, typeof uid === 'string' && uid ? uid : undefined);
   }
-  const body = await objectBody(scope, info.kind, { level: fieldValidationLevel(options) });
+  const body = await objectBody(scope, info.kind, { level: fieldValidationLevel(options, scope.features.enabled('ServerSideFieldValidation')) });
   return registry.update(info, namespace, name, body, subresource, writer);
 }
