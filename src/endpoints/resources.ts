@@ -85,6 +85,17 @@ function sendAnswer(res: ServerResponse, status: number, body: Body, out: Output
   }
 }
 
+/** What the server's options say about request handling. */
+export interface HandlerSettings {
+  features?: FeatureGates;
+  metrics?: ServerMetrics;
+  /** --min-request-timeout: a watch without timeoutSeconds ends between this and twice this. */
+  minRequestTimeoutSeconds?: number;
+}
+
+/** The reference's --min-request-timeout default. */
+const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+
 export class ResourceHandler {
 
   constructor(
@@ -92,11 +103,18 @@ export class ResourceHandler {
     private readonly security: SecurityContext = {},
     /** The admission chain, handed into the registry with every write (none in some tests). */
     private readonly admission?: AdmissionChain,
-    /** The server's feature gates: APIListChunking and ServerSideFieldValidation change what requests get. */
-    private readonly features: FeatureGates = FeatureGates.DEFAULTS,
-    /** Where requests a route answers are recorded (none when metrics are off). */
-    private readonly metrics?: ServerMetrics,
+    private readonly settings: HandlerSettings = {},
   ) {}
+
+  /** The server's feature gates: APIListChunking and ServerSideFieldValidation change what requests get. */
+  private get features(): FeatureGates {
+    return this.settings.features ?? FeatureGates.DEFAULTS;
+  }
+
+  /** Where requests a route answers are recorded (none when metrics are off). */
+  private get metrics(): ServerMetrics | undefined {
+    return this.settings.metrics;
+  }
 
   private get definitions(): ResourceDefinitions {
     return this.registry.definitions;
@@ -141,7 +159,7 @@ export class ResourceHandler {
   }
 
   private scope(req: IncomingMessage, res: ServerResponse, request: ResourceRequestInfo, info: ResourceInfo, query: URLSearchParams, negotiated: Negotiated, user: UserInfo, warnings: string[]): Scope {
-    const scope: Scope = { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics, features: this.features };
+    const scope: Scope = { req, res, request, info, query, negotiated, user, warnings, registry: this.registry, admission: this.admission, security: this.security, metrics: this.metrics, features: this.features, minRequestTimeoutSeconds: this.settings.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS };
     // Only writes call webhooks.
     if (this.metrics && req.method !== 'GET') scope.webhookLatencies = new WebhookLatencies();
     return scope;

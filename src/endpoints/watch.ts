@@ -30,7 +30,7 @@ export async function serveWatch(
   sent?: WatchEventMetrics,
 ): Promise<void> {
   const resourceVersion = options.resourceVersion;
-  // Without timeoutSeconds the server closes a watch after a random 30–60 minutes, as the reference.
+  // Without timeoutSeconds (the watch handler gives it from --min-request-timeout) a random 30–60 minutes.
   const timeoutMs = options.timeoutSeconds !== undefined ? options.timeoutSeconds * 1000 : (30 + Math.random() * 30) * 60_000;
   const bookmarks = options.allowWatchBookmarks ?? false;
   // Protobuf watches stream length-prefixed WatchEvent frames; JSON ones newline-delimited documents.

@@ -177,7 +177,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     health,
     openapi: new OpenApi(definitions, served, openApiInfoVersion()),
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
-    resources: new ResourceHandler(registry, security.context, admission, featureGates, metrics),
+    resources: new ResourceHandler(registry, security.context, admission, { features: featureGates, metrics, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds }),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
     issuerDiscovery: () => issuerDocs,
     reset: resetServer,

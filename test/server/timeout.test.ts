@@ -1,6 +1,7 @@
 // The request timeout: a request that is not long-running answers the reference's 504 Timeout
-// Status once --request-timeout (or a shorter ?timeout=) passes; a watch is exempt; the server
-// serves on once the timed-out handler finishes.
+// Status once --request-timeout (or a shorter ?timeout=) passes; a watch is exempt (it ends on its
+// timeoutSeconds, or between --min-request-timeout and twice it); the server serves on once the
+// timed-out handler finishes.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
@@ -47,6 +48,24 @@ describe('request timeout', { timeout: 30_000 }, () => {
       // The handler finished later, its answer dropped: the server is still well.
       await new Promise((r) => setTimeout(r, 3_200));
       assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/default')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('ends a watch that gives no timeoutSeconds between --min-request-timeout and twice it', async () => {
+    const server = await memoryServer({ minRequestTimeoutSeconds: 1 });
+    try {
+      const lasted = await new Promise<number>((resolve, reject) => {
+        const started = Date.now();
+        const req = request(`${server.url}/api/v1/namespaces/default/configmaps?watch=true`, (res) => {
+          res.resume();
+          res.on('end', () => resolve(Date.now() - started));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.ok(lasted >= 950 && lasted < 2_600, `the watch lasted ${lasted} ms`);
     } finally {
       await server.close();
     }

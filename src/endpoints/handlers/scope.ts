@@ -42,6 +42,8 @@ export interface Scope {
   webhookLatencies?: WebhookLatencies;
   /** The server's feature gates (--feature-gates). */
   features: FeatureGates;
+  /** --min-request-timeout (s): a watch without timeoutSeconds ends between this and twice this. */
+  minRequestTimeoutSeconds: number;
 }
 
 /** A handler's answer; undefined when it answered itself (a watch, a log). */

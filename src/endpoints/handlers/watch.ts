@@ -10,6 +10,8 @@ import type { Answer, Scope } from './scope.js';
 export async function handleWatch(scope: Scope): Promise<Answer> {
   const { req, res, registry, info, request, query, negotiated } = scope;
   const options = decodeListOptions(query, info, true);
+  // Without timeoutSeconds a watch ends after a random time from --min-request-timeout to twice it, as the reference's.
+  options.timeoutSeconds ??= scope.minRequestTimeoutSeconds * (1 + Math.random());
   const selected = selectionOf(info, options);
   const name = request.name;
   const filter = name === undefined ? selected : (obj: JsonObject) => metadataOf(obj)['name'] === name && (!selected || selected(obj));
