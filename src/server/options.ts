@@ -70,8 +70,8 @@ function oneOf<T extends string>(name: string, values: readonly T[], value: T, h
   return { default: value, flag: { name, takes: 'string', help, parse } };
 }
 
-/** A whole number of seconds (an `int` flag of the reference's). */
-function seconds(name: string, value: number, help: string): Setting<number> {
+/** A whole number (an `int` flag of the reference's: seconds, counts). */
+function integer(name: string, value: number, help: string): Setting<number> {
   const parse = (t: string): number => {
     const n = Number(t);
     if (!/^-?\d+$/.test(t.trim()) || !Number.isSafeInteger(n)) throw new OptionsError(`--${name}: invalid argument "${t}": strconv.ParseInt: parsing "${t}": invalid syntax`);
@@ -194,8 +194,12 @@ export const SETTINGS = {
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
   /** How long a request that is not long-running may take before its 504 (ms), as the reference's flag. */
   requestTimeoutMs: duration('request-timeout', '1m0s', 'how long a request (not a watch, log, exec, attach, port-forward or proxy) may take before it is answered 504 Timeout; ?timeout= asks for less'),
+  /** Read-only requests (get, list) in flight at most; beyond, 429 (system:masters excepted). 0: no limit. */
+  maxRequestsInflight: integer('max-requests-inflight', 400, 'read-only requests (get, list) served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit'),
+  /** Mutating requests in flight at most; beyond, 429 (system:masters excepted). 0: no limit. */
+  maxMutatingRequestsInflight: integer('max-mutating-requests-inflight', 200, 'mutating requests served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit'),
   /** A watch without timeoutSeconds ends after a random time from this to twice this (s), as the reference's flag. */
-  minRequestTimeoutSeconds: seconds('min-request-timeout', 1800, 'seconds: a watch that does not say its timeoutSeconds ends after a random time between this and twice this'),
+  minRequestTimeoutSeconds: integer('min-request-timeout', 1800, 'seconds: a watch that does not say its timeoutSeconds ends after a random time between this and twice this'),
   /** On SIGTERM, how long /readyz fails before the listener stops (ms), as the reference's flag. */
   shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),

@@ -192,7 +192,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     authentication(security.guard, security.credentials, metrics),
     audit(),
     impersonation(security.guard),
-    inFlightLimit(metrics?.requests),
+    inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
     authorization(security.guard),
     timeout(options.requestTimeoutMs),
   ], routes);

@@ -1,7 +1,11 @@
-// The in-flight limit slot. The reference (1.25) answers with API Priority and Fairness here, or,
-// with it off, caps requests in flight (--max-requests-inflight 400, --max-mutating-requests-inflight
-// 200; 429 beyond, long-running requests exempt). capstan does not limit yet: every request passes,
-// counted (apiserver_current_inflight_requests) when metrics are on.
+// Requests in flight, as the reference's max-in-flight filter counts them: read-only ones (get,
+// list, watch) and mutating ones (every other verb) apart, long-running requests not at all. Beyond
+// --max-requests-inflight (400) or --max-mutating-requests-inflight (200) a request is answered
+// the reference's plain-text 429 with Retry-After: 1 — unless its user is in system:masters, who
+// always gets an answer. 0 is no limit. (The reference's default is API Priority and Fairness,
+// which shares the same total among priority levels; capstan has no priority levels yet, so this
+// one limit applies whatever the gate says.) Counted (apiserver_current_inflight_requests) when
+// metrics are on.
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { RequestMetrics } from '../../metrics/requests.js';
 import type { Filter } from './context.js';
@@ -9,17 +13,36 @@ import type { Filter } from './context.js';
 /** The reference's read-only verbs; every other verb (and method of a non-resource request) mutates. */
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
-export function inFlightLimit(metrics?: RequestMetrics): Filter {
-  if (!metrics) return (_ctx, next) => next();
+export interface InFlightLimits {
+  readOnly: number;
+  mutating: number;
+}
+
+export function inFlightLimit(limits: InFlightLimits, metrics?: RequestMetrics): Filter {
+  if (!metrics && limits.readOnly === 0 && limits.mutating === 0) return (_ctx, next) => next();
+  const inFlight = { readOnly: 0, mutating: 0 };
   return async (ctx, next) => {
     const info = ctx.info;
     if (isLongRunningRequest(info)) return next();
     const mutating = !READ_ONLY_VERBS.has(info.verb);
-    metrics.enter(mutating);
+    const kind = mutating ? 'mutating' : 'readOnly';
+    const limit = limits[kind];
+    if (limit > 0 && inFlight[kind] >= limit) {
+      if (!ctx.user.groups.includes('system:masters')) {
+        ctx.res.writeHead(429, { 'Retry-After': '1', 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        ctx.res.end('Too many requests, please try again later.\n');
+        return;
+      }
+      // A super-user's request is served over the limit, and not counted against it.
+      return next();
+    }
+    inFlight[kind]++;
+    metrics?.enter(mutating);
     try {
       await next();
     } finally {
-      metrics.leave(mutating);
+      inFlight[kind]--;
+      metrics?.leave(mutating);
     }
   };
 }
