@@ -95,13 +95,16 @@ export async function startServing(options: Options, settings: ServeSettings, sa
  * in flight finish, watches end), a second signal at once, as the reference.
  */
 export async function serve(options: Options, settings: ServeSettings): Promise<void> {
-  const serving = await startServing(options, settings, (line, warning) => (warning ? process.stderr : process.stdout).write(`${line}\n`));
+  // Listening for signals from the start: one that comes while the server starts stops it once started.
+  let serving: Serving | undefined;
   let signalled = false;
   const stop = () => {
     if (signalled) process.exit(1);
     signalled = true;
-    serving.stop(true).then(() => process.exit(0), () => process.exit(1));
+    serving?.stop(true).then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  serving = await startServing(options, settings, (line, warning) => (warning ? process.stderr : process.stdout).write(`${line}\n`));
+  if (signalled) serving.stop(true).then(() => process.exit(0), () => process.exit(1));
 }
