@@ -1,22 +1,13 @@
 // /version: the release capstan serves the API of, and what it runs on.
 import { readDataJson } from '../api/data.js';
+import type { BuildInfo } from '../metrics/server-metrics.js';
 
 const pkg = readDataJson<{ version: string }>('../package.json');
 
 const ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386' };
 
 /** The reference's version.Info, as /version answers it (and kubernetes_build_info labels it). */
-export interface VersionInfo {
-  major: string;
-  minor: string;
-  gitVersion: string;
-  gitCommit: string;
-  gitTreeState: string;
-  buildDate: string;
-  goVersion: string;
-  compiler: string;
-  platform: string;
-}
+export type VersionInfo = BuildInfo;
 
 export function versionInfo(): VersionInfo {
   return {

@@ -7,6 +7,19 @@ import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { call, memoryServer } from '../helpers.js';
 
+/** How long a watch of `url` stays open (ms), read to its end. */
+function watchDuration(url: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const started = Date.now();
+    const req = request(url, (res) => {
+      res.resume();
+      res.on('end', () => resolve(Date.now() - started));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 const FAR_FUTURE = '/api/v1/namespaces/default/configmaps?resourceVersion=99999999&resourceVersionMatch=NotOlderThan';
 
 describe('request timeout', { timeout: 30_000 }, () => {
@@ -34,15 +47,7 @@ describe('request timeout', { timeout: 30_000 }, () => {
   it('leaves watches alone, and serves on after a timed-out handler finishes', async () => {
     const server = await memoryServer({ requestTimeoutMs: 300 });
     try {
-      const watch = await new Promise<number>((resolve, reject) => {
-        const started = Date.now();
-        const req = request(`${server.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1`, (res) => {
-          res.resume();
-          res.on('end', () => resolve(Date.now() - started));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+      const watch = await watchDuration(`${server.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1`);
       assert.ok(watch >= 900, `the watch ran its own second (${watch} ms)`);
       assert.equal((await call(server.url, 'GET', FAR_FUTURE)).status, 504);
       // The handler finished later, its answer dropped: the server is still well.
@@ -56,15 +61,7 @@ describe('request timeout', { timeout: 30_000 }, () => {
   it('ends a watch that gives no timeoutSeconds between --min-request-timeout and twice it', async () => {
     const server = await memoryServer({ minRequestTimeoutSeconds: 1 });
     try {
-      const lasted = await new Promise<number>((resolve, reject) => {
-        const started = Date.now();
-        const req = request(`${server.url}/api/v1/namespaces/default/configmaps?watch=true`, (res) => {
-          res.resume();
-          res.on('end', () => resolve(Date.now() - started));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+      const lasted = await watchDuration(`${server.url}/api/v1/namespaces/default/configmaps?watch=true`);
       assert.ok(lasted >= 950 && lasted < 2_600, `the watch lasted ${lasted} ms`);
     } finally {
       await server.close();
