@@ -266,6 +266,43 @@ function paths(definitions: readonly ResourceDefinition[], only: { group: string
 
 type Part = { paths: JsonObject; schemas: Record<string, JsonObject> };
 
+/** A part serialized once: its paths' and schemas' JSON members (`"name":{…}`), and the schemas it refers to. */
+export interface PartText {
+  paths: string[];
+  schemas: string[];
+  schemaNames: string[];
+  refs: Set<string>;
+}
+
+const texts = new WeakMap<Part, PartText>();
+
+function textOf(part: Part): PartText {
+  let text = texts.get(part);
+  if (!text) {
+    const members = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    const paths = members(part.paths);
+    const schemas = members(part.schemas);
+    const refs = new Set<string>();
+    for (const t of [...paths, ...schemas]) for (const m of t.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) refs.add(m[1]!);
+    text = { paths, schemas, schemaNames: Object.keys(part.schemas), refs };
+    texts.set(part, text);
+  }
+  return text;
+}
+
+/**
+ * The v3 document of one group-version of these resources as serialized pieces (each part's made
+ * once and kept): with many CRDs in a group, a new one costs its own part and a concatenation, not
+ * a serialization of every other's.
+ */
+export function openApiV3DocumentTexts(definitions: readonly ResourceDefinition[], group: string, version: string): PartText[] {
+  const out: PartText[] = [];
+  for (const def of definitions) {
+    for (const v of def.versions) if (def.group === group && v.version === version) out.push(textOf(partOf(def, v, true)));
+  }
+  return out;
+}
+
 /**
  * Each definition's paths and schemas per version and OpenAPI version, made once: a definition is
  * replaced, never changed, and a document is remade whenever any definition changes (with many
@@ -296,12 +333,6 @@ function partOf(def: ResourceDefinition, v: ResourceDefinition['versions'][numbe
 export function openApiV2Additions(definitions: readonly ResourceDefinition[]): { paths: JsonObject; definitions: Record<string, JsonObject> } {
   const { paths: p, schemas } = paths(definitions, undefined, false);
   return { paths: p, definitions: schemas };
-}
-
-/** The v3 document of one group-version made of these resources. */
-export function openApiV3Document(definitions: readonly ResourceDefinition[], group: string, version: string): JsonObject {
-  const { paths: p, schemas } = paths(definitions, { group, version }, true);
-  return openApiV3DocumentOf(p, schemas);
 }
 
 /** A v3 document of these paths and schemas: the shape of every v3 document made here. */

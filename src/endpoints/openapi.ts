@@ -7,7 +7,7 @@ import { openApiV2Protobuf } from '../encoding/openapi-v2-protobuf.js';
 import { decodeJson, type JsonObject } from '../json.js';
 import type { ResourceDefinition, ResourceDefinitions } from '../registry/definitions.js';
 import { parseMediaRanges, type MediaRange } from './negotiation.js';
-import { openApiV2Additions, openApiV3Document, openApiV3DocumentOf } from './openapi-generated.js';
+import { openApiV2Additions, openApiV3DocumentOf, openApiV3DocumentTexts, type PartText } from './openapi-generated.js';
 
 export interface OpenApiDocumentBytes {
   body: Buffer;
@@ -85,6 +85,27 @@ function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
   };
   for (const name of roots) visit(name);
   return out;
+}
+
+/** The schemas `refs` need (closed over), as JSON members, kept for the same set of names (it rarely changes). */
+let referencedText: { key: string; members: string[] } | undefined;
+
+function referencedMembers(refs: readonly string[]): string[] {
+  const key = refs.join(',');
+  if (referencedText?.key !== key) {
+    referencedText = { key, members: Object.entries(referencedSchemas(refs)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`) };
+  }
+  return referencedText.members;
+}
+
+/** A v3 document of resources defined at run time, from their parts' serialized pieces (the same bytes as serializing it whole). */
+function madeV3BytesOf(parts: readonly PartText[], infoVersion: string): OpenApiDocumentBytes {
+  const own = new Set(parts.flatMap((p) => p.schemaNames));
+  const refs = [...new Set(parts.flatMap((p) => [...p.refs]))].filter((n) => !own.has(n)).sort();
+  const schemas = [...parts.flatMap((p) => p.schemas), ...referencedMembers(refs)];
+  const info = JSON.stringify({ title: 'Kubernetes', version: infoVersion });
+  const text = `{"openapi":"3.0.0","info":${info},"paths":{${parts.flatMap((p) => p.paths).join(',')}},"components":{"schemas":{${schemas.join(',')}},"securitySchemes":${JSON.stringify(swaggerDocument()['securityDefinitions'])}}}`;
+  return withEtag(Buffer.from(text));
 }
 
 /** A made v3 document completed with the schemas it references (closed over), serialized. */
@@ -200,9 +221,14 @@ export class OpenApi {
     const from = made.from === 'v2' ? [] : this.runtime().filter((d) => d.group === made.group && d.versions.some((v) => v.version === made.version));
     const known = this.generated.get(path);
     if (known && sameDefinitions(known.from, from)) return known.doc;
-    const document = made.from === 'v2' ? openApiV3DocumentOf(v3PathsFromV2(swaggerDocument().paths, path), {}) : openApiV3Document(from, made.group, made.version);
-    document['info'] = { ...(document['info'] as JsonObject | undefined), version: this.infoVersion };
-    const doc = madeV3Bytes(document);
+    let doc: OpenApiDocumentBytes;
+    if (made.from === 'v2') {
+      const document = openApiV3DocumentOf(v3PathsFromV2(swaggerDocument().paths, path), {});
+      document['info'] = { ...(document['info'] as JsonObject | undefined), version: this.infoVersion };
+      doc = madeV3Bytes(document);
+    } else {
+      doc = madeV3BytesOf(openApiV3DocumentTexts(from, made.group, made.version), this.infoVersion);
+    }
     this.generated.set(path, { doc, from });
     return doc;
   }
