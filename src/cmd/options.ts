@@ -70,9 +70,10 @@ function helpText(): string {
   return `capstan — the Kubernetes API server (kube-apiserver 1.25's REST interface) in TypeScript
 
 Usage: capstan [flags]
-       capstan envtest-assets DIR      write kube-apiserver and etcd launchers for envtest (KUBEBUILDER_ASSETS=DIR)
+       capstan envtest-assets DIR
+           write kube-apiserver and etcd launchers for envtest (KUBEBUILDER_ASSETS=DIR)
        capstan convert -f FILE [--output-version group/version] [-o yaml|json]
-                                       convert manifests to other versions (removed ones to their replacements)
+           convert manifests to other versions (removed ones to their replacements)
 
 Flags:
 ${lines.join('\n')}
