@@ -11,18 +11,19 @@ const MAY_IMPORT = {
   api: ['json.ts', 'errors.ts'],
   encoding: ['api', 'json.ts', 'errors.ts'],
   fieldmanager: ['api', 'encoding', 'json.ts', 'errors.ts'],
+  audit: ['encoding', 'api', 'json.ts', 'errors.ts'],
   quota: ['api', 'encoding', 'json.ts', 'errors.ts'],
   registry: ['storage', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   apiextensions: ['registry', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   auth: ['registry', 'encoding', 'api', 'json.ts', 'errors.ts'],
   admission: ['auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
   controllers: ['auth', 'registry', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  endpoints: ['admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  server: ['apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  endpoints: ['audit', 'admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
+  server: ['audit', 'apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
   host: [],
   embed: ['host', 'server', 'encoding', 'api', 'json.ts', 'errors.ts'],
   'index.ts': ['embed'],
-  cmd: ['host', 'apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  cmd: ['audit', 'host', 'apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
 };
 
 // ─── TEMPORARY exceptions ──────────────────────────────────────────────────────────────────────

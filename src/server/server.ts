@@ -24,6 +24,7 @@ import { advertisedAddress } from '../controllers/kubernetes-service.js';
 import type { ComponentHealth } from '../registry/services.js';
 import { ensureServingMaterial, requestedServingNames, type ServingMaterial } from './certs.js';
 import { readProvidedFiles } from './flag-files.js';
+import { startAuditing } from './audit-setup.js';
 import { audit } from './filters/audit.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
@@ -87,6 +88,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
+  const auditor = await startAuditing(options);
   const storage: Storage = await openStorage(options);
   const served = runtimeConfig(options.runtimeConfig).enabled;
   const definitions = builtinResourceDefinitions(served);
@@ -178,7 +180,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
     authentication(security.guard, security.credentials),
-    audit(),
+    audit(auditor),
     impersonation(security.guard),
     inFlightLimit(),
     authorization(security.guard),
@@ -263,6 +265,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       });
+      await auditor?.close();
       await storage.close();
     },
     async shutdown() {
@@ -283,6 +286,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       await hooks.stop();
       for (const socket of sockets) socket.destroy();
       await closed;
+      await auditor?.close();
       await storage.close();
     },
   };

@@ -2,6 +2,7 @@
 // server's parts it works through — and what they share: the writer of a write, the request body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../../admission/chain.js';
+import { auditOf } from '../../audit/record.js';
 import type { DeleteOptions as RequestDeleteOptions, WriteOptions } from '../../api/options.js';
 import type { ResourceRequestInfo } from '../../api/request-info.js';
 import type { UserInfo } from '../../api/user.js';
@@ -46,7 +47,7 @@ export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
   const ctx: WriteContext = {
     manager: fieldManagerOf(options, scope.req.headers['user-agent']),
     dryRun: options.dryRun, user, warnings, options,
-    admission: scope.admission?.for(user, warnings),
+    admission: scope.admission?.for(user, warnings, auditOf(scope.res)?.admissionAnnotations),
   };
   const check = scope.security.escalationCheck;
   if (check) ctx.admit = (obj, namespace) => check(user, info, obj, namespace, request.name);
@@ -56,5 +57,5 @@ export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
 /** A delete by the request's user: its options, warnings and admission. */
 export function deleterOf(scope: Scope, options: RequestDeleteOptions): DeleteOptions {
   const { user, warnings } = scope;
-  return { ...options, user, warnings, admission: scope.admission?.for(user, warnings) };
+  return { ...options, user, warnings, admission: scope.admission?.for(user, warnings, auditOf(scope.res)?.admissionAnnotations) };
 }
