@@ -196,12 +196,13 @@ export class AuditRecord {
 }
 
 function userJson(u: UserInfo): string {
-  let s = `{"username":${JSON.stringify(u.name)}`;
-  if (u.uid) s += `,"uid":${JSON.stringify(u.uid)}`;
-  if (u.groups.length) s += `,"groups":${JSON.stringify(u.groups)}`;
+  const parts: string[] = [];
+  if (u.name) parts.push(`"username":${JSON.stringify(u.name)}`);
+  if (u.uid) parts.push(`"uid":${JSON.stringify(u.uid)}`);
+  if (u.groups.length) parts.push(`"groups":${JSON.stringify(u.groups)}`);
   const extra = Object.keys(u.extra ?? {}).sort();
-  if (extra.length) s += `,"extra":{${extra.map((k) => `${JSON.stringify(k)}:${JSON.stringify(u.extra![k])}`).join(',')}}`;
-  return `${s}}`;
+  if (extra.length) parts.push(`"extra":{${extra.map((k) => `${JSON.stringify(k)}:${JSON.stringify(u.extra![k])}`).join(',')}}`);
+  return `{${parts.join(',')}}`;
 }
 
 const OBJECT_REF_KEYS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;

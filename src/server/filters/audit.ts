@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../../api/request-info.js';
+import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
 import { type Auditor } from '../../audit/auditor.js';
 import { AuditRecord, nowMicros, type ObjectRef } from '../../audit/record.js';
@@ -35,21 +36,8 @@ export function audit(auditor?: Auditor): Filter {
     };
   }
   return async (ctx, next) => {
-    const receivedMicros = nowMicros();
-    const auditID = auditIdOf(ctx.req);
-    ctx.res.setHeader('Audit-Id', auditID);
-    const attributes = requestAttributes(ctx.user, ctx.info);
-    const config = auditor.policy.evaluate(attributes);
-    if (config.level === 'None') return next();
-    let objectRef: ObjectRef | undefined;
-    if (attributes.resourceRequest) {
-      objectRef = { resource: attributes.resource, namespace: attributes.namespace, name: attributes.name, apiGroup: attributes.apiGroup, apiVersion: attributes.apiVersion, subresource: attributes.subresource };
-    }
-    const record = new AuditRecord(config, {
-      auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: ctx.user, sourceIPs: sourceIPs(ctx.req),
-      userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros,
-    });
-    record.attachTo(ctx.res);
+    const record = newRecord(auditor, ctx, ctx.user);
+    if (!record) return next();
     if (!auditor.emit(record, 'RequestReceived') && auditor.strict) {
       sendStatusError(ctx.res, internalError('failed to store audit event'), ctx.out);
       return;
@@ -74,6 +62,47 @@ export function audit(auditor?: Auditor): Filter {
     }
     record.responded(ctx.res.headersSent ? ctx.res.statusCode : 200);
     auditor.emit(record, 'ResponseComplete');
+  };
+}
+
+/** The request's event, attached to its response, unless the policy's level for it is None. */
+function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undefined): AuditRecord | undefined {
+  const receivedMicros = nowMicros();
+  const auditID = auditIdOf(ctx.req);
+  ctx.res.setHeader('Audit-Id', auditID);
+  const attributes = requestAttributes(user ?? NO_USER, ctx.info);
+  const config = auditor.policy.evaluate(user ? attributes : { ...attributes, user: undefined });
+  if (config.level === 'None') return undefined;
+  let objectRef: ObjectRef | undefined;
+  if (attributes.resourceRequest) {
+    objectRef = { resource: attributes.resource, namespace: attributes.namespace, name: attributes.name, apiGroup: attributes.apiGroup, apiVersion: attributes.apiVersion, subresource: attributes.subresource };
+  }
+  const record = new AuditRecord(config, {
+    auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
+    userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros,
+  });
+  record.attachTo(ctx.res);
+  return record;
+}
+
+const NO_USER: UserInfo = { name: '', groups: [] };
+
+/**
+ * Placed before authentication: a request refused 401 is audited as the reference's
+ * WithFailedAuthenticationAudit does it — matched with no user, one ResponseStarted event.
+ */
+export function failedAuthenticationAudit(auditor: Auditor): Filter {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code !== 401 || ctx.known.user) throw err;
+      const record = newRecord(auditor, ctx, undefined);
+      if (!record) throw err;
+      sendStatusError(ctx.res, err, ctx.out);
+      record.responded(ctx.res.statusCode);
+      auditor.emit(record, 'ResponseStarted');
+    }
   };
 }
 
