@@ -27,6 +27,8 @@ function backupTime(date: Date): string {
 export class RotatingFile {
   private handle: fs.FileHandle | undefined;
   private size = 0;
+  /** Where lines are encoded before a write. */
+  private chunk = Buffer.allocUnsafe(256 * 1024);
   private readonly maxBytes: number;
   private readonly prefix: string;
   private readonly ext: string;
@@ -44,25 +46,31 @@ export class RotatingFile {
     await h.close();
   }
 
-  /** Appends lines (each a whole event); rotates before a line that would pass the limit. */
+  /**
+   * Appends lines (each a whole event); rotates before a line that would pass the limit. Each line
+   * is encoded into one reused buffer: joining hundreds of lines into one string first costs
+   * several times more.
+   */
   async write(lines: string[]): Promise<void> {
     if (!this.handle) await this.open();
-    let chunk: string[] = [];
-    let chunkBytes = 0;
+    let pending = 0;
     for (const line of lines) {
       const bytes = Buffer.byteLength(line);
       // A line larger than a whole file is refused, as lumberjack refuses such a write.
       if (bytes > this.maxBytes) continue;
-      if (this.size + chunkBytes + bytes > this.maxBytes) {
-        await this.flush(chunk, chunkBytes);
-        chunk = [];
-        chunkBytes = 0;
+      if (this.size + pending + bytes > this.maxBytes) {
+        await this.flush(pending);
+        pending = 0;
         await this.rotate();
       }
-      chunk.push(line);
-      chunkBytes += bytes;
+      if (pending + bytes > this.chunk.length) {
+        await this.flush(pending);
+        pending = 0;
+        if (bytes > this.chunk.length) this.chunk = Buffer.allocUnsafe(bytes);
+      }
+      pending += this.chunk.write(line, pending);
     }
-    await this.flush(chunk, chunkBytes);
+    await this.flush(pending);
   }
 
   async close(): Promise<void> {
@@ -71,9 +79,9 @@ export class RotatingFile {
     await h?.close();
   }
 
-  private async flush(chunk: string[], bytes: number): Promise<void> {
-    if (chunk.length === 0) return;
-    await this.handle!.write(chunk.join(''));
+  private async flush(bytes: number): Promise<void> {
+    if (bytes === 0) return;
+    await this.handle!.write(this.chunk, 0, bytes);
     this.size += bytes;
   }
 

@@ -38,11 +38,12 @@ export interface RequestFacts {
   receivedMicros: number;
 }
 
-const records = new WeakMap<object, AuditRecord>();
+// On the response itself: a WeakMap of every response audited costs the garbage collector far more.
+const RECORD = Symbol('audit record');
 
 /** The audit event of the request `res` answers, when it is audited. */
 export function auditOf(res: object): AuditRecord | undefined {
-  return records.get(res);
+  return (res as { [RECORD]?: AuditRecord })[RECORD];
 }
 
 /** Microseconds since the epoch (the reference's MicroTime). */
@@ -50,11 +51,19 @@ export function nowMicros(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
 }
 
+// The date and time to the second of the last time written: most events share it.
+let cachedSecond = -1;
+let cachedPrefix = '';
+
 /** RFC 3339 with microseconds, in UTC, as metav1.MicroTime is written. */
 export function microTime(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const iso = new Date(ms).toISOString(); // 2026-11-26T14:00:00.123Z
-  return `${iso.slice(0, 19)}.${String(micros % 1_000_000).padStart(6, '0')}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2026-11-26T14:00:00
+  }
+  const fraction = micros - second * 1_000_000;
+  return `${cachedPrefix}.${fraction < 100_000 ? String(fraction + 1_000_000).slice(1) : fraction}Z`;
 }
 
 /** A JSON text on one line (embedded raw, as the reference embeds runtime.Unknown's bytes). */
@@ -68,7 +77,11 @@ export class AuditRecord {
   readonly level: Level;
   /** Annotations admission plugins add, read when the event is written. */
   readonly admissionAnnotations: Record<string, string> = {};
-  private readonly annotations = new Map<string, string>();
+  private readonly annotations: Array<[string, string]> = [];
+  /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes). */
+  private readonly identity: string;
+  /** The object reference as written, until a request object completes it. */
+  private objectRefText: string | undefined;
   private impersonatedUser: UserInfo | undefined;
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
@@ -77,11 +90,15 @@ export class AuditRecord {
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
     if (facts.userAgent.length > MAX_USER_AGENT) facts.userAgent = `${facts.userAgent.slice(0, MAX_USER_AGENT)}...TRUNCATED`;
+    let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${JSON.stringify(facts.verb)},"user":${userJson(facts.user)}`;
+    if (facts.sourceIPs.length) identity += `,"sourceIPs":${JSON.stringify(facts.sourceIPs)}`;
+    if (facts.userAgent) identity += `,"userAgent":${JSON.stringify(facts.userAgent)}`;
+    this.identity = identity;
   }
 
   /** Makes the record reachable from the response. */
   attachTo(res: object): void {
-    records.set(res, this);
+    (res as { [RECORD]?: AuditRecord })[RECORD] = this;
   }
 
   get auditID(): string {
@@ -90,7 +107,7 @@ export class AuditRecord {
 
   /** The first value of a key stays (the reference warns and keeps it). */
   annotate(key: string, value: string): void {
-    if (!this.annotations.has(key)) this.annotations.set(key, value);
+    if (!this.annotations.some(([k]) => k === key)) this.annotations.push([key, value]);
   }
 
   logImpersonatedUser(user: UserInfo): void {
@@ -100,6 +117,7 @@ export class AuditRecord {
   /** A decoded request body (create, update): completes the object reference; kept at Request and above. */
   logRequestObject(obj: JsonObject): void {
     const ref = (this.facts.objectRef ??= {});
+    this.objectRefText = undefined;
     const meta = (obj['metadata'] ?? {}) as JsonObject;
     if (!ref.namespace && typeof meta['namespace'] === 'string' && meta['namespace']) ref.namespace = meta['namespace'];
     if (!ref.name && typeof meta['name'] === 'string' && meta['name']) ref.name = meta['name'];
@@ -124,7 +142,7 @@ export class AuditRecord {
   /** An answer's JSON: a Status gives the response status; the object is kept at RequestResponse. */
   logResponseJson(json: Buffer | Buffer[]): void {
     const first = Array.isArray(json) ? json[0] : json;
-    const isStatus = first !== undefined && first.subarray(0, 24).toString('latin1').startsWith('{"kind":"Status"');
+    const isStatus = first !== undefined && first.length > 16 && first.toString('latin1', 0, 16) === '{"kind":"Status"';
     const wantsObject = this.level === 'RequestResponse';
     if (!isStatus && !wantsObject) return;
     const text = Array.isArray(json) ? Buffer.concat(json).toString('utf8') : json.toString('utf8');
@@ -160,11 +178,16 @@ export class AuditRecord {
   line(stage: Stage, stageMicros: number): string {
     const f = this.facts;
     let s = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${this.level}","auditID":${JSON.stringify(f.auditID)},"stage":"${stage}"`;
-    s += `,"requestURI":${JSON.stringify(f.requestURI)},"verb":${JSON.stringify(f.verb)},"user":${userJson(f.user)}`;
-    if (this.impersonatedUser) s += `,"impersonatedUser":${userJson(this.impersonatedUser)}`;
-    if (f.sourceIPs.length) s += `,"sourceIPs":${JSON.stringify(f.sourceIPs)}`;
-    if (f.userAgent) s += `,"userAgent":${JSON.stringify(f.userAgent)}`;
-    if (f.objectRef) s += `,"objectRef":${objectRefJson(f.objectRef)}`;
+    if (this.impersonatedUser) {
+      // The impersonated user goes between the user and the source IPs.
+      const at = this.identity.indexOf(',"sourceIPs"');
+      const cut = at < 0 ? this.identity.indexOf(',"userAgent"') : at;
+      const impersonated = `,"impersonatedUser":${userJson(this.impersonatedUser)}`;
+      s += cut < 0 ? this.identity + impersonated : this.identity.slice(0, cut) + impersonated + this.identity.slice(cut);
+    } else {
+      s += this.identity;
+    }
+    if (f.objectRef) s += `,"objectRef":${(this.objectRefText ??= objectRefJson(f.objectRef))}`;
     if (this.responseStatus && stage !== 'RequestReceived') s += `,"responseStatus":${statusJson(this.responseStatus)}`;
     if (this.requestObject !== undefined && stage !== 'RequestReceived') s += `,"requestObject":${this.requestObject}`;
     if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
@@ -189,13 +212,25 @@ export class AuditRecord {
 
   /** Annotations sorted by key, as Go writes a map. */
   private allAnnotations(): Array<[string, string]> {
-    const all = new Map(this.annotations);
-    for (const [k, v] of Object.entries(this.admissionAnnotations)) if (!all.has(k)) all.set(k, v);
-    return [...all].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const all = this.annotations.slice();
+    for (const key in this.admissionAnnotations) if (!all.some(([k]) => k === key)) all.push([key, this.admissionAnnotations[key]!]);
+    return all.length > 1 ? all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : all;
   }
 }
 
+// Users are often one object for many requests (a token's, a certificate's): each written once.
+const userJsons = new WeakMap<UserInfo, string>();
+
 function userJson(u: UserInfo): string {
+  let json = userJsons.get(u);
+  if (json === undefined) {
+    json = writeUser(u);
+    userJsons.set(u, json);
+  }
+  return json;
+}
+
+function writeUser(u: UserInfo): string {
   const parts: string[] = [];
   if (u.name) parts.push(`"username":${JSON.stringify(u.name)}`);
   if (u.uid) parts.push(`"uid":${JSON.stringify(u.uid)}`);
@@ -208,9 +243,12 @@ function userJson(u: UserInfo): string {
 const OBJECT_REF_KEYS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;
 
 function objectRefJson(ref: ObjectRef): string {
-  const parts: string[] = [];
-  for (const key of OBJECT_REF_KEYS) if (ref[key]) parts.push(`"${key}":${JSON.stringify(ref[key])}`);
-  return `{${parts.join(',')}}`;
+  let s = '';
+  for (const key of OBJECT_REF_KEYS) {
+    const v = ref[key];
+    if (v) s += `${s ? ',' : ''}"${key}":${JSON.stringify(v)}`;
+  }
+  return `{${s}}`;
 }
 
 function statusJson(st: ResponseStatus): string {
