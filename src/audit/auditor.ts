@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { unionBackend, type AuditBackend, type BackendMode } from './backend.js';
 import { LogBackend, type LogFormat } from './log-backend.js';
+import { readWebhookConfig, WebhookBackend, type WebhookOptions } from './webhook-backend.js';
 import { parsePolicy, PolicyError, PolicyEvaluator, type Stage } from './policy.js';
 import { nowMicros, type AuditRecord } from './record.js';
 
@@ -38,8 +39,7 @@ export interface AuditSettings {
   logCompress: boolean;
   logBatchBufferSize: number;
   logBatchMaxSize: number;
-  /** Backends beyond the log (the webhook), made by the caller. */
-  extraBackends?: AuditBackend[];
+  webhook?: Omit<WebhookOptions, 'configFile'> & { configFile?: string };
 }
 
 const READ_FAILURES: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'is a folder' };
@@ -68,8 +68,20 @@ export function loadPolicy(path: string): PolicyEvaluator {
 export async function openAuditor(s: AuditSettings): Promise<Auditor | undefined> {
   if (!s.policyFile) return undefined;
   const policy = loadPolicy(s.policyFile);
-  const backends: AuditBackend[] = [...(s.extraBackends ?? [])];
+  const backends: AuditBackend[] = [];
   let strict = false;
+  const webhook = s.webhook;
+  if (webhook?.configFile) {
+    let target;
+    try {
+      target = readWebhookConfig(webhook.configFile);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      throw new Error(`--audit-webhook-config-file ${webhook.configFile}: ${READ_FAILURES[code] ?? (err as Error).message}`);
+    }
+    backends.push(new WebhookBackend(target, { ...webhook, configFile: webhook.configFile }));
+    strict = webhook.mode === 'blocking-strict';
+  }
   if (s.logPath) {
     const log = new LogBackend({
       path: s.logPath, format: s.logFormat, maxSizeMb: s.logMaxSize, maxBackups: s.logMaxBackup, maxAgeDays: s.logMaxAge,
@@ -81,7 +93,7 @@ export async function openAuditor(s: AuditSettings): Promise<Auditor | undefined
       throw new Error(`--audit-log-path ${s.logPath}: ${READ_FAILURES[(err as { code?: string }).code ?? ''] ?? (err as Error).message}`);
     }
     backends.unshift(log);
-    strict = s.logMode === 'blocking-strict';
+    strict ||= s.logMode === 'blocking-strict';
   }
   if (backends.length === 0) return undefined;
   return new Auditor(policy, unionBackend(backends), strict);

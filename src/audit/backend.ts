@@ -23,6 +23,8 @@ export interface QueueOptions {
   maxBatchSize: number;
   /** How the warnings name the backend: "log", "webhook". */
   name: string;
+  /** How long the first event of a quiet spell waits for others to go with it (unless a batch fills first). */
+  gatherMs?: number;
 }
 
 /** How long the first event of a quiet spell waits for others to be written with it. */
@@ -32,6 +34,7 @@ const GATHER_MS = 10;
 export class BoundedQueue<T> {
   private queue: T[] = [];
   private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private droppedCount = 0;
   private lastWarning = 0;
   /** Set when the writer failed; cleared by its next success. */
@@ -50,30 +53,39 @@ export class BoundedQueue<T> {
       return false;
     }
     this.queue.push(item);
-    // A short wait gathers many events into one write: a write per event or two costs a request
-    // more than everything else auditing does.
-    this.running ??= new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS)).then(() => this.drain());
+    if (!this.running) {
+      // A wait gathers many events into one write: a write per event or two costs a request more
+      // than everything else auditing does.
+      if (this.queue.length >= this.options.maxBatchSize) this.start();
+      else this.timer ??= setTimeout(() => this.start(), this.options.gatherMs ?? GATHER_MS);
+    }
     return !this.broken;
   }
 
   async close(): Promise<void> {
+    if (this.queue.length) this.start();
     while (this.running) await this.running;
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length) {
-        const batch = this.queue.splice(0, this.options.maxBatchSize);
-        try {
-          await this.write(batch);
-          this.broken = false;
-        } catch (err) {
-          this.broken = true;
-          this.warn(`writing ${batch.length} event(s) failed: ${(err as Error).message}`);
-        }
-      }
-    } finally {
+  private start(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.running) return;
+    this.running = this.drain().finally(() => {
       this.running = undefined;
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, this.options.maxBatchSize);
+      try {
+        await this.write(batch);
+        this.broken = false;
+      } catch (err) {
+        this.broken = true;
+        this.warn(`writing ${batch.length} event(s) failed: ${(err as Error).message}`);
+      }
     }
   }
 

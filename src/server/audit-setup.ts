@@ -7,5 +7,10 @@ export function startAuditing(o: Options): Promise<Auditor | undefined> {
     policyFile: o.auditPolicyFile, logPath: o.auditLogPath, logFormat: o.auditLogFormat, logMode: o.auditLogMode,
     logMaxAge: o.auditLogMaxAge, logMaxBackup: o.auditLogMaxBackup, logMaxSize: o.auditLogMaxSize, logCompress: o.auditLogCompress,
     logBatchBufferSize: o.auditLogBatchBufferSize, logBatchMaxSize: o.auditLogBatchMaxSize,
+    webhook: {
+      configFile: o.auditWebhookConfigFile, mode: o.auditWebhookMode, bufferSize: o.auditWebhookBatchBufferSize,
+      maxBatchSize: o.auditWebhookBatchMaxSize, maxWaitMs: o.auditWebhookBatchMaxWaitMs, initialBackoffMs: o.auditWebhookInitialBackoffMs,
+      throttle: { enabled: o.auditWebhookBatchThrottleEnable, qps: o.auditWebhookBatchThrottleQps, burst: o.auditWebhookBatchThrottleBurst },
+    },
   });
 }

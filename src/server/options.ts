@@ -175,6 +175,17 @@ function integer(name: string, value: number, min: number, help: string, refusal
 
 const notNegative = (name: string, help: string): Setting<number> => integer(name, 0, 0, help, (n) => `--${name} ${n} can't be a negative number`);
 
+/** A number above 0. */
+function positiveNumber(name: string, value: number, help: string, refusal: (n: number) => string): Setting<number> {
+  const parse = (t: string): number => {
+    const n = Number(t);
+    if (t.trim() === '' || !Number.isFinite(n)) throw new OptionsError(`invalid argument "${t}" for "--${name}" flag: strconv.ParseFloat: parsing "${t}": invalid syntax`);
+    if (n <= 0) throw new OptionsError(refusal(n));
+    return n;
+  };
+  return { default: value, flag: { name, takes: 'string', help, parse } };
+}
+
 /** A setting with no flag. */
 const unflagged = <T>(value: T): Setting<T> => ({ default: value });
 
@@ -249,6 +260,17 @@ export const SETTINGS = {
   auditLogVersion: oneOf('audit-log-version', ['audit.k8s.io/v1'] as const, 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to log'),
   auditLogBatchBufferSize: integer('audit-log-batch-buffer-size', 10000, 1, 'the size of the buffer to store events before writing; past it, events are dropped (and counted)', (n) => `invalid audit batch log buffer size ${n}, must be a positive number`),
   auditLogBatchMaxSize: integer('audit-log-batch-max-size', 1, 1, 'the maximum size of a batch (batch mode)', (n) => `invalid audit batch log max batch size ${n}, must be a positive number`),
+  /** A kubeconfig naming the audit webhook; events are POSTed to it as EventLists. */
+  auditWebhookConfigFile: optionalText('audit-webhook-config-file', 'path to a kubeconfig-formatted file that defines the audit webhook configuration'),
+  auditWebhookMode: oneOf('audit-webhook-mode', ['batch', 'blocking', 'blocking-strict'] as const, 'batch', 'strategy for sending audit events to the webhook: batch, blocking or blocking-strict'),
+  auditWebhookBatchBufferSize: integer('audit-webhook-batch-buffer-size', 10000, 1, 'the size of the buffer to store events before batching and sending; past it, events are dropped (and counted)', (n) => `invalid audit batch webhook buffer size ${n}, must be a positive number`),
+  auditWebhookBatchMaxSize: integer('audit-webhook-batch-max-size', 400, 1, 'the maximum size of a batch (batch mode)', (n) => `invalid audit batch webhook max batch size ${n}, must be a positive number`),
+  auditWebhookBatchMaxWaitMs: duration('audit-webhook-batch-max-wait', '30s', 'the amount of time to wait before force writing the batch that hadn\'t reached the max size (batch mode)'),
+  auditWebhookBatchThrottleEnable: boolean('audit-webhook-batch-throttle-enable', true, 'whether batching throttling is enabled (batch mode)'),
+  auditWebhookBatchThrottleQps: positiveNumber('audit-webhook-batch-throttle-qps', 10, 'maximum average number of batches per second (batch mode)', (n) => `invalid audit batch webhook throttle QPS ${n}, must be a positive number`),
+  auditWebhookBatchThrottleBurst: integer('audit-webhook-batch-throttle-burst', 15, 1, 'maximum number of requests sent at the same moment if ThrottleQPS was not utilized before (batch mode)', (n) => `invalid audit batch webhook throttle burst ${n}, must be a positive number`),
+  auditWebhookInitialBackoffMs: duration('audit-webhook-initial-backoff', '10s', 'the amount of time to wait before retrying the first failed request'),
+  auditWebhookVersion: oneOf('audit-webhook-version', ['audit.k8s.io/v1'] as const, 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to webhook'),
   /** Plain HTTP, where a request without credentials acts as the loopback admin (tests only). */
   insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
   /** How long a client may take to send a request's headers before its connection is closed (the reference's ReadHeaderTimeout, 32s). */

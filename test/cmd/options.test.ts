@@ -38,6 +38,8 @@ describe('command-line options', () => {
         etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
         auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogCompress: false,
         auditLogFormat: 'json', auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1', auditLogBatchBufferSize: 10000, auditLogBatchMaxSize: 1,
+        auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookBatchBufferSize: 10000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
+        auditWebhookBatchThrottleEnable: true, auditWebhookBatchThrottleQps: 10, auditWebhookBatchThrottleBurst: 15, auditWebhookInitialBackoffMs: 10_000, auditWebhookVersion: 'audit.k8s.io/v1',
       },
     });
     const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;
