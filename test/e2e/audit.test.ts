@@ -173,6 +173,16 @@ describe('audit log (capstan command, kubectl)', { timeout: 120_000 }, () => {
     assert.deepEqual(hpa!.objectRef, { resource: 'horizontalpodautoscalers', namespace: 'default', apiGroup: 'autoscaling', apiVersion: 'v2beta2' });
   });
 
+  it('admission plugins\' annotations: Pod Security\'s enforce-policy on a pod create', async () => {
+    const pod = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'audited', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    await ok(capstan.kubeconfig, ['create', '-f', '-'], pod);
+    const [, created] = await eventsOf('create', '/api/v1/namespaces/default/pods', 2);
+    assert.equal(created!.level, 'Metadata');
+    assert.equal(created!.annotations!['pod-security.kubernetes.io/enforce-policy'], 'privileged:latest');
+    assert.equal(created!.annotations!['authorization.k8s.io/decision'], 'allow');
+    assert.equal(created!.requestObject, undefined);
+  });
+
   it('a request whose Audit-ID header is set keeps it; a bad credential is audited with no user (401, ResponseStarted)', async () => {
     const given = await call(base, 'GET', '/api/v1/namespaces/default/pods', { tls, headers: { 'Audit-ID': 'my-audit-id' } });
     assert.equal(given.headers['audit-id'], 'my-audit-id');
