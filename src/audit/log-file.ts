@@ -87,7 +87,10 @@ export class RotatingFile {
 
   private async open(): Promise<void> {
     this.handle = await fs.open(this.path, 'a', 0o600);
-    this.size = (await this.handle.stat()).size;
+    const stat = await this.handle.stat();
+    this.size = stat.size;
+    // A device or a pipe (/dev/null, a FIFO) is written, never renamed.
+    if (!stat.isFile()) this.size = Number.NEGATIVE_INFINITY;
   }
 
   private async rotate(): Promise<void> {

@@ -90,9 +90,9 @@ export class AuditRecord {
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
     if (facts.userAgent.length > MAX_USER_AGENT) facts.userAgent = `${facts.userAgent.slice(0, MAX_USER_AGENT)}...TRUNCATED`;
-    let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${JSON.stringify(facts.verb)},"user":${userJson(facts.user)}`;
-    if (facts.sourceIPs.length) identity += `,"sourceIPs":${JSON.stringify(facts.sourceIPs)}`;
-    if (facts.userAgent) identity += `,"userAgent":${JSON.stringify(facts.userAgent)}`;
+    let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${quoted(facts.verb)},"user":${userJson(facts.user)}`;
+    if (facts.sourceIPs.length) identity += `,"sourceIPs":[${facts.sourceIPs.map(quoted).join(',')}]`;
+    if (facts.userAgent) identity += `,"userAgent":${quoted(facts.userAgent)}`;
     this.identity = identity;
   }
 
@@ -193,7 +193,11 @@ export class AuditRecord {
     if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
     s += `,"requestReceivedTimestamp":"${microTime(f.receivedMicros)}","stageTimestamp":"${microTime(stageMicros)}"`;
     const annotations = this.allAnnotations();
-    if (annotations.length) s += `,"annotations":{${annotations.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+    if (annotations.length) {
+      let text = '';
+      for (const [k, v] of annotations) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
+      s += `,"annotations":{${text}}`;
+    }
     return `${s}}\n`;
   }
 
@@ -216,6 +220,23 @@ export class AuditRecord {
     for (const key in this.admissionAnnotations) if (!all.some(([k]) => k === key)) all.push([key, this.admissionAnnotations[key]!]);
     return all.length > 1 ? all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : all;
   }
+}
+
+// Annotation keys and values repeat from request to request ("authorization.k8s.io/decision": "allow").
+const QUOTED_LIMIT = 1024;
+const quotedCache = new Map<string, string>();
+
+/** JSON.stringify of a string, remembered for short ones. */
+function quoted(text: string): string {
+  let json = quotedCache.get(text);
+  if (json === undefined) {
+    json = JSON.stringify(text);
+    if (text.length <= 256) {
+      if (quotedCache.size >= QUOTED_LIMIT) quotedCache.clear();
+      quotedCache.set(text, json);
+    }
+  }
+  return json;
 }
 
 // Users are often one object for many requests (a token's, a certificate's): each written once.
