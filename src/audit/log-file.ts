@@ -55,20 +55,23 @@ export class RotatingFile {
     if (!this.handle) await this.open();
     let pending = 0;
     for (const line of lines) {
-      const bytes = Buffer.byteLength(line);
+      // Room for the line however it encodes (UTF-8 takes at most 3 bytes per UTF-16 unit);
+      // its length in bytes is known once it is written, without a pass of its own.
+      if (pending + line.length * 3 > this.chunk.length) {
+        await this.flush(pending);
+        pending = 0;
+        if (line.length * 3 > this.chunk.length) this.chunk = Buffer.allocUnsafe(line.length * 3);
+      }
+      const bytes = this.chunk.write(line, pending);
       // A line larger than a whole file is refused, as lumberjack refuses such a write.
       if (bytes > this.maxBytes) continue;
       if (this.size + pending + bytes > this.maxBytes) {
         await this.flush(pending);
+        this.chunk.copyWithin(0, pending, pending + bytes);
         pending = 0;
         await this.rotate();
       }
-      if (pending + bytes > this.chunk.length) {
-        await this.flush(pending);
-        pending = 0;
-        if (bytes > this.chunk.length) this.chunk = Buffer.allocUnsafe(bytes);
-      }
-      pending += this.chunk.write(line, pending);
+      pending += bytes;
     }
     await this.flush(pending);
   }
