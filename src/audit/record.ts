@@ -164,6 +164,11 @@ export class AuditRecord {
     this.responseStatus = { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 };
   }
 
+  /** No answer was written: the reference's stand-in status. */
+  closedEarly(): void {
+    this.responseStatus = { status: 'Success', message: 'Connection closed early', code: 200 };
+  }
+
   /** The answer's HTTP code (the status line wins over a Status body's code, as the reference's). */
   responded(code: number): void {
     if (this.responseStatus) this.responseStatus.code = code;

@@ -25,7 +25,7 @@ import type { ComponentHealth } from '../registry/services.js';
 import { ensureServingMaterial, requestedServingNames, type ServingMaterial } from './certs.js';
 import { readProvidedFiles } from './flag-files.js';
 import { startAuditing } from './audit-setup.js';
-import { audit, failedAuthenticationAudit } from './filters/audit.js';
+import { audit, auditId } from './filters/audit.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
 import { filterChain, RequestContext } from './filters/context.js';
@@ -179,7 +179,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     recover(),
     requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
-    ...(auditor ? [failedAuthenticationAudit(auditor)] : []),
+    auditId(auditor),
     authentication(security.guard, security.credentials),
     audit(auditor),
     impersonation(security.guard),

@@ -1,9 +1,9 @@
-// Audit, once authentication has said who sent the request (the reference's WithAudit and
-// WithAuditID): every answer carries an Audit-Id (the request's own Audit-ID header, or a new
-// UUID). With an audit policy and a backend, the policy's level for the request decides its
-// event: RequestReceived, then ResponseStarted for long-running requests (watches, exec, attach,
-// log, port-forward, proxy), then ResponseComplete — or Panic when the request failed with an
-// error that was no Status. Without a policy the filter only sets the header.
+// Audit (the reference's WithAuditID and WithAudit): every answer carries an Audit-Id (the
+// request's own Audit-ID header, or a new UUID). With an audit policy and a backend, once
+// authentication has said who sent the request, the policy's level for it decides its event:
+// RequestReceived, then ResponseStarted for long-running requests (watches, exec, attach, log,
+// port-forward, proxy), then ResponseComplete — or Panic when the request failed with an error
+// that was no Status. Without a policy only the header is set.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../../api/request-info.js';
@@ -28,13 +28,36 @@ function auditIdOf(req: IncomingMessage): string {
   return (Array.isArray(given) ? given[0] : given) || randomUUID();
 }
 
-export function audit(auditor?: Auditor): Filter {
+/**
+ * Before authentication (the reference's WithAuditID): every answer carries an Audit-Id. With an
+ * auditor, a request refused 401 is audited as the reference's WithFailedAuthenticationAudit does
+ * it — matched with no user, one ResponseStarted event.
+ */
+export function auditId(auditor?: Auditor): Filter {
   if (!auditor) {
     return (ctx, next) => {
       ctx.res.setHeader('Audit-Id', auditIdOf(ctx.req));
       return next();
     };
   }
+  return async (ctx, next) => {
+    ctx.res.setHeader('Audit-Id', auditIdOf(ctx.req));
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code !== 401 || ctx.known.user) throw err;
+      const record = newRecord(auditor, ctx, undefined);
+      if (!record) throw err;
+      sendStatusError(ctx.res, err, ctx.out);
+      record.responded(ctx.res.statusCode);
+      auditor.emit(record, 'ResponseStarted');
+    }
+  };
+}
+
+/** After authentication: the request's event, as the policy's level for it says. */
+export function audit(auditor?: Auditor): Filter {
+  if (!auditor) return (_ctx, next) => next();
   return async (ctx, next) => {
     const record = newRecord(auditor, ctx, ctx.user);
     if (!record) return next();
@@ -55,12 +78,14 @@ export function audit(auditor?: Auditor): Filter {
       sendStatusError(ctx.res, err, ctx.out);
     }
     await answered(ctx.res);
-    // A long-running request that never answered: the reference fakes its start.
-    if (!record.hasResponseStatus && !ctx.res.headersSent && isLongRunning(ctx.info)) {
-      record.responded(200);
-      auditor.emit(record, 'ResponseStarted');
+    if (ctx.res.headersSent) {
+      record.responded(ctx.res.statusCode);
+    } else if (!record.hasResponseStatus) {
+      // Nothing was answered: the reference records a success, "Connection closed early" (and,
+      // for a long-running request, the start it never had).
+      record.closedEarly();
+      if (isLongRunning(ctx.info)) auditor.emit(record, 'ResponseStarted');
     }
-    record.responded(ctx.res.headersSent ? ctx.res.statusCode : 200);
     auditor.emit(record, 'ResponseComplete');
   };
 }
@@ -68,8 +93,12 @@ export function audit(auditor?: Auditor): Filter {
 /** The request's event, attached to its response, unless the policy's level for it is None. */
 function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undefined): AuditRecord | undefined {
   const receivedMicros = nowMicros();
-  const auditID = auditIdOf(ctx.req);
-  ctx.res.setHeader('Audit-Id', auditID);
+  // Set by auditId(), earlier in the chain.
+  let auditID = ctx.res.getHeader('Audit-Id') as string | undefined;
+  if (auditID === undefined) {
+    auditID = auditIdOf(ctx.req);
+    ctx.res.setHeader('Audit-Id', auditID);
+  }
   const attributes = requestAttributes(user ?? NO_USER, ctx.info);
   const config = auditor.policy.evaluate(user ? attributes : { ...attributes, user: undefined });
   if (config.level === 'None') return undefined;
@@ -86,25 +115,6 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
 }
 
 const NO_USER: UserInfo = { name: '', groups: [] };
-
-/**
- * Placed before authentication: a request refused 401 is audited as the reference's
- * WithFailedAuthenticationAudit does it — matched with no user, one ResponseStarted event.
- */
-export function failedAuthenticationAudit(auditor: Auditor): Filter {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      if (!(err instanceof StatusError) || err.code !== 401 || ctx.known.user) throw err;
-      const record = newRecord(auditor, ctx, undefined);
-      if (!record) throw err;
-      sendStatusError(ctx.res, err, ctx.out);
-      record.responded(ctx.res.statusCode);
-      auditor.emit(record, 'ResponseStarted');
-    }
-  };
-}
 
 /** Once the answer is written (or the connection gone): a watch's handler may return before its stream ends. */
 function answered(res: ServerResponse): Promise<void> {
