@@ -12,18 +12,19 @@ const MAY_IMPORT = {
   api: ['json.ts', 'errors.ts'],
   encoding: ['api', 'json.ts', 'errors.ts'],
   fieldmanager: ['api', 'encoding', 'json.ts', 'errors.ts'],
+  audit: ['encoding', 'api', 'json.ts', 'errors.ts'],
   quota: ['api', 'encoding', 'json.ts', 'errors.ts'],
   registry: ['storage', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   apiextensions: ['registry', 'fieldmanager', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   auth: ['registry', 'encoding', 'api', 'json.ts', 'errors.ts'],
   admission: ['metrics', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
   controllers: ['auth', 'registry', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  endpoints: ['metrics', 'admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  server: ['metrics', 'apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  endpoints: ['metrics', 'audit', 'admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
+  server: ['metrics', 'audit', 'apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
   host: [],
   embed: ['host', 'server', 'encoding', 'api', 'json.ts', 'errors.ts'],
   'index.ts': ['embed'],
-  cmd: ['metrics', 'host', 'apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
+  cmd: ['metrics', 'audit', 'host', 'apiextensions', 'server', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
 };
 
 // ─── TEMPORARY exceptions ──────────────────────────────────────────────────────────────────────

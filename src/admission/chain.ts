@@ -99,9 +99,10 @@ export class AdmissionChain {
    * registry: the registry says what each write is, this builds its attributes and runs the
    * chain's phases on the objects the registry passes.
    */
-  for(user: UserInfo, warnings: string[] = [], webhookLatencies?: WebhookLatencies): AdmissionFor {
+  for(user: UserInfo, warnings: string[] = [], webhookLatencies?: WebhookLatencies, auditAnnotations?: Record<string, string>): AdmissionFor {
     return (target) => {
-      const annotations: Record<string, string> = {};
+      // The request's audit annotations when it is audited.
+      const annotations: Record<string, string> = auditAnnotations ?? {};
       const attributes = (object: AdmissionAttributes['object'], oldObject: AdmissionAttributes['oldObject']): AdmissionAttributes =>
         ({ ...target, object, oldObject, user, warnings, annotations, ...(webhookLatencies ? { webhookLatencies } : {}) });
       return {

@@ -3,7 +3,7 @@
 import { StatusError } from '../errors.js';
 import type { RequestInfo } from '../api/request-info.js';
 import { forbiddenMessage, requestAttributes } from './attributes.js';
-import type { Attributes, Authorizer, AuthenticationResult, RequestCredentials } from './types.js';
+import type { Attributes, Authorizer, AuthenticationResult, Decision, RequestCredentials } from './types.js';
 import type { UserInfo } from '../api/user.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../api/names.js';
 
@@ -142,10 +142,11 @@ export class Guard {
     return impersonated;
   }
 
-  /** Authorizes `user`'s request; returns its attributes; throws 403. */
-  authorize(user: UserInfo, info: RequestInfo): Attributes {
+  /** Authorizes `user`'s request; returns its attributes; throws 403. `decided` hears the decision (for the audit annotations). */
+  authorize(user: UserInfo, info: RequestInfo, decided?: (decision: Decision) => void): Attributes {
     const attributes = requestAttributes(user, info);
     const decision = this.authorizer.authorize(attributes);
+    decided?.(decision);
     if (!decision.allowed) throw forbidden(attributes, decision.reason);
     return attributes;
   }

@@ -27,7 +27,7 @@ export const KUBE_APISERVER_DIALECT: Dialect = {
 };
 
 /** The options naming files, made absolute against the caller's working folder (the host runs in its own). */
-const PATH_OPTIONS = ['certDir', 'tlsCertFile', 'tlsPrivateKeyFile', 'clientCaFile', 'tokenAuthFile', 'serviceAccountSigningKeyFile', 'dataDir'] as const;
+const PATH_OPTIONS = ['certDir', 'tlsCertFile', 'tlsPrivateKeyFile', 'clientCaFile', 'tokenAuthFile', 'serviceAccountSigningKeyFile', 'dataDir', 'auditPolicyFile', 'auditWebhookConfigFile'] as const;
 
 function absolute(options: Options, cwd: string): void {
   for (const key of PATH_OPTIONS) {
@@ -35,6 +35,8 @@ function absolute(options: Options, cwd: string): void {
     if (typeof value === 'string' && !isAbsolute(value)) options[key] = resolve(cwd, value);
   }
   options.serviceAccountKeyFiles = options.serviceAccountKeyFiles.map((f) => resolve(cwd, f));
+  // "-" is standard output.
+  if (options.auditLogPath && options.auditLogPath !== '-') options.auditLogPath = resolve(cwd, options.auditLogPath);
 }
 
 /** Whether the etcd at `url` is capstan's stand-in (it answers STAND_IN_PATH). */

@@ -1,6 +1,7 @@
 // Reading request bodies (bounded) and writing responses in the negotiated serialization.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants as http2, type Http2Stream } from 'node:http2';
+import { auditOf } from '../audit/record.js';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { MAX_YAML_DEPTH, valueDepth } from '../encoding/depth.js';
 import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists.js';
@@ -92,6 +93,8 @@ export function sentBodyLength(res: ServerResponse): number {
 }
 
 export function sendBytes(res: ServerResponse, status: number, body: Body, out: Output, headers: Record<string, string | string[]> = {}): void {
+  // The audit event sees the answer as JSON, whatever it goes out as.
+  if (!(body instanceof ProtobufBody)) auditOf(res)?.logResponseJson(body);
   const payload = serialize(body, out);
   const length = bodyLength(payload);
   sentLengths.set(res, length);

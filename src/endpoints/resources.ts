@@ -5,6 +5,7 @@ import { FeatureGates } from '../api/feature-gates.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../admission/chain.js';
 import { isValidPathSegmentName } from '../api/names.js';
+import { auditOf } from '../audit/record.js';
 import type { ResourceRequestInfo } from '../api/request-info.js';
 import type { UserInfo } from '../api/user.js';
 import type { Body } from '../encoding/lists.js';
@@ -96,6 +97,15 @@ export interface HandlerSettings {
 /** The reference's --min-request-timeout default. */
 const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
+/** The audit annotations of a request to a deprecated version, its removal read off the warning ("unavailable in v1.26+"). */
+function annotateDeprecation(res: ServerResponse, warning: string): void {
+  const record = auditOf(res);
+  if (!record) return;
+  record.annotate('k8s.io/deprecated', 'true');
+  const removed = /unavailable in v(\d+\.\d+)\+/.exec(warning);
+  if (removed) record.annotate('k8s.io/removed-release', removed[1]!);
+}
+
 export class ResourceHandler {
 
   constructor(
@@ -140,6 +150,7 @@ export class ResourceHandler {
       if (deprecation) {
         warnings.push(deprecation);
         res.setHeader('Warning', warningHeaderValues([deprecation]));
+        annotateDeprecation(res, deprecation);
       }
       const scope = this.scope(req, res, r, info, query, negotiated, user, warnings);
       const { handler, verb } = route(scope);

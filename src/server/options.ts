@@ -173,6 +173,30 @@ function authorizationModes(name: string, value: 'RBAC' | 'AlwaysAllow', help: s
   return { default: value, flag: { name, takes: 'strings', help, parse } };
 }
 
+/** A whole number of at least `min`; `refusal` words a smaller one (the reference's message). */
+function integer(name: string, value: number, min: number, help: string, refusal: (n: number) => string): Setting<number> {
+  const parse = (t: string): number => {
+    const n = Number(t);
+    if (!/^[-+]?\d+$/.test(t.trim()) || !Number.isSafeInteger(n)) throw new OptionsError(`invalid argument "${t}" for "--${name}" flag: strconv.ParseInt: parsing "${t}": invalid syntax`);
+    if (n < min) throw new OptionsError(refusal(n));
+    return n;
+  };
+  return { default: value, flag: { name, takes: 'int', help, parse } };
+}
+
+const notNegative = (name: string, help: string): Setting<number> => integer(name, 0, 0, help, (n) => `--${name} ${n} can't be a negative number`);
+
+/** A number above 0. */
+function positiveNumber(name: string, value: number, help: string, refusal: (n: number) => string): Setting<number> {
+  const parse = (t: string): number => {
+    const n = Number(t);
+    if (t.trim() === '' || !Number.isFinite(n)) throw new OptionsError(`invalid argument "${t}" for "--${name}" flag: strconv.ParseFloat: parsing "${t}": invalid syntax`);
+    if (n <= 0) throw new OptionsError(refusal(n));
+    return n;
+  };
+  return { default: value, flag: { name, takes: 'string', help, parse } };
+}
+
 /** A setting with no flag. */
 const unflagged = <T>(value: T): Setting<T> => ({ default: value });
 
@@ -249,6 +273,30 @@ export const SETTINGS = {
   serviceClusterIpRange: text('service-cluster-ip-range', DEFAULT_SERVICE_CLUSTER_IP_RANGE, 'CIDR(s) Service cluster IPs are allocated from; one, or an IPv4 and an IPv6 one for dual-stack'),
   /** NodePorts come from this range ("30000-32767"). */
   serviceNodePortRange: text('service-node-port-range', DEFAULT_SERVICE_NODE_PORT_RANGE, 'ports NodePort services are allocated from'),
+  /** The audit policy (audit.k8s.io/v1 Policy, YAML or JSON); nothing is audited without one. */
+  auditPolicyFile: optionalText('audit-policy-file', 'path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy)'),
+  /** Where audit events are written, one per line; "-" for standard output. */
+  auditLogPath: optionalText('audit-log-path', "if set, all requests coming to the apiserver will be logged to this file; '-' means standard out"),
+  auditLogMaxAge: notNegative('audit-log-maxage', 'the maximum number of days to retain old audit log files based on the timestamp encoded in their filename'),
+  auditLogMaxBackup: notNegative('audit-log-maxbackup', "the maximum number of old audit log files to retain; 0 means there's no restriction on the number of files"),
+  auditLogMaxSize: notNegative('audit-log-maxsize', 'the maximum size in megabytes of the audit log file before it gets rotated (100 when 0)'),
+  auditLogCompress: boolean('audit-log-compress', false, 'if set, the rotated log files will be compressed using gzip'),
+  auditLogFormat: oneOf('audit-log-format', ['legacy', 'json'] as const, 'json', 'format of saved audits: "legacy" is a 1-line text format for each event, "json" structured json format'),
+  auditLogMode: oneOf('audit-log-mode', ['batch', 'blocking', 'blocking-strict'] as const, 'blocking', 'strategy for sending audit events: blocking, batch or blocking-strict (a request fails when its first event cannot be taken); events are queued and never hold a request up'),
+  auditLogVersion: oneOf('audit-log-version', ['audit.k8s.io/v1'] as const, 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to log'),
+  auditLogBatchBufferSize: integer('audit-log-batch-buffer-size', 10000, 1, 'the size of the buffer to store events before writing; past it, events are dropped (and counted)', (n) => `invalid audit batch log buffer size ${n}, must be a positive number`),
+  auditLogBatchMaxSize: integer('audit-log-batch-max-size', 1, 1, 'the maximum size of a batch (batch mode)', (n) => `invalid audit batch log max batch size ${n}, must be a positive number`),
+  /** A kubeconfig naming the audit webhook; events are POSTed to it as EventLists. */
+  auditWebhookConfigFile: optionalText('audit-webhook-config-file', 'path to a kubeconfig-formatted file that defines the audit webhook configuration'),
+  auditWebhookMode: oneOf('audit-webhook-mode', ['batch', 'blocking', 'blocking-strict'] as const, 'batch', 'strategy for sending audit events to the webhook: batch, blocking or blocking-strict'),
+  auditWebhookBatchBufferSize: integer('audit-webhook-batch-buffer-size', 10000, 1, 'the size of the buffer to store events before batching and sending; past it, events are dropped (and counted)', (n) => `invalid audit batch webhook buffer size ${n}, must be a positive number`),
+  auditWebhookBatchMaxSize: integer('audit-webhook-batch-max-size', 400, 1, 'the maximum size of a batch (batch mode)', (n) => `invalid audit batch webhook max batch size ${n}, must be a positive number`),
+  auditWebhookBatchMaxWaitMs: duration('audit-webhook-batch-max-wait', '30s', 'the amount of time to wait before force writing the batch that hadn\'t reached the max size (batch mode)'),
+  auditWebhookBatchThrottleEnable: boolean('audit-webhook-batch-throttle-enable', true, 'whether batching throttling is enabled (batch mode)'),
+  auditWebhookBatchThrottleQps: positiveNumber('audit-webhook-batch-throttle-qps', 10, 'maximum average number of batches per second (batch mode)', (n) => `invalid audit batch webhook throttle QPS ${n}, must be a positive number`),
+  auditWebhookBatchThrottleBurst: integer('audit-webhook-batch-throttle-burst', 15, 1, 'maximum number of requests sent at the same moment if ThrottleQPS was not utilized before (batch mode)', (n) => `invalid audit batch webhook throttle burst ${n}, must be a positive number`),
+  auditWebhookInitialBackoffMs: duration('audit-webhook-initial-backoff', '10s', 'the amount of time to wait before retrying the first failed request'),
+  auditWebhookVersion: oneOf('audit-webhook-version', ['audit.k8s.io/v1'] as const, 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to webhook'),
   /** Plain HTTP, where a request without credentials acts as the loopback admin (tests only). */
   insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
   /** How long a client may take to send a request's headers before its connection is closed (the reference's ReadHeaderTimeout, 32s). */

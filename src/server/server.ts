@@ -29,7 +29,8 @@ import { advertisedAddress } from '../controllers/kubernetes-service.js';
 import type { ComponentHealth } from '../registry/services.js';
 import { ensureServingMaterial, requestedServingNames, type ServingMaterial } from './certs.js';
 import { readProvidedFiles } from './flag-files.js';
-import { audit } from './filters/audit.js';
+import { startAuditing } from './audit-setup.js';
+import { audit, auditId } from './filters/audit.js';
 import { authentication } from './filters/authentication.js';
 import { authorization } from './filters/authorization.js';
 import { filterChain, RequestContext } from './filters/context.js';
@@ -93,6 +94,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
   const metrics = options.metrics ? new ServerMetrics(versionInfo()) : undefined;
+  const auditor = await startAuditing(options);
   const served = runtimeConfig(options.runtimeConfig).enabled;
   // One set of gates per server (several may run in one process), handed where a gate matters.
   const featureGates = FeatureGates.parse(options.featureGates);
@@ -189,8 +191,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     recover(),
     requestLog(options.verbosity, options.requestLogWriter),
     requestInfo(),
+    auditId(auditor),
     authentication(security.guard, security.credentials, metrics),
-    audit(),
+    audit(auditor),
     impersonation(security.guard),
     inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
     authorization(security.guard),
@@ -277,6 +280,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       });
+      await auditor?.close();
       await storage.close();
     },
     async shutdown() {
@@ -297,6 +301,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       await hooks.stop();
       for (const socket of sockets) socket.destroy();
       await closed;
+      await auditor?.close();
       await storage.close();
     },
   };

@@ -36,6 +36,10 @@ describe('command-line options', () => {
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, shutdownDelayMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
         etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
+        auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogCompress: false,
+        auditLogFormat: 'json', auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1', auditLogBatchBufferSize: 10000, auditLogBatchMaxSize: 1,
+        auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookBatchBufferSize: 10000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
+        auditWebhookBatchThrottleEnable: true, auditWebhookBatchThrottleQps: 10, auditWebhookBatchThrottleBurst: 15, auditWebhookInitialBackoffMs: 10_000, auditWebhookVersion: 'audit.k8s.io/v1',
       },
     });
     const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;
@@ -74,13 +78,13 @@ describe('command-line options', () => {
   });
 
   it('in a dialect: its flags are accepted (both spellings), the handled ones returned, the rest listed once', () => {
-    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['audit-log-path', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
-    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--audit-log-path', '/x', '--profiling', '--audit-log-path=/y', '--secure-port=0'], dialect);
+    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['event-ttl', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
+    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--event-ttl', '1h', '--profiling', '--event-ttl=2h', '--secure-port=0'], dialect);
     assert.equal(c.handled.get('insecure-bind-address'), '10.0.0.1,10.0.0.2');
-    assert.deepEqual(c.unimplemented, ['audit-log-path', 'profiling']);
+    assert.deepEqual(c.unimplemented, ['event-ttl', 'profiling']);
     assert.equal(c.options.port, 0);
     assert.throws(() => parseOptions(['--no-such-flag'], dialect), /unknown flag: --no-such-flag/);
-    assert.throws(() => parseOptions(['--audit-log-path'], dialect), /flag needs an argument: --audit-log-path/);
+    assert.throws(() => parseOptions(['--event-ttl'], dialect), /flag needs an argument: --event-ttl/);
   });
 
   it('stores in etcd when --etcd-servers is given, and checks the etcd flags together', () => {

@@ -1,6 +1,7 @@
 // Request bodies of creates and updates: JSON, YAML or Protobuf, decoded as the kind the endpoint
 // expects; an object of the endpoint's own kind is checked for unknown and repeated fields as the
 // request's fieldValidation asks.
+import { auditOf } from '../../audit/record.js';
 import { decodeObject } from '../../encoding/decode.js';
 import { checkObjectBody, type FieldValidation } from '../../encoding/fieldvalidation.js';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../encoding/protobuf.js';
@@ -14,13 +15,18 @@ import type { Scope } from './scope.js';
 export async function objectBody(scope: Scope, kind: string, fields?: { level: FieldValidation }): Promise<JsonObject> {
   const { req, info, registry } = scope;
   const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
-  if (type === PROTOBUF_MEDIA_TYPE) return decodeProtobufObject(await readBody(req), kind).object;
+  if (type === PROTOBUF_MEDIA_TYPE) {
+    const decoded = decodeProtobufObject(await readBody(req), kind).object;
+    auditOf(scope.res)?.logRequestObject(decoded);
+    return decoded;
+  }
   if (type !== 'application/json' && type !== 'application/yaml') {
     await readBody(req).catch(() => undefined);
     throw unsupportedMediaType();
   }
   const raw = await readBody(req);
   const body = decodeObject(raw, type, kind);
+  auditOf(scope.res)?.logRequestObject(body);
   if (fields) {
     // A body of another kind or version is refused (or converted) before it is decoded.
     if (body['apiVersion'] !== info.apiVersion || body['kind'] !== info.kind) registry.checkTypeMeta(info, body);

@@ -9,6 +9,7 @@ import { applyMergePatch } from '../../fieldmanager/mergepatch.js';
 import { type JsonObject, isObject } from '../../json.js';
 import { mediaTypeOf } from '../negotiation.js';
 import { decodePatchOptions, fieldValidationLevel } from '../options.js';
+import { auditOf } from '../../audit/record.js';
 import { readBody } from '../request.js';
 import { writerOf, type Answer, type Scope } from './scope.js';
 
@@ -46,6 +47,7 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   const options = decodePatchOptions(query, type === APPLY_PATCH);
   const writer = writerOf(scope, options);
   const raw = await readBody(req);
+  auditOf(scope.res)?.logRequestPatch(raw);
   if (subresource === 'scale') {
     const patch = decodePatch(raw);
     return registry.updateScale(info, namespace, name, (scale) => {

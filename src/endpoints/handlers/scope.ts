@@ -3,6 +3,7 @@
 import type { FeatureGates } from '../../api/feature-gates.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../../admission/chain.js';
+import { auditOf } from '../../audit/record.js';
 import type { DeleteOptions as RequestDeleteOptions, WriteOptions } from '../../api/options.js';
 import type { ResourceRequestInfo } from '../../api/request-info.js';
 import type { UserInfo } from '../../api/user.js';
@@ -57,7 +58,7 @@ export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
   const ctx: WriteContext = {
     manager: fieldManagerOf(options, scope.req.headers['user-agent']),
     dryRun: options.dryRun, user, warnings, options,
-    admission: scope.admission?.for(user, warnings, scope.webhookLatencies),
+    admission: scope.admission?.for(user, warnings, scope.webhookLatencies, auditOf(scope.res)?.admissionAnnotations),
   };
   const check = scope.security.escalationCheck;
   if (check) ctx.admit = (obj, namespace) => check(user, info, obj, namespace, request.name);
@@ -67,5 +68,5 @@ export function writerOf(scope: Scope, options: WriteOptions): WriteContext {
 /** A delete by the request's user: its options, warnings and admission. */
 export function deleterOf(scope: Scope, options: RequestDeleteOptions): DeleteOptions {
   const { user, warnings } = scope;
-  return { ...options, user, warnings, admission: scope.admission?.for(user, warnings, scope.webhookLatencies) };
+  return { ...options, user, warnings, admission: scope.admission?.for(user, warnings, scope.webhookLatencies, auditOf(scope.res)?.admissionAnnotations) };
 }

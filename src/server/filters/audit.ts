@@ -1,7 +1,161 @@
-// The audit slot: audit logging (the reference's audit policy and backends) records each request
-// here, once authentication has said who sent it. Nothing is audited yet: every request passes.
-import type { Filter } from './context.js';
+// Audit (the reference's WithAuditID and WithAudit): every answer carries an Audit-Id (the
+// request's own Audit-ID header, or a new UUID). With an audit policy and a backend, once
+// authentication has said who sent the request, the policy's level for it decides its event:
+// RequestReceived, then ResponseStarted for long-running requests (watches, exec, attach, log,
+// port-forward, proxy), then ResponseComplete — or Panic when the request failed with an error
+// that was no Status. Without a policy only the header is set.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo } from '../../api/request-info.js';
+import type { UserInfo } from '../../api/user.js';
+import { requestAttributes } from '../../auth/attributes.js';
+import { type Auditor } from '../../audit/auditor.js';
+import { AuditRecord, nowMicros, type ObjectRef } from '../../audit/record.js';
+import { sendStatusError } from '../../endpoints/request.js';
+import { internalError, StatusError } from '../../errors.js';
+import type { Filter, RequestContext } from './context.js';
 
-export function audit(): Filter {
-  return (_ctx, next) => next();
+/** The reference's long-running requests: watches and the streaming subresources. */
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+function isLongRunning(info: RequestInfo): boolean {
+  if (!info.isResourceRequest) return false;
+  return info.verb === 'watch' || info.verb === 'proxy' || (info.subresource !== undefined && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 }
+
+function auditIdOf(req: IncomingMessage): string {
+  const given = req.headers['audit-id'];
+  return (Array.isArray(given) ? given[0] : given) || randomUUID();
+}
+
+/**
+ * Before authentication (the reference's WithAuditID): every answer carries an Audit-Id. With an
+ * auditor, a request refused 401 is audited as the reference's WithFailedAuthenticationAudit does
+ * it — matched with no user, one ResponseStarted event.
+ */
+export function auditId(auditor?: Auditor): Filter {
+  if (!auditor) {
+    return (ctx, next) => {
+      ctx.res.setHeader('Audit-Id', auditIdOf(ctx.req));
+      return next();
+    };
+  }
+  return async (ctx, next) => {
+    ctx.res.setHeader('Audit-Id', auditIdOf(ctx.req));
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code !== 401 || ctx.known.user) throw err;
+      const record = newRecord(auditor, ctx, undefined);
+      if (!record) throw err;
+      sendStatusError(ctx.res, err, ctx.out);
+      record.responded(ctx.res.statusCode);
+      auditor.emit(record, 'ResponseStarted');
+    }
+  };
+}
+
+/** After authentication: the request's event, as the policy's level for it says. */
+export function audit(auditor?: Auditor): Filter {
+  if (!auditor) return (_ctx, next) => next();
+  return async (ctx, next) => {
+    const record = newRecord(auditor, ctx, ctx.user);
+    if (!record) return next();
+    if (!auditor.emit(record, 'RequestReceived') && auditor.strict) {
+      sendStatusError(ctx.res, internalError('failed to store audit event'), ctx.out);
+      return;
+    }
+    if (isLongRunning(ctx.info)) announceResponseStart(ctx.res, () => auditor.emit(record, 'ResponseStarted'), record);
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof StatusError)) {
+        record.panicked(err instanceof Error ? err.message : String(err));
+        auditor.emit(record, 'Panic');
+        throw err;
+      }
+      // Answered here rather than by the recover filter, so that the event sees the answer.
+      sendStatusError(ctx.res, err, ctx.out);
+    }
+    await answered(ctx.res);
+    if (ctx.res.headersSent) {
+      record.responded(ctx.res.statusCode);
+    } else if (!record.hasResponseStatus) {
+      // Nothing was answered: the reference records a success, "Connection closed early" (and,
+      // for a long-running request, the start it never had).
+      record.closedEarly();
+      if (isLongRunning(ctx.info)) auditor.emit(record, 'ResponseStarted');
+    }
+    auditor.emit(record, 'ResponseComplete');
+  };
+}
+
+/** The request's event, attached to its response, unless the policy's level for it is None. */
+function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undefined): AuditRecord | undefined {
+  const receivedMicros = nowMicros();
+  // Set by auditId(), earlier in the chain.
+  let auditID = ctx.res.getHeader('Audit-Id') as string | undefined;
+  if (auditID === undefined) {
+    auditID = auditIdOf(ctx.req);
+    ctx.res.setHeader('Audit-Id', auditID);
+  }
+  const attributes = requestAttributes(user ?? NO_USER, ctx.info);
+  const config = auditor.policy.evaluate(user ? attributes : { ...attributes, user: undefined });
+  if (config.level === 'None') return undefined;
+  let objectRef: ObjectRef | undefined;
+  if (attributes.resourceRequest) {
+    objectRef = { resource: attributes.resource, namespace: attributes.namespace, name: attributes.name, apiGroup: attributes.apiGroup, apiVersion: attributes.apiVersion, subresource: attributes.subresource };
+  }
+  const record = new AuditRecord(config, {
+    auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
+    userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros,
+  });
+  record.attachTo(ctx.res);
+  return record;
+}
+
+const NO_USER: UserInfo = { name: '', groups: [] };
+
+/** Once the answer is written (or the connection gone): a watch's handler may return before its stream ends. */
+function answered(res: ServerResponse): Promise<void> {
+  if (res.writableEnded || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('close', resolve);
+    res.once('finish', resolve);
+  });
+}
+
+/** Calls `started` when the status line goes out. */
+function announceResponseStart(res: ServerResponse, started: () => void, record: AuditRecord): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    res.writeHead = writeHead;
+    record.responded(args[0]);
+    started();
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
+}
+
+function headerValue(req: IncomingMessage, name: string): string {
+  const v = req.headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
+/** An IPv4 address mapped into IPv6 is written as IPv4, as Go writes it. */
+const plainIp = (ip: string): string => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip);
+
+const looksLikeIp = (s: string): boolean => /^[0-9a-fA-F:.]+$/.test(s) && (s.includes('.') || s.includes(':'));
+
+/** The reference's source IPs: X-Forwarded-For's, X-Real-Ip's when new, then the peer's unless it is the last. */
+function sourceIPs(req: IncomingMessage): string[] {
+  const ips: string[] = [];
+  const forwarded = headerValue(req, 'x-forwarded-for');
+  if (forwarded) for (const part of forwarded.split(',')) if (looksLikeIp(part.trim())) ips.push(plainIp(part.trim()));
+  const real = headerValue(req, 'x-real-ip');
+  if (real && looksLikeIp(real) && !ips.includes(plainIp(real))) ips.push(plainIp(real));
+  const remote = req.socket.remoteAddress;
+  if (remote && ips[ips.length - 1] !== plainIp(remote)) ips.push(plainIp(remote));
+  return ips;
+}
+
+export type { RequestContext };

@@ -1,0 +1,154 @@
+// The audit log file, rotated as the reference's (lumberjack's) rotation does it: past
+// --audit-log-maxsize megabytes (100 when 0) the file is renamed to
+// <name>-<UTC time 2006-01-02T15-04-05.000><ext> and a new one started; then backups beyond
+// --audit-log-maxbackup (0: all kept) and older than --audit-log-maxage days (0: any age) are
+// removed, and with --audit-log-compress the others gzipped (<backup>.gz).
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+
+export interface RotationOptions {
+  /** Megabytes; 0 means lumberjack's 100. */
+  maxSizeMb: number;
+  maxBackups: number;
+  maxAgeDays: number;
+  compress: boolean;
+}
+
+const MEGABYTE = 1024 * 1024;
+const DEFAULT_MAX_SIZE_MB = 100;
+
+/** Lumberjack's backup time: 2006-01-02T15-04-05.000, UTC. */
+function backupTime(date: Date): string {
+  return date.toISOString().slice(0, 23).replace(/:/g, '-');
+}
+
+export class RotatingFile {
+  private handle: fs.FileHandle | undefined;
+  private size = 0;
+  /** Where lines are encoded before a write. */
+  private chunk = Buffer.allocUnsafe(256 * 1024);
+  private readonly maxBytes: number;
+  private readonly prefix: string;
+  private readonly ext: string;
+
+  constructor(readonly path: string, private readonly rotation: RotationOptions) {
+    this.maxBytes = (rotation.maxSizeMb || DEFAULT_MAX_SIZE_MB) * MEGABYTE;
+    this.ext = extname(path);
+    this.prefix = `${basename(path, this.ext)}-`;
+  }
+
+  /** Creates the file (and its folder) as the reference does before serving: mode 0600, folder 0700. */
+  async ensure(): Promise<void> {
+    await fs.mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const h = await fs.open(this.path, 'a', 0o600);
+    await h.close();
+  }
+
+  /**
+   * Appends lines (each a whole event); rotates before a line that would pass the limit. Each line
+   * is encoded into one reused buffer: joining hundreds of lines into one string first costs
+   * several times more.
+   */
+  async write(lines: string[]): Promise<void> {
+    if (!this.handle) await this.open();
+    let pending = 0;
+    for (const line of lines) {
+      // Room for the line however it encodes (UTF-8 takes at most 3 bytes per UTF-16 unit);
+      // its length in bytes is known once it is written, without a pass of its own.
+      if (pending + line.length * 3 > this.chunk.length) {
+        await this.flush(pending);
+        pending = 0;
+        if (line.length * 3 > this.chunk.length) this.chunk = Buffer.allocUnsafe(line.length * 3);
+      }
+      const bytes = this.chunk.write(line, pending);
+      // A line larger than a whole file is refused, as lumberjack refuses such a write.
+      if (bytes > this.maxBytes) continue;
+      if (this.size + pending + bytes > this.maxBytes) {
+        await this.flush(pending);
+        this.chunk.copyWithin(0, pending, pending + bytes);
+        pending = 0;
+        await this.rotate();
+      }
+      pending += bytes;
+    }
+    await this.flush(pending);
+  }
+
+  async close(): Promise<void> {
+    const h = this.handle;
+    this.handle = undefined;
+    await h?.close();
+  }
+
+  private async flush(bytes: number): Promise<void> {
+    if (bytes === 0) return;
+    await this.handle!.write(this.chunk, 0, bytes);
+    this.size += bytes;
+  }
+
+  private async open(): Promise<void> {
+    this.handle = await fs.open(this.path, 'a', 0o600);
+    const stat = await this.handle.stat();
+    this.size = stat.size;
+    // A device or a pipe (/dev/null, a FIFO) is written, never renamed.
+    if (!stat.isFile()) this.size = Number.NEGATIVE_INFINITY;
+  }
+
+  private async rotate(): Promise<void> {
+    await this.close();
+    const backup = join(dirname(this.path), `${this.prefix}${backupTime(new Date())}${this.ext}`);
+    await fs.rename(this.path, backup).catch(() => undefined);
+    this.handle = await fs.open(this.path, 'a', 0o600);
+    this.size = 0;
+    await this.mill().catch((err: Error) => process.stderr.write(`audit log: cleaning old files failed: ${err.message}\n`));
+  }
+
+  /** Old files past the count or age removed, the rest compressed when asked. */
+  private async mill(): Promise<void> {
+    const { maxBackups, maxAgeDays, compress } = this.rotation;
+    if (!maxBackups && !maxAgeDays && !compress) return;
+    const folder = dirname(this.path);
+    const backups = (await fs.readdir(folder))
+      .map((name) => ({ name, at: this.timeOf(name) }))
+      .filter((b): b is { name: string; at: number } => b.at !== undefined)
+      .sort((a, b) => b.at - a.at);
+    let keep = backups;
+    const remove: string[] = [];
+    if (maxBackups > 0 && keep.length > maxBackups) {
+      // A compressed and an uncompressed copy of one backup count once.
+      const seen = new Set<string>();
+      const kept: typeof keep = [];
+      for (const b of keep) {
+        const key = b.name.replace(/\.gz$/, '');
+        if (!seen.has(key)) seen.add(key);
+        if (seen.size > maxBackups) remove.push(b.name);
+        else kept.push(b);
+      }
+      keep = kept;
+    }
+    if (maxAgeDays > 0) {
+      const cutoff = Date.now() - maxAgeDays * 24 * 3_600_000;
+      keep = keep.filter((b) => (b.at < cutoff ? (remove.push(b.name), false) : true));
+    }
+    for (const name of remove) await fs.rm(join(folder, name), { force: true });
+    if (!compress) return;
+    for (const b of keep) {
+      if (b.name.endsWith('.gz')) continue;
+      const from = join(folder, b.name);
+      await pipeline(createReadStream(from), createGzip(), createWriteStream(`${from}.gz`, { mode: 0o600 }));
+      await fs.rm(from, { force: true });
+    }
+  }
+
+  /** The time in a backup's name (ms), or undefined for other files. */
+  private timeOf(name: string): number | undefined {
+    const plain = name.endsWith('.gz') ? name.slice(0, -3) : name;
+    if (!plain.startsWith(this.prefix) || !plain.endsWith(this.ext)) return undefined;
+    const stamp = plain.slice(this.prefix.length, plain.length - this.ext.length);
+    const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})\.(\d{3})$/.exec(stamp);
+    if (!m) return undefined;
+    return Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`);
+  }
+}

@@ -1,0 +1,78 @@
+// The audit filter on its own: a panic (an error that is no Status) is the event's last stage,
+// the legacy format, and omitManagedFields.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openAuditor, type AuditSettings } from '../../src/audit/auditor.js';
+import { sendBytes } from '../../src/endpoints/request.js';
+import { audit } from '../../src/server/filters/audit.js';
+import { filterChain, RequestContext, type Filter } from '../../src/server/filters/context.js';
+import { recover } from '../../src/server/filters/recover.js';
+import { requestInfo } from '../../src/server/filters/request-info.js';
+
+const ALICE: Filter = (ctx, next) => {
+  ctx.user = { name: 'alice', groups: ['system:authenticated'], extra: { scopes: ['b', 'a'] } };
+  return next();
+};
+
+const OBJECT = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', namespace: 'default', managedFields: [{ manager: 'kubectl' }] }, data: { a: '1' } };
+
+describe('audit filter', { timeout: 30_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-audit-filter-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function serve(policy: string, settings: Partial<AuditSettings>, requests: (base: string) => Promise<void>): Promise<string> {
+    writeFileSync(join(dir, 'policy.yaml'), `apiVersion: audit.k8s.io/v1\nkind: Policy\n${policy}`);
+    const log = join(dir, `${Math.random().toString(36).slice(2)}.log`);
+    const auditor = (await openAuditor({
+      policyFile: join(dir, 'policy.yaml'), logPath: log, logFormat: 'json', logMode: 'blocking', logMaxAge: 0, logMaxBackup: 0, logMaxSize: 0,
+      logCompress: false, logBatchBufferSize: 100, logBatchMaxSize: 1, ...settings,
+    }))!;
+    const handle = filterChain([recover(), requestInfo(), ALICE, audit(auditor)], async (ctx) => {
+      if (ctx.info.path.endsWith('/boom')) throw new Error('boom');
+      sendBytes(ctx.res, 200, Buffer.from(JSON.stringify(OBJECT)), ctx.out);
+    });
+    const server: Server = createServer((req, res) => void handle(new RequestContext(req, res)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await requests(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await auditor.close();
+    }
+    return readFileSync(log, 'utf8');
+  }
+
+  it('a panic: RequestReceived then Panic with the reference\'s 500 status, and the client gets a 500 Status', async () => {
+    let status = 0;
+    const text = await serve('rules:\n- level: Metadata\n', {}, async (base) => {
+      const r = await fetch(`${base}/api/v1/namespaces/default/configmaps/boom`);
+      status = r.status;
+      assert.equal((await r.json() as { reason: string }).reason, 'InternalError');
+    });
+    assert.equal(status, 500);
+    const events = text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(events.map((e) => e.stage), ['RequestReceived', 'Panic']);
+    assert.deepEqual(events[1].responseStatus, { metadata: {}, status: 'Failure', message: "APIServer panic'd: boom", reason: 'InternalError', code: 500 });
+    assert.deepEqual(events[1].user, { username: 'alice', groups: ['system:authenticated'], extra: { scopes: ['b', 'a'] } });
+  });
+
+  it('omitManagedFields drops managedFields from the response object; the legacy format is one text line per event', async () => {
+    const json = await serve('omitManagedFields: true\nomitStages: [RequestReceived]\nrules:\n- level: RequestResponse\n', {}, async (base) => {
+      await fetch(`${base}/api/v1/namespaces/default/configmaps/x`);
+    });
+    const event = JSON.parse(json.trim());
+    assert.deepEqual(event.responseObject, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', namespace: 'default' }, data: { a: '1' } });
+    const legacy = await serve('rules:\n- level: Metadata\n', { logFormat: 'legacy' }, async (base) => {
+      await fetch(`${base}/version`, { headers: { 'User-Agent': 'test/1.0', 'Audit-ID': 'id-1' } });
+    });
+    const lines = legacy.trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z AUDIT: id="id-1" stage="RequestReceived" ip="127\.0\.0\.1" method="get" user="alice" groups="\\"system:authenticated\\"" as="<self>" asgroups="<lookup>" user-agent="test\/1\.0" namespace="<none>" uri="\/version" response="<deferred>"$/);
+    assert.match(lines[1]!, /stage="ResponseComplete" .* response="200"$/);
+  });
+});
