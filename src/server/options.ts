@@ -70,16 +70,6 @@ function oneOf<T extends string>(name: string, values: readonly T[], value: T, h
   return { default: value, flag: { name, takes: 'string', help, parse } };
 }
 
-/** A whole number (an `int` flag of the reference's: seconds, counts). */
-function integer(name: string, value: number, help: string): Setting<number> {
-  const parse = (t: string): number => {
-    const n = Number(t);
-    if (!/^-?\d+$/.test(t.trim()) || !Number.isSafeInteger(n)) throw new OptionsError(`--${name}: invalid argument "${t}": strconv.ParseInt: parsing "${t}": invalid syntax`);
-    return n;
-  };
-  return { default: value, flag: { name, takes: 'int', help, parse } };
-}
-
 function port(name: string, value: number, help: string): Setting<number> {
   const parse = (t: string): number => {
     const n = Number(t);
@@ -184,7 +174,8 @@ function integer(name: string, value: number, min: number, help: string, refusal
   return { default: value, flag: { name, takes: 'int', help, parse } };
 }
 
-const notNegative = (name: string, help: string): Setting<number> => integer(name, 0, 0, help, (n) => `--${name} ${n} can't be a negative number`);
+/** A whole number of at least 0 (default `value`, 0 unless given). */
+const notNegative = (name: string, help: string, value = 0): Setting<number> => integer(name, value, 0, help, (n) => `--${name} ${n} can't be a negative number`);
 
 /** A number above 0. */
 function positiveNumber(name: string, value: number, help: string, refusal: (n: number) => string): Setting<number> {
@@ -219,11 +210,11 @@ export const SETTINGS = {
   /** How long a request that is not long-running may take before its 504 (ms), as the reference's flag. */
   requestTimeoutMs: duration('request-timeout', '1m0s', 'how long a request (not a watch, log, exec, attach, port-forward or proxy) may take before it is answered 504 Timeout; ?timeout= asks for less'),
   /** Read-only requests (get, list) in flight at most; beyond, 429 (system:masters excepted). 0: no limit. */
-  maxRequestsInflight: integer('max-requests-inflight', 400, 'read-only requests (get, list) served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit'),
+  maxRequestsInflight: notNegative('max-requests-inflight', 'read-only requests (get, list) served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit', 400),
   /** Mutating requests in flight at most; beyond, 429 (system:masters excepted). 0: no limit. */
-  maxMutatingRequestsInflight: integer('max-mutating-requests-inflight', 200, 'mutating requests served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit'),
+  maxMutatingRequestsInflight: notNegative('max-mutating-requests-inflight', 'mutating requests served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit', 200),
   /** A watch without timeoutSeconds ends after a random time from this to twice this (s), as the reference's flag. */
-  minRequestTimeoutSeconds: integer('min-request-timeout', 1800, 'seconds: a watch that does not say its timeoutSeconds ends after a random time between this and twice this'),
+  minRequestTimeoutSeconds: notNegative('min-request-timeout', 'seconds: a watch that does not say its timeoutSeconds ends after a random time between this and twice this', 1800),
   /** On SIGTERM, how long /readyz fails before the listener stops (ms), as the reference's flag. */
   shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
