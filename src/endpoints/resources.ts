@@ -97,13 +97,12 @@ export interface HandlerSettings {
 /** The reference's --min-request-timeout default. */
 const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
-/** The audit annotations of a request to a deprecated version, its removal read off the warning ("unavailable in v1.26+"). */
-function annotateDeprecation(res: ServerResponse, warning: string): void {
+/** The audit annotations of a request to a deprecated version, with the release it goes away in when one is planned. */
+function annotateDeprecation(res: ServerResponse, info: ResourceInfo): void {
   const record = auditOf(res);
   if (!record) return;
   record.annotate('k8s.io/deprecated', 'true');
-  const removed = /unavailable in v(\d+\.\d+)\+/.exec(warning);
-  if (removed) record.annotate('k8s.io/removed-release', removed[1]!);
+  if (info.removedRelease) record.annotate('k8s.io/removed-release', info.removedRelease);
 }
 
 export class ResourceHandler {
@@ -150,7 +149,7 @@ export class ResourceHandler {
       if (deprecation) {
         warnings.push(deprecation);
         res.setHeader('Warning', warningHeaderValues([deprecation]));
-        annotateDeprecation(res, deprecation);
+        annotateDeprecation(res, info);
       }
       const scope = this.scope(req, res, r, info, query, negotiated, user, warnings);
       const { handler, verb } = route(scope);
