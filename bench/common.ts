@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: the capstan server as a child process (so the load generator
 // does not steal its CPU on a small machine), its memory from /proc, keep-alive HTTP helpers
 // towards 127.0.0.1 only, percentiles and the summary every benchmark adds its figures to.
+import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
@@ -312,4 +313,19 @@ export function message<T>(child: ChildProcess): Promise<T> {
       resolve(m as T);
     });
   });
+}
+
+/**
+ * autocannon options creating ConfigMaps c-0, c-1, … (200-byte data) in the collection `url` (the
+ * create load of the CRUD and etcd benches), and how many it has sent.
+ */
+export function configMapCreates(url: string): { options: autocannon.Options; created: () => number } {
+  let created = 0;
+  const options: autocannon.Options = {
+    url,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `c-${created++}` }, data: { k: 'v'.repeat(200) } }) }) }],
+  };
+  return { options, created: () => created };
 }

@@ -2,7 +2,7 @@
 // keep-alive clients (autocannon), next to a bare node:http server measured in the same run.
 import autocannon, { type Result } from 'autocannon';
 import { join } from 'node:path';
-import { figure, here, startCapstan, startNode, status } from './common.js';
+import { configMapCreates, figure, here, startCapstan, startNode, status } from './common.js';
 
 const CONNECTIONS = 32;
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -28,13 +28,8 @@ export async function crud(): Promise<void> {
     // One small object to read.
     await fetch(ns, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'bench-get' }, data: { k: 'v' } }) });
     const get = await run({ url: `${ns}/bench-get` });
-    let created = 0;
-    const create = await run({
-      url: ns,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `c-${created++}` }, data: { k: 'v'.repeat(200) } }) }) }],
-    });
+    const creates = configMapCreates(ns);
+    const create = await run(creates.options);
     let updated = 0;
     const update = await run({
       url: ns,
@@ -42,7 +37,7 @@ export async function crud(): Promise<void> {
       headers: { 'Content-Type': 'application/json' },
       requests: [{
         setupRequest: (req) => {
-          const name = `c-${updated++ % Math.max(1, created)}`;
+          const name = `c-${updated++ % Math.max(1, creates.created())}`;
           return { ...req, path: `${new URL(ns).pathname}/${name}`, body: JSON.stringify({ metadata: { name }, data: { k: `u${updated}` } }) };
         },
       }],
@@ -51,7 +46,7 @@ export async function crud(): Promise<void> {
     const remove = await run({
       url: ns,
       method: 'DELETE',
-      amount: Math.max(CONNECTIONS, created),
+      amount: Math.max(CONNECTIONS, creates.created()),
       requests: [{ setupRequest: (req) => ({ ...req, path: `${new URL(ns).pathname}/c-${deleted++}` }) }],
     });
     console.log(`\n== crud: ${CONNECTIONS} keep-alive connections, ${DURATION} s each (SQLite, fsync per group commit)`);

@@ -4,7 +4,7 @@
 import autocannon, { type Result } from 'autocannon';
 import { EtcdClient, prefixRangeEnd } from '../src/storage/etcd/client.js';
 import { EtcdProcess, etcdMissing } from '../test/storage/etcd-process.js';
-import { createMany, createNamespace, figure, http, keepAliveAgent, startCapstan } from './common.js';
+import { configMapCreates, createMany, createNamespace, figure, http, keepAliveAgent, startCapstan } from './common.js';
 
 const CONNECTIONS = 32;
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -29,13 +29,8 @@ export async function etcd(): Promise<void> {
   const agent = keepAliveAgent(CONNECTIONS);
   try {
     const ns = `${capstan.url}/api/v1/namespaces/default/configmaps`;
-    let created = 0;
-    const create = await run({
-      url: ns,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `c-${created++}` }, data: { k: 'v'.repeat(200) } }) }) }],
-    });
+    const creates = configMapCreates(ns);
+    const create = await run(creates.options);
     const get = await run({ url: `${ns}/c-0` });
 
     await createNamespace(agent, capstan.url, 'bench-list');
