@@ -6,7 +6,7 @@
 // that was no Status. Without a policy only the header is set.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestInfo } from '../../api/request-info.js';
+import { isLongRunningRequest } from '../../api/long-running.js';
 import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
 import { type Auditor } from '../../audit/auditor.js';
@@ -14,14 +14,6 @@ import { AuditRecord, nowMicros, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
 import { internalError, StatusError } from '../../errors.js';
 import type { Filter, RequestContext } from './context.js';
-
-/** The reference's long-running requests: watches and the streaming subresources. */
-const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
-
-function isLongRunning(info: RequestInfo): boolean {
-  if (!info.isResourceRequest) return false;
-  return info.verb === 'watch' || info.verb === 'proxy' || (info.subresource !== undefined && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
-}
 
 function auditIdOf(req: IncomingMessage): string {
   const given = req.headers['audit-id'];
@@ -65,7 +57,7 @@ export function audit(auditor?: Auditor): Filter {
       sendStatusError(ctx.res, internalError('failed to store audit event'), ctx.out);
       return;
     }
-    if (isLongRunning(ctx.info)) announceResponseStart(ctx.res, () => auditor.emit(record, 'ResponseStarted'), record);
+    if (isLongRunningRequest(ctx.info)) announceResponseStart(ctx.res, () => auditor.emit(record, 'ResponseStarted'), record);
     try {
       await next();
     } catch (err) {
@@ -84,7 +76,7 @@ export function audit(auditor?: Auditor): Filter {
       // Nothing was answered: the reference records a success, "Connection closed early" (and,
       // for a long-running request, the start it never had).
       record.closedEarly();
-      if (isLongRunning(ctx.info)) auditor.emit(record, 'ResponseStarted');
+      if (isLongRunningRequest(ctx.info)) auditor.emit(record, 'ResponseStarted');
     }
     auditor.emit(record, 'ResponseComplete');
   };
