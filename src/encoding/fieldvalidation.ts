@@ -13,6 +13,7 @@ import { isKnownKind, schemaFor } from '../api/schema.js';
 import type { GroupVersionKind } from '../api/schema.js';
 import { goValue } from './go-format.js';
 import { ANY, goTypeOf, sliceOf, STRING, structType, type GoType } from './go-types.js';
+import { settleNulls } from './go-nulls.js';
 import { strictDecode } from './strict-json.js';
 import { unstructuredDecode } from './unstructured-decode.js';
 import { yamlDuplicateKeys } from './yaml-duplicates.js';
@@ -90,6 +91,7 @@ export function checkObjectBody(body: ObjectBody, level: FieldValidation, warnin
   const refuse = (why: string) => badRequest(`${kind} in version "${version}" cannot be handled as a ${endpoint.kind}: ${why}`);
   if (result.error !== undefined) throw refuse(result.error);
   dropFields(object, result.unknownPaths);
+  if (!body.pruneUnknown && (body.yaml || body.text.includes('null'))) settleNulls(object, target);
   // An unstructured kind's unknown fields come after the decoder's own complaints (repeated keys).
   const strictErrors = body.pruneUnknown ? [...result.strict, ...unknownFieldErrors(body.pruneUnknown(object))] : result.strict;
   if (!strict) return;
@@ -193,6 +195,7 @@ export class PatchFieldCheck {
       shown = () => goValue(this.patch, true);
       if (r.error !== undefined) throw invalidPatch(shown(), r.error);
       dropFields(result, r.unknownPaths);
+      if (!this.pruneUnknown) settleNulls(result, this.target);
       errors = strict ? [...patchStrict, ...r.unknown] : [];
     } else {
       // The patched document is encoded and decoded again; a failure shows that document.
@@ -201,6 +204,7 @@ export class PatchFieldCheck {
       const r = strictDecode(text, this.target, strict);
       if (r.error !== undefined) throw invalidPatch(text, r.error);
       dropFields(result, r.unknownPaths);
+      if (!this.pruneUnknown && text.includes('null')) settleNulls(result, this.target);
       const unknown = this.pruneUnknown ? unknownFieldErrors(this.pruneUnknown(result as JsonObject)) : [];
       errors = strict ? [...patchStrict, ...r.strict, ...unknown] : [];
     }

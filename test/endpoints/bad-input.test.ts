@@ -148,4 +148,34 @@ describe('bad input: a 4xx Status, nothing changed', { timeout: 30_000 }, () => 
       assert.equal((await call(server.url, 'GET', `${CM}/applied`)).status, 404);
     });
   });
+  describe('nulls inside a built-in object, decoded as the reference decodes them into its types', () => {
+    const PODS = '/api/v1/namespaces/bad/pods';
+    const required = 'spec.containers[0].name: Required value, spec.containers[0].image: Required value';
+    // Pods need their namespace's service account (this server makes none by itself).
+    before(() => mustOk(call(server.url, 'POST', '/api/v1/namespaces/bad/serviceaccounts', { body: { metadata: { name: 'default' } } }), 201));
+
+    it('a null container is an empty one: 422 naming its missing fields, nothing stored', async () => {
+      const r = await call(server.url, 'POST', PODS, { body: { metadata: { name: 'nulled' }, spec: { containers: [null] } } });
+      assert.equal(r.status, 422, r.text);
+      assert.equal(r.json.message, `Pod "nulled" is invalid: [${required}]`);
+      assert.equal((await call(server.url, 'GET', `${PODS}/nulled`)).status, 404);
+    });
+
+    it('a JSON patch adding a null container is refused the same way, the pod unchanged', async () => {
+      const pod = { metadata: { name: 'patched' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+      await mustOk(call(server.url, 'POST', PODS, { body: pod }), 201);
+      const r = await call(server.url, 'PATCH', `${PODS}/patched`, { body: [{ op: 'add', path: '/spec/containers/0', value: null }], headers: { 'Content-Type': 'application/json-patch+json' } });
+      assert.equal(r.status, 422, r.text);
+      assert.match(r.json.message, /spec\.containers\[0\]\.name: Required value/);
+      const stored = await call(server.url, 'GET', `${PODS}/patched`);
+      assert.deepEqual(stored.json.spec.containers.map((c: { name: string }) => c.name), ['c']);
+    });
+
+    it('a null map value is its zero value and a null field is left out', async () => {
+      const r = await call(server.url, 'POST', '/api/v1/namespaces/bad/configmaps', { body: { metadata: { name: 'nulls', labels: null }, data: { a: null, b: 'x' } } });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.data, { a: '', b: 'x' });
+      assert.equal('labels' in r.json.metadata, false);
+    });
+  });
 });

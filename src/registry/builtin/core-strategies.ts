@@ -2,7 +2,7 @@
 // registries do to namespaces, secrets, pods and replication controllers beyond the generic store.
 import { metadataOf } from '../objects.js';
 import type { Strategy } from '../strategies.js';
-import { type JsonObject } from '../../json.js';
+import { isObject, type JsonObject } from '../../json.js';
 
 function namespaceLabel(obj: JsonObject): void {
   const meta = metadataOf(obj);
@@ -50,14 +50,14 @@ export const secretStrategy: Strategy = {
 
 /** The QoS class the reference derives from the containers' requests and limits. */
 function qosClass(pod: JsonObject): string {
-  const spec = (pod['spec'] ?? {}) as JsonObject;
-  const containers = [...((spec['initContainers'] as JsonObject[] | undefined) ?? []), ...((spec['containers'] as JsonObject[] | undefined) ?? [])];
+  const spec = isObject(pod['spec']) ? pod['spec'] : {};
+  const listOf = (key: string) => (Array.isArray(spec[key]) ? (spec[key] as unknown[]).filter(isObject) : []);
   let any = false;
   let guaranteed = true;
-  for (const c of containers) {
-    const resources = (c['resources'] ?? {}) as { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
-    const requests = resources.requests ?? {};
-    const limits = resources.limits ?? {};
+  for (const c of [...listOf('initContainers'), ...listOf('containers')]) {
+    const resources = isObject(c['resources']) ? c['resources'] : {};
+    const requests = isObject(resources['requests']) ? resources['requests'] : {};
+    const limits = isObject(resources['limits']) ? resources['limits'] : {};
     for (const r of ['cpu', 'memory']) {
       if (requests[r] !== undefined || limits[r] !== undefined) any = true;
       if (limits[r] === undefined || (requests[r] !== undefined && String(requests[r]) !== String(limits[r]))) guaranteed = false;
