@@ -7,13 +7,13 @@
 // them before it is ready. The reference waits 5 s before establishing only when several servers
 // share the storage (HA); one server establishes at once.
 import { StatusError } from '../errors.js';
-import { type JsonObject, jsonEqual } from '../json.js';
+import { decodeJson, type JsonObject, jsonEqual } from '../json.js';
 import type { Informer, ObjectVersion, Subscription } from '../registry/informers.js';
 import { metadataOf } from '../registry/objects.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
 import type { Registry, WriteContext } from '../registry/store.js';
 import {
-  approvalState, CLEANUP_FINALIZER, type Condition, conditionsOf, CRD_GROUP, CRD_RESOURCE, crdName, findCondition, finalizersOf, groupOf,
+  approvalState, CLEANUP_FINALIZER, type Condition, type CrdNames, conditionsOf, CRD_GROUP, CRD_RESOURCE, crdName, findCondition, finalizersOf, groupOf,
   isConditionTrue, isProtectedGroup, namesOf, removeCondition, sameCondition, setCondition, specOfCrd, statusOfCrd, versionsOf,
 } from './crd-object.js';
 import { customResourceDefinitionFor, isServed, servingKey } from './custom-resources.js';
@@ -21,6 +21,14 @@ import type { CrdSchemaEngine } from './schema-engine.js';
 
 /** The reference's apiextensions controllers write as the apiserver itself. */
 const WRITER: WriteContext = { manager: 'kube-apiserver' };
+
+/** What naming reads of another CRD of the group. */
+interface NamesView {
+  name: string;
+  group: string;
+  accepted: CrdNames;
+  needsNames: boolean;
+}
 
 const inUse = (name: string): string => `"${name}" is already in use`;
 
@@ -41,6 +49,8 @@ export class CrdController {
   /** Per terminating CRD whose instances are not all gone: since when it has waited for them. */
   private readonly waitingForInstances = new Map<string, number>();
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
+  /** Per stored version of a CRD: what naming reads of it (see othersOfGroup). */
+  private readonly namesViews = new WeakMap<Buffer, NamesView>();
 
   constructor(private readonly registry: Registry, private readonly engine: CrdSchemaEngine) {}
 
@@ -136,17 +146,28 @@ export class CrdController {
    */
   private requeueWaitingForNames(group: string, except: string): void {
     void this.registry.informer(this.crdInfo).then((informer) => {
-      for (const other of this.othersOfGroup(informer, group, except)) if (this.needsNames(other)) this.enqueueName(crdName(other));
+      for (const other of this.othersOfGroup(informer, group, except)) if (other.needsNames) this.enqueueName(other.name);
     });
   }
 
-  /** The CRDs of `group` but `except`; only those are decoded (a CRD's name is `<plural>.<group>`, a plural has no dot). */
-  private othersOfGroup(informer: Informer, group: string, except: string): JsonObject[] {
-    const out: JsonObject[] = [];
+  /**
+   * What naming reads of the CRDs of `group` but `except`: derived once per stored version (a new
+   * CRD in a group of a hundred would otherwise decode the hundred others). Only those of the
+   * group are read (a CRD's name is `<plural>.<group>`, a plural has no dot).
+   */
+  private othersOfGroup(informer: Informer, group: string, except: string): NamesView[] {
+    const out: NamesView[] = [];
     for (const n of informer.names()) {
       if (n === except || n.slice(n.indexOf('.') + 1) !== group) continue;
-      const crd = informer.get(undefined, n);
-      if (crd && groupOf(crd) === group) out.push(crd);
+      const bytes = informer.stored(undefined, n);
+      if (!bytes) continue;
+      let view = this.namesViews.get(bytes);
+      if (!view) {
+        const crd = decodeJson(bytes);
+        view = { name: n, group: groupOf(crd), accepted: namesOf(statusOfCrd(crd)['acceptedNames']), needsNames: this.needsNames(crd) };
+        this.namesViews.set(bytes, view);
+      }
+      if (view.group === group) out.push(view);
     }
     return out;
   }
@@ -186,8 +207,7 @@ export class CrdController {
       const informer = await this.registry.informer(this.crdInfo);
       const resources = new Set<string>();
       const kinds = new Set<string>();
-      for (const o of this.othersOfGroup(informer, groupOf(crd), crdName(crd))) {
-        const n = namesOf(statusOfCrd(o)['acceptedNames']);
+      for (const { accepted: n } of this.othersOfGroup(informer, groupOf(crd), crdName(crd))) {
         for (const r of [n.plural, n.singular, ...n.shortNames]) resources.add(r);
         kinds.add(n.kind).add(n.listKind);
       }

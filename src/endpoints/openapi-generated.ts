@@ -3,6 +3,7 @@
 // descriptions, parameters — kubectl looks for `fieldValidation` on PATCH to decide whether the
 // server validates fields —, bodies and answers), and the kind's schema. v3 paths are the v2 ones
 // converted by the rules that turn the vendored v2 paths into the vendored v3 ones.
+import { createHash } from 'node:crypto';
 import { swaggerDocument } from '../api/openapi-documents.js';
 import { v3PathItem } from '../api/openapi-v3-from-v2.js';
 import { isObject, type JsonObject } from '../json.js';
@@ -266,10 +267,15 @@ function paths(definitions: readonly ResourceDefinition[], only: { group: string
 
 type Part = { paths: JsonObject; schemas: Record<string, JsonObject> };
 
-/** A part serialized once: its paths' and schemas' JSON members (`"name":{…}`), and the schemas it refers to. */
+/**
+ * A part serialized once: its paths' and schemas' JSON members (`"name":{…}`, comma-separated),
+ * encoded, with their digest (a document's ETag is made of its parts', without reading them again),
+ * and the schemas it refers to.
+ */
 export interface PartText {
-  paths: string[];
-  schemas: string[];
+  paths: Buffer;
+  schemas: Buffer;
+  digest: Buffer;
   schemaNames: string[];
   refs: Set<string>;
 }
@@ -279,12 +285,14 @@ const texts = new WeakMap<Part, PartText>();
 function textOf(part: Part): PartText {
   let text = texts.get(part);
   if (!text) {
-    const members = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    const members = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
     const paths = members(part.paths);
     const schemas = members(part.schemas);
     const refs = new Set<string>();
-    for (const t of [...paths, ...schemas]) for (const m of t.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) refs.add(m[1]!);
-    text = { paths, schemas, schemaNames: Object.keys(part.schemas), refs };
+    for (const t of [paths, schemas]) for (const m of t.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) refs.add(m[1]!);
+    const bytes = { paths: Buffer.from(paths), schemas: Buffer.from(schemas) };
+    const digest = createHash('sha512').update(bytes.paths).update('\0').update(bytes.schemas).digest();
+    text = { ...bytes, digest, schemaNames: Object.keys(part.schemas), refs };
     texts.set(part, text);
   }
   return text;

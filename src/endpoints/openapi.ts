@@ -87,25 +87,50 @@ function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
   return out;
 }
 
-/** The schemas `refs` need (closed over), as JSON members, kept for the same set of names (it rarely changes). */
-let referencedText: { key: string; members: string[] } | undefined;
+/** The schemas `refs` need (closed over), as comma-separated JSON members, kept for the same set of names (it rarely changes). */
+let referencedText: { key: string; members: Buffer } | undefined;
 
-function referencedMembers(refs: readonly string[]): string[] {
+function referencedMembers(refs: readonly string[]): Buffer {
   const key = refs.join(',');
   if (referencedText?.key !== key) {
-    referencedText = { key, members: Object.entries(referencedSchemas(refs)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`) };
+    referencedText = { key, members: Buffer.from(Object.entries(referencedSchemas(refs)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')) };
   }
   return referencedText.members;
 }
 
-/** A v3 document of resources defined at run time, from their parts' serialized pieces (the same bytes as serializing it whole). */
+const COMMA = Buffer.from(',');
+
+/** Comma-separated lists of members, joined into one (empty ones left out). */
+function joined(lists: readonly Buffer[]): Buffer[] {
+  return lists.filter((b) => b.length).flatMap((b, i) => (i ? [COMMA, b] : [b]));
+}
+
+/**
+ * A v3 document of resources defined at run time, from its parts' encoded pieces (the same bytes
+ * as serializing it whole). Its ETag is made of the parts' digests and its body assembled when
+ * first read: the root names every document's hash, and a group of a hundred CRDs is megabytes.
+ */
 function madeV3BytesOf(parts: readonly PartText[], infoVersion: string): OpenApiDocumentBytes {
   const own = new Set(parts.flatMap((p) => p.schemaNames));
   const refs = [...new Set(parts.flatMap((p) => [...p.refs]))].filter((n) => !own.has(n)).sort();
-  const schemas = [...parts.flatMap((p) => p.schemas), ...referencedMembers(refs)];
   const info = JSON.stringify({ title: 'Kubernetes', version: infoVersion });
-  const text = `{"openapi":"3.0.0","info":${info},"paths":{${parts.flatMap((p) => p.paths).join(',')}},"components":{"schemas":{${schemas.join(',')}},"securitySchemes":${JSON.stringify(swaggerDocument()['securityDefinitions'])}}}`;
-  return withEtag(Buffer.from(text));
+  const digest = createHash('sha512').update(info).update(refs.join(','));
+  for (const p of parts) digest.update(p.digest);
+  const etag = `"${digest.digest('hex').slice(0, 64).toUpperCase()}"`;
+  let body: Buffer | undefined;
+  return {
+    etag,
+    get body() {
+      body ??= Buffer.concat([
+        Buffer.from(`{"openapi":"3.0.0","info":${info},"paths":{`),
+        ...joined(parts.map((p) => p.paths)),
+        Buffer.from('},"components":{"schemas":{'),
+        ...joined([...parts.map((p) => p.schemas), referencedMembers(refs)]),
+        Buffer.from(`},"securitySchemes":${JSON.stringify(swaggerDocument()['securityDefinitions'])}}}`),
+      ]);
+      return body;
+    },
+  };
 }
 
 /** A made v3 document completed with the schemas it references (closed over), serialized. */

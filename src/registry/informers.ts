@@ -193,6 +193,11 @@ export class Informer {
     return value ? decodeJson(value) : undefined;
   }
 
+  /** An object's stored bytes (shared: never change them), for callers that keep what they derive from each version. */
+  stored(namespace: string | undefined, name: string): Buffer | undefined {
+    return this.cacher?.get(this.keyOf(namespace, name));
+  }
+
   has(namespace: string | undefined, name: string): boolean {
     return this.cacher?.get(this.keyOf(namespace, name)) !== undefined;
   }

@@ -106,6 +106,14 @@ describe('defaulting through the API', () => {
     assert.deepEqual(policies, [...cases, ['nginx', 'Never']]);
   });
 
+  it('an image reference that backtracking would explore for ever is read at once (the fuzzer\'s hang)', async () => {
+    const images = ['a'.repeat(64) + '!', `${'a-'.repeat(2000)}!`, `${'a'.repeat(40)}.${'b'.repeat(40)}:x/!`, `${'x'.repeat(3000)}:${'1'.repeat(200)}`];
+    const started = performance.now();
+    const pod = await create(`${NS}/pods`, { metadata: { name: 'odd-images' }, spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })) } });
+    assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
+    assert.deepEqual(pod.spec.containers.map((c: { imagePullPolicy: string }) => c.imagePullPolicy), ['IfNotPresent', 'IfNotPresent', 'IfNotPresent', 'IfNotPresent']);
+  });
+
   it('quantities come back as the reference stores them: canonical text, resource lists rounded up to thousandths', async () => {
     const pod = await create(`${NS}/pods`, {
       metadata: { name: 'quantities' },

@@ -6,10 +6,13 @@
 // Docker Hub normalization: a first component without `.` or `:` (and not `localhost`) is a
 // path under docker.io, and the repository must be lower case.
 
+// The grammar's separator may be empty (`[-]*`); two runs of alphanumerics with nothing between
+// are one run, so here it is at least one character. The same language without the ambiguity,
+// which JavaScript's backtracking engine (unlike Go's) would explore exponentially.
 const ALPHANUMERIC = '[a-z0-9]+';
-const SEPARATOR = '(?:[._]|__|[-]*)';
+const SEPARATOR = '(?:[._]|__|-+)';
 const PATH_COMPONENT = `${ALPHANUMERIC}(?:${SEPARATOR}${ALPHANUMERIC})*`;
-const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const DOMAIN_COMPONENT = '[a-zA-Z0-9](?:-*[a-zA-Z0-9])*';
 const DOMAIN = `${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*(?::[0-9]+)?`;
 const NAME = `(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
 const TAG = '[\\w][\\w.-]{0,127}';
