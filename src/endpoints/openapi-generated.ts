@@ -251,20 +251,6 @@ function schemasOf(def: ResourceDefinition, version: string, ref: (name: string)
   };
 }
 
-function paths(definitions: readonly ResourceDefinition[], only: { group: string; version: string } | undefined, v3: boolean): { paths: JsonObject; schemas: Record<string, JsonObject> } {
-  const out: JsonObject = {};
-  const schemas: Record<string, JsonObject> = {};
-  for (const def of definitions) {
-    for (const v of def.versions) {
-      if (only && (only.group !== def.group || only.version !== v.version)) continue;
-      const part = partOf(def, v, v3);
-      Object.assign(schemas, part.schemas);
-      Object.assign(out, part.paths);
-    }
-  }
-  return { paths: out, schemas };
-}
-
 type Part = { paths: JsonObject; schemas: Record<string, JsonObject> };
 
 /**
@@ -337,10 +323,9 @@ function partOf(def: ResourceDefinition, v: ResourceDefinition['versions'][numbe
   return part;
 }
 
-/** The paths and definitions the v2 document gains from these resources. */
-export function openApiV2Additions(definitions: readonly ResourceDefinition[]): { paths: JsonObject; definitions: Record<string, JsonObject> } {
-  const { paths: p, schemas } = paths(definitions, undefined, false);
-  return { paths: p, definitions: schemas };
+/** The paths and definitions the v2 document gains from these resources, as serialized pieces (as openApiV3DocumentTexts). */
+export function openApiV2Texts(definitions: readonly ResourceDefinition[]): PartText[] {
+  return definitions.flatMap((def) => def.versions.map((v) => textOf(partOf(def, v, false))));
 }
 
 /** A v3 document of these paths and schemas: the shape of every v3 document made here. */

@@ -7,7 +7,7 @@ import { openApiV2Protobuf } from '../encoding/openapi-v2-protobuf.js';
 import { decodeJson, type JsonObject } from '../json.js';
 import type { ResourceDefinition, ResourceDefinitions } from '../registry/definitions.js';
 import { parseMediaRanges, type MediaRange } from './negotiation.js';
-import { openApiV2Additions, openApiV3DocumentOf, openApiV3DocumentTexts, type PartText } from './openapi-generated.js';
+import { openApiV2Texts, openApiV3DocumentOf, openApiV3DocumentTexts, type PartText } from './openapi-generated.js';
 
 export interface OpenApiDocumentBytes {
   body: Buffer;
@@ -37,6 +37,14 @@ export function openApiV2Format(accept: string | undefined): 'json' | 'protobuf'
     if (r.type === type && r.subtype === subtype) return 'protobuf';
   }
   return undefined;
+}
+
+/** The vendored v2 document serialized (see OpenApi.builtinV2). */
+interface BuiltinV2 {
+  pieces: Array<Buffer | 'paths' | 'definitions'>;
+  paths: Buffer;
+  definitions: Buffer;
+  digest: Buffer;
 }
 
 /** Where a v3 document that is not vendored comes from. */
@@ -152,6 +160,7 @@ function madeV3Bytes(doc: JsonObject): OpenApiDocumentBytes {
  */
 export class OpenApi {
   private v2?: OpenApiDocumentBytes;
+  private builtinV2Text?: BuiltinV2;
   /** The Protobuf form of /openapi/v2, and the JSON document it was made from. */
   private v2Protobuf?: { from: OpenApiDocumentBytes; body: Buffer };
   private v3Root?: Buffer;
@@ -210,22 +219,61 @@ export class OpenApi {
     return this.made;
   }
 
+  /**
+   * /openapi/v2: the vendored document's served paths and definitions (serialized once), then those
+   * of the resources defined at run time, from their parts' encoded pieces (as madeV3BytesOf).
+   */
   v2Document(): OpenApiDocumentBytes {
     const runtime = this.runtime();
     if (!this.v2) {
-      const doc = swaggerDocument();
-      const paths: Record<string, unknown> = {};
-      for (const [path, item] of Object.entries(doc.paths)) {
-        const m = GROUP_PATH.exec(path);
-        if (!m || this.enabled(m[1]!, m[2]!, resourceOfPath(path))) paths[path] = item;
-      }
-      const added = openApiV2Additions(runtime);
-      Object.assign(paths, added.paths);
-      const definitions = runtime.length ? { ...doc.definitions, ...added.definitions } : doc.definitions;
-      const info = { ...doc.info, version: this.infoVersion };
-      this.v2 = withEtag(Buffer.from(JSON.stringify({ ...doc, info, definitions, paths })));
+      const builtin = this.builtinV2();
+      const parts = openApiV2Texts(runtime);
+      const digest = createHash('sha512').update(builtin.digest);
+      for (const p of parts) digest.update(p.digest);
+      const etag = `"${digest.digest('hex').slice(0, 64).toUpperCase()}"`;
+      let body: Buffer | undefined;
+      this.v2 = {
+        etag,
+        get body() {
+          body ??= Buffer.concat(builtin.pieces.flatMap((piece) => {
+            if (piece === 'paths') return joined([builtin.paths, ...parts.map((p) => p.paths)]);
+            if (piece === 'definitions') return joined([builtin.definitions, ...parts.map((p) => p.schemas)]);
+            return [piece];
+          }));
+          return body;
+        },
+      };
     }
     return this.v2;
+  }
+
+  /**
+   * The vendored v2 document as this server serves it (its served paths, its info.version),
+   * serialized once: the members of `paths` and of `definitions`, and the document around them
+   * with a mark where each list of members goes.
+   */
+  private builtinV2(): BuiltinV2 {
+    if (!this.builtinV2Text) {
+      const doc = swaggerDocument();
+      const members = (entries: Array<[string, unknown]>) => Buffer.from(entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(','));
+      const paths = members(Object.entries(doc.paths).filter(([path]) => {
+        const m = GROUP_PATH.exec(path);
+        return !m || this.enabled(m[1]!, m[2]!, resourceOfPath(path));
+      }));
+      const definitions = members(Object.entries(doc.definitions));
+      const whole: Record<string, unknown> = { ...doc, info: { ...doc.info, version: this.infoVersion } };
+      const pieces: BuiltinV2['pieces'] = [Buffer.from('{')];
+      for (const [i, [key, value]] of Object.entries(whole).entries()) {
+        const name = `${i ? ',' : ''}${JSON.stringify(key)}:`;
+        if (key === 'paths' || key === 'definitions') pieces.push(Buffer.from(`${name}{`), key, Buffer.from('}'));
+        else pieces.push(Buffer.from(`${name}${JSON.stringify(value)}`));
+      }
+      pieces.push(Buffer.from('}'));
+      const digest = createHash('sha512');
+      for (const piece of [...pieces, paths, definitions]) digest.update(piece);
+      this.builtinV2Text = { pieces, paths, definitions, digest: digest.digest() };
+    }
+    return this.builtinV2Text;
   }
 
   /** /openapi/v2 as gnostic's `openapi.v2.Document`, with the JSON's ETag (as the reference). */

@@ -254,6 +254,9 @@ function safeYaml(value: Json): string {
   }
 }
 
+/** Hangs after which the server is taken to answer no more. */
+const HANGS_TO_GIVE_UP = 10;
+
 const FAILURES = ['crashes', '5xx', 'non-Status error answers', 'hangs', 'unwanted changes'] as const;
 type Failure = (typeof FAILURES)[number];
 
@@ -271,13 +274,15 @@ export interface FuzzResult {
 
 export async function fuzz(server: ProbeServer, load: FuzzLoad, figures: Figures): Promise<FuzzResult> {
   const result: FuzzResult = { counts: { crashes: 0, '5xx': 0, 'non-Status error answers': 0, hangs: 0, 'unwanted changes': 0 }, examples: { crashes: [], '5xx': [], 'non-Status error answers': [], hangs: [], 'unwanted changes': [] }, inputs: 0, statuses: new Map() };
+  let crashed = false;
   const fail = (f: Failure, text: string) => {
     result.counts[f]++;
     if (result.examples[f].length < 5) result.examples[f].push(text);
+    // A server that stopped answering (an input that blocks it for good) ends the run: the first hangs show the input.
+    if (f === 'hangs' && result.counts.hangs >= HANGS_TO_GIVE_UP) crashed = true;
   };
   const admin = new Client(server.url, server.admin, undefined, load.workers * 2);
   let next = 0;
-  let crashed = false;
   /** The target read back after an input: 200 with a JSON body, or 404; undefined (counted as a hang) when the server gives neither in three tries. */
   const readBack = async (path: string, input: Input, a: Answer): Promise<Answer | undefined> => {
     for (let i = 0; i < 3; i++) {
