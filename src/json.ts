@@ -39,6 +39,13 @@ export function now(): string {
   return rfc3339();
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A string as Go's decoders read it: each lone UTF-16 surrogate (an escape `\\ud800` in JSON) is U+FFFD. */
+export function wellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE, '\uFFFD');
+}
+
 export function decodeJson(bytes: Buffer): JsonObject {
   return JSON.parse(bytes.toString('utf8')) as JsonObject;
 }

@@ -1,7 +1,7 @@
 // Request bodies → plain objects. JSON (the default) and YAML (read as YAML 1.1, as the reference
 // does); a body nested too deep is refused from its text, before any value is built (./depth.ts).
 import { badRequest, StatusError } from '../errors.js';
-import { isObject, type JsonObject } from '../json.js';
+import { isObject, type JsonObject, wellFormed } from '../json.js';
 import { jsonDepthError } from './depth.js';
 import { parseYaml, YamlRefused } from './yaml-decode.js';
 
@@ -20,6 +20,25 @@ function goJsonError(err: unknown, text: string): string {
   const at = pos ? Number(pos[1]) : 0;
   if (at >= text.length) return 'unexpected end of JSON input';
   return `invalid character '${text[at]}' looking for beginning of value`;
+}
+
+/** A JSON or YAML escape of a UTF-16 surrogate (`\\ud800`): the only way a decoded string can hold a lone one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Go's decoders read an escaped lone surrogate as U+FFFD; JavaScript keeps it, and a string that
+ * is not well formed would be stored and sent back as such (a client's encodeURIComponent throws on
+ * it). Only bodies that escape a surrogate are walked.
+ */
+function goStrings(value: unknown, text: string): unknown {
+  return SURROGATE_ESCAPE.test(text) ? wellFormedValue(value) : value;
+}
+
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedValue);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormedValue(v)]));
+  return value;
 }
 
 export function parseJson(text: string): unknown {
@@ -60,6 +79,7 @@ function decodeAs(body: Buffer, mediaType: string, kind: string, yamlRefused: (w
       throw unrecognized(kind, goJsonError(err, text), text);
     }
   }
+  value = goStrings(value, text);
   if (!isObject(value)) {
     const what = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
     throw unrecognized(kind, `json: cannot unmarshal ${what} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`, text);
@@ -73,7 +93,7 @@ export function decodePatch(body: Buffer): unknown {
   const tooDeep = jsonDepthError(text);
   if (tooDeep) throw badRequest(`error decoding patch: ${tooDeep}`);
   try {
-    return JSON.parse(text);
+    return goStrings(JSON.parse(text), text);
   } catch (err) {
     throw badRequest(`error decoding patch: ${goJsonError(err, text)}`);
   }

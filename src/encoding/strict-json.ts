@@ -9,6 +9,7 @@
 // The text must already be known to be valid JSON (JSON.parse accepted it).
 import { quantityError } from '../api/quantity.js';
 import { goQuote } from '../errors.js';
+import { wellFormed } from '../json.js';
 import { ANY, type GoType } from './go-types.js';
 import { base64Error, RFC3339, RFC3339_MICRO, timeError } from './go-scalars.js';
 
@@ -122,7 +123,7 @@ class Decoder {
     const end = this.stringEnd(start);
     this.i = end;
     const raw = this.text.slice(start + 1, end - 1);
-    return raw.includes('\\') ? (JSON.parse(this.text.slice(start, end)) as string) : raw;
+    return raw.includes('\\') ? wellFormed(JSON.parse(this.text.slice(start, end)) as string) : raw;
   }
 
   /** Skips any value at the cursor. */

@@ -171,6 +171,16 @@ describe('bad input: a 4xx Status, nothing changed', { timeout: 30_000 }, () => 
       assert.deepEqual(stored.json.spec.containers.map((c: { name: string }) => c.name), ['c']);
     });
 
+    it('an escaped lone surrogate is U+FFFD, as Go decodes it, in values and keys', async () => {
+      const post = (text: string) => call(server.url, 'POST', '/api/v1/namespaces/bad/configmaps', { body: text });
+      const r = await post('{"metadata":{"name":"surrogates"},"data":{"a":"x\\ud800y","b":"\\ud83d\\ude00\\udc00"}}');
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.data, { a: 'x\uFFFDy', b: '\u{1F600}\uFFFD' });
+      const key = await post('{"metadata":{"name":"surrogate-key"},"data":{"b\\udc00":"1"}}');
+      assert.equal(key.status, 422, key.text);
+      assert.equal(key.json.details.causes[0].field, 'data[b\uFFFD]');
+    });
+
     it('a null map value is its zero value and a null field is left out', async () => {
       const r = await call(server.url, 'POST', '/api/v1/namespaces/bad/configmaps', { body: { metadata: { name: 'nulls', labels: null }, data: { a: null, b: 'x' } } });
       assert.equal(r.status, 201, r.text);

@@ -8,6 +8,7 @@ import { stringify as toYaml } from 'yaml';
 import { Client, isStatus, parsed, type Answer } from './client.js';
 import type { Figures } from './figures.js';
 import { seededRandom } from './kill9.js';
+import { wellFormed } from '../../src/json.js';
 import type { ProbeServer } from './server.js';
 
 export interface FuzzLoad {
@@ -329,7 +330,10 @@ export async function fuzz(server: ProbeServer, load: FuzzLoad, figures: Figures
           await admin.request('DELETE', `${collectionPath(target.kind, ns)}/${input.creates}?gracePeriodSeconds=0`);
         }
         const made = (parsed(a) as { metadata?: { name?: string } } | undefined)?.metadata?.name;
-        if (changedOnPurpose && made && made !== input.creates) await admin.request('DELETE', `${collectionPath(target.kind, ns)}/${encodeURIComponent(made)}?gracePeriodSeconds=0`);
+        if (changedOnPurpose && made && made !== input.creates) {
+          if (wellFormed(made) !== made) fail('unwanted changes', show(input, a, `\n    stored a name that is not well-formed UTF-16: ${JSON.stringify(made)}`));
+          else await admin.request('DELETE', `${collectionPath(target.kind, ns)}/${encodeURIComponent(made)}?gracePeriodSeconds=0`);
+        }
       } else {
         const targetPath = `${collectionPath(target.kind, ns)}/${target.name}`;
         let got = await readBack(targetPath, input, a);
