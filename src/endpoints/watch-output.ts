@@ -28,6 +28,48 @@ export interface WatchOutputLimits {
 
 export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 2000 };
 
+/** How long one turn of the event loop may spend writing watch events before other work gets its turn. */
+const SLICE_MS = 4;
+
+/**
+ * Watchers with events to write, written in turns of at most SLICE_MS (each watcher's whole
+ * waiting queue, up to what its response takes, in the order they became ready): an event
+ * fanned out to a thousand watchers is a thousand encryptions, and a request arriving meanwhile
+ * must not wait for all of them.
+ */
+class WriteTurns {
+  private readonly ready = new Set<{ flush(): void }>();
+  private scheduled = false;
+
+  add(output: { flush(): void }): void {
+    this.ready.add(output);
+    this.schedule();
+  }
+
+  delete(output: { flush(): void }): void {
+    this.ready.delete(output);
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.run());
+  }
+
+  private run(): void {
+    this.scheduled = false;
+    const until = performance.now() + SLICE_MS;
+    for (const output of this.ready) {
+      this.ready.delete(output);
+      output.flush();
+      if (performance.now() >= until) break;
+    }
+    if (this.ready.size) this.schedule();
+  }
+}
+
+const turns = new WriteTurns();
+
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
 type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'>;
 
@@ -60,7 +102,7 @@ export class WatchOutput<E> {
     res.on('drain', () => {
       this.overMark = 0;
       this.waitingForDrain = false;
-      this.flush();
+      if (this.waiting > 0) turns.add(this);
     });
   }
 
@@ -71,11 +113,8 @@ export class WatchOutput<E> {
 
   push(e: E): void {
     if (this.closed || this.ending) return;
-    if (!this.waitingForDrain && this.waiting === 0) {
-      this.write(e);
-      return;
-    }
     this.queue.push(e);
+    if (!this.waitingForDrain) turns.add(this);
     if (this.check) {
       if (this.burst) this.mark = Math.max(this.mark, this.waiting);
     } else if (this.waiting > this.limits.maxQueued) {
@@ -112,7 +151,8 @@ export class WatchOutput<E> {
     if (!this.http2 || this.overMark >= this.limits.inFlightEvents || this.res.writableLength >= this.limits.inFlightBytes) this.waitingForDrain = true;
   }
 
-  private flush(): void {
+  /** Writes what waits, as far as the response takes it (in a turn of WriteTurns, or when ending). */
+  flush(): void {
     while (!this.closed && !this.waitingForDrain && this.head < this.queue.length) {
       const e = this.queue[this.head]!;
       this.queue[this.head++] = undefined;
@@ -177,6 +217,7 @@ export class WatchOutput<E> {
   private drop(): void {
     this.queue = [];
     this.head = 0;
+    turns.delete(this);
     this.clearCheck();
   }
 

@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import { WatchOutput, type WatchOutputLimits } from '../../src/endpoints/watch-output.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** One turn of the event loop: what pushes queued is written (in the output's write turn). */
+const turn = () => new Promise((r) => setImmediate(r));
 
 /** A response with a high-water mark; what is written stays in `buffered` until `read()`. */
 class FakeResponse extends EventEmitter {
@@ -76,7 +78,10 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     const { out, cuts } = output(res);
     for (let i = 0; i < 500; i++) {
       out.push(i);
-      if (i % 5 === 4) res.read();
+      if (i % 5 === 4) {
+        await turn();
+        res.read();
+      }
       if (i % 50 === 49) await sleep(5);
     }
     await sleep(LIMITS.stallMs * 3);
@@ -107,6 +112,7 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     const res = new FakeResponse();
     const { out, cuts } = output(res);
     for (let i = 0; i < 100; i++) out.push(i);
+    await turn();
     assert.equal(cuts(), 0);
     await sleep(LIMITS.stallMs / 2);
     assert.equal(cuts(), 0, 'not before stallMs');
@@ -122,6 +128,7 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     const res = new FakeHttp2Response(2);
     const { out, cuts } = output(res);
     for (let i = 0; i < 100; i++) out.push(i);
+    await turn();
     // An HTTP/2 response takes more than its high-water mark before the watcher waits.
     assert.equal(res.buffered.length, LIMITS.inFlightEvents + 1);
     await sleep(LIMITS.stallMs * 3);
@@ -172,14 +179,32 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     assert.equal(res.writableEnded, false);
   });
 
-  it('stop() (the client is gone) drops what waits and writes nothing more', () => {
+  it('an event fanned out to many watchers is written in turns: other work runs before all are written', async () => {
+    // Each encoding takes 1 ms (as encrypting an event for a connection may): 50 of them in one go would hold the loop 50 ms.
+    const slowEncode = (n: number) => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      return Buffer.from(`${n}\n`);
+    };
+    const responses = Array.from({ length: 50 }, () => new FakeResponse(16));
+    for (const res of responses) new WatchOutput<number>(res as unknown as ServerResponse, slowEncode, () => undefined, LIMITS).push(1);
+    const writtenMeanwhile = await new Promise<number>((r) => setImmediate(() => r(responses.filter((res) => res.buffered.length).length)));
+    assert.ok(writtenMeanwhile > 0 && writtenMeanwhile < 25, `${writtenMeanwhile} of 50 written before other work ran`);
+    const written = () => responses.filter((res) => res.buffered.length === 1).length;
+    for (let i = 0; i < 100 && written() < 50; i++) await sleep(50);
+    assert.equal(written(), 50);
+  });
+
+  it('stop() (the client is gone) drops what waits and writes nothing more', async () => {
     const res = new FakeResponse();
     const { out } = output(res);
     for (let i = 0; i < 20; i++) out.push(i);
+    await turn();
     out.stop();
     assert.equal(out.waiting, 0);
     res.read();
     out.push(20);
+    await turn();
     res.read();
     assert.deepEqual(numbers(res.received), upTo(3));
   });
