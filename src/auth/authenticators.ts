@@ -167,18 +167,26 @@ interface PeerSocket {
  * certificate's subject is passed on; a presented but unverified one is marked rejected.
  */
 export function credentialsFromRequest(req: { headers: RequestCredentials['headers']; socket?: unknown }): PeerCredentials {
-  const creds: PeerCredentials = { headers: req.headers };
   const socket = req.socket as PeerSocket | undefined;
-  if (!socket || typeof socket.getPeerCertificate !== 'function') return creds;
-  const peer = socket.getPeerCertificate(false);
-  if (!peer || !peer.subject || Object.keys(peer).length === 0) return creds;
-  if (socket.authorized !== true) {
-    creds.clientCertificateRejected = true;
-    return creds;
-  }
+  if (!socket || typeof socket.getPeerCertificate !== 'function') return { headers: req.headers };
+  let peer = peers.get(socket);
+  if (!peer) peers.set(socket, (peer = peerOf(socket)));
+  return { headers: req.headers, ...peer };
+}
+
+/**
+ * What a connection's client certificate says, read once per connection: the certificate is fixed
+ * by the handshake, and reading it (Node builds an object of the whole certificate) costs more
+ * than the rest of authentication.
+ */
+const peers = new WeakMap<PeerSocket, Omit<PeerCredentials, 'headers'>>();
+
+function peerOf(socket: PeerSocket): Omit<PeerCredentials, 'headers'> {
+  const peer = socket.getPeerCertificate!(false);
+  if (!peer || !peer.subject || Object.keys(peer).length === 0) return {};
+  if (socket.authorized !== true) return { clientCertificateRejected: true };
   const { CN, O } = peer.subject;
-  creds.clientCertificate = { subject: { CN: Array.isArray(CN) ? CN[0] : CN, O } };
-  return creds;
+  return { clientCertificate: { subject: { CN: Array.isArray(CN) ? CN[0] : CN, O } } };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -6,6 +6,9 @@
 // the stream's window opens, and the stream sends only once per turn of the event loop, so more
 // (a healthy watcher is not held to one high-water mark per turn).
 //
+// Writing is done in turns (WriteTurns below), a few milliseconds each, so that fanning one event
+// out to many watchers leaves room for other requests.
+//
 // A watcher is cut off, as the reference's watch cache closes a watcher whose buffer stays full
 // (the client re-lists or resumes from its last version), when more than `maxQueued` events wait
 // and its queue has not shrunk for `stallMs`: its client stopped reading, or reads slower than

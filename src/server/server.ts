@@ -5,6 +5,7 @@ import { CRD_SCHEMA_ENGINE } from '../apiextensions/engine.js';
 import { installCrdStrategy } from '../apiextensions/strategy.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer } from 'node:http2';
+import { TLSSocket } from 'node:tls';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { FeatureGates } from '../api/feature-gates.js';
 import { runtimeConfig } from '../api/runtime-config.js';
@@ -238,6 +239,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   // Every connection, so that close() ends them (HTTP/2 sessions and keep-alive sockets alike).
   const sockets = new Set<Socket>();
   server.on(material ? 'secureConnection' : 'connection', (socket: Socket) => {
+    // As Go's TLS server, which never renegotiates: a connection's client certificate is the handshake's (authentication reads it once).
+    if (socket instanceof TLSSocket) socket.disableRenegotiation();
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
