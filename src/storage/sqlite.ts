@@ -1,11 +1,15 @@
 // Storage in an SQLite database file (better-sqlite3), durable on every write.
 //
-// better-sqlite3 is synchronous and each durable commit costs an fsync, so writes are queued and
-// committed together ("group commit"): the first queued write schedules a flush with setImmediate,
-// and the flush applies every queued write, in order, inside one transaction. Each write checks
-// its own precondition, so one failing write does not fail the others. Promises settle only after
-// COMMIT (WAL, synchronous = FULL), and watchers get the events after that, in revision order.
+// better-sqlite3 is synchronous, so writes are queued and committed together ("group commit"): the
+// first queued write schedules a flush with setImmediate, and the flush applies every queued write,
+// in order, inside one transaction. Each write checks its own precondition, so one failing write
+// does not fail the others. The commit itself only appends to the write-ahead log (WAL,
+// synchronous = NORMAL); the log is then flushed to disk with fdatasync on libuv's thread pool, so
+// the event loop never waits for the disk, and only then do watchers get the events (in revision
+// order) and the writers their answers: what is acknowledged survives power loss, as with
+// synchronous = FULL. Batches committed while one flush is under way share the next.
 
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { compareKeys, effectiveLimit, prefixEnd } from './keys.js';
@@ -106,6 +110,12 @@ export class SqliteStorage implements Storage {
   private compacted: number;
   private closed = false;
   private commits = 0;
+  /** Committed batches waiting for the WAL to reach the disk, and whether a flush of it is under way. */
+  private committed: Array<() => void> = [];
+  private syncing: Promise<void> | undefined;
+  private walFd: number | undefined;
+  /** A failed flush of the WAL: nothing committed since can be acknowledged. */
+  private broken: Error | undefined;
 
   private readonly selectKv;
   private readonly upsertKv;
@@ -123,17 +133,17 @@ export class SqliteStorage implements Storage {
     const db = new Sqlite(path);
     try {
       db.pragma('journal_mode = WAL');
-      // FULL: the WAL is fsynced at every COMMIT, so a resolved write survives power loss.
-      db.pragma('synchronous = FULL');
+      // NORMAL: a COMMIT does not wait for the disk; the WAL is flushed before a write is acknowledged (see above).
+      db.pragma('synchronous = NORMAL');
       db.exec(SCHEMA);
-      return new SqliteStorage(db);
+      return new SqliteStorage(db, path === ':memory:' || path === '' ? undefined : `${path}-wal`);
     } catch (err) {
       db.close();
       throw err;
     }
   }
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(private readonly db: Database.Database, private readonly walPath: string | undefined) {
     this.selectKv = db.prepare<[string], KvRow>('SELECT key, value, create_rev, mod_rev FROM kv WHERE key = ?');
     this.upsertKv = db.prepare<[string, Buffer, number, number]>(
       'INSERT INTO kv (key, value, create_rev, mod_rev) VALUES (?, ?, ?, ?) ' +
@@ -246,7 +256,9 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.flush();
     this.closed = true;
+    while (this.syncing) await this.syncing;
     this.db.close();
+    if (this.walFd !== undefined) closeSync(this.walFd);
   }
 
   private assertOpen(): void {
@@ -255,6 +267,7 @@ export class SqliteStorage implements Storage {
 
   private enqueue(op: WriteOp): Promise<Stored> {
     if (this.closed) return Promise.reject(closedError());
+    if (this.broken) return Promise.reject(this.broken);
     return new Promise<Stored>((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
       this.flushTimer ??= setImmediate(() => this.flush());
@@ -281,14 +294,44 @@ export class SqliteStorage implements Storage {
       for (const p of batch) p.reject(err);
       return;
     }
-    // Watchers first: their deliveries are queued before the writers' continuations, so a caller
-    // that awaited a write finds every watch cache already holding it.
-    this.hub.publish(events);
-    batch.forEach((p, i) => {
-      const o = outcomes[i] as Outcome;
-      if (o.ok) p.resolve(o.result);
-      else p.reject(o.error);
+    this.whenDurable(() => {
+      // Watchers first: their deliveries are queued before the writers' continuations, so a caller
+      // that awaited a write finds every watch cache already holding it.
+      this.hub.publish(events);
+      batch.forEach((p, i) => {
+        const o = outcomes[i] as Outcome;
+        if (o.ok) p.resolve(o.result);
+        else p.reject(o.error);
+      });
+    }, batch);
+  }
+
+  /** Runs `settle` once what is committed so far is on disk (at once for a database in memory). */
+  private whenDurable(settle: () => void, batch: readonly Pending[]): void {
+    if (this.walPath === undefined) return settle();
+    this.committed.push(() => {
+      if (this.broken) for (const p of batch) p.reject(this.broken);
+      else settle();
     });
+    if (!this.syncing) this.syncing = this.syncWal();
+  }
+
+  /** Flushes the WAL to disk until no committed batch waits for it, settling each batch in order. */
+  private async syncWal(): Promise<void> {
+    while (this.committed.length > 0) {
+      const covered = this.committed;
+      this.committed = [];
+      try {
+        this.walFd ??= openSync(this.walPath!, 'r');
+        const fd = this.walFd;
+        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+      } catch (err) {
+        // The disk refused: what is committed may not survive, so nothing more is acknowledged.
+        this.broken ??= new Error(`storage: flushing the write-ahead log failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      for (const settle of covered) settle();
+    }
+    this.syncing = undefined;
   }
 
   /** Body of the batch transaction. Op failures are returned; SQL failures throw (abort all). */
