@@ -42,9 +42,17 @@ function rank(name: string): number {
   return at < 0 ? REFERENCE_ORDER.length : at;
 }
 
-/** The three endpoints' lists from every check the server has, in the reference's order. */
-export function healthEndpoints(checks: readonly HealthCheck[]): Record<HealthEndpoint, HealthCheck[]> {
+/**
+ * The three endpoints' lists from every check the server has, in the reference's order. On /livez
+ * the boot sequence's checks (the post-start hooks) pass until `livezGraceMs` after `startedAt`, as
+ * the reference's --livez-grace-period: a slow start is not taken for a dead server.
+ */
+export function healthEndpoints(checks: readonly HealthCheck[], livezGraceMs = 0, startedAt = performance.now()): Record<HealthEndpoint, HealthCheck[]> {
   const ordered = [...checks].sort((a, b) => rank(a.name) - rank(b.name));
   const common = ordered.filter((c) => !READYZ_ONLY.has(c.name));
-  return { healthz: common, livez: common, readyz: ordered };
+  const inGrace = () => performance.now() - startedAt < livezGraceMs;
+  const livez = livezGraceMs > 0
+    ? common.map((c) => (c.name.startsWith('poststarthook/') ? { name: c.name, check: () => (inGrace() ? undefined : c.check()) } : c))
+    : common;
+  return { healthz: common, livez, readyz: ordered };
 }

@@ -217,6 +217,8 @@ export const SETTINGS = {
   minRequestTimeoutSeconds: notNegative('min-request-timeout', 'seconds: a watch that does not say its timeoutSeconds ends after a random time between this and twice this', 1800),
   /** On SIGTERM, how long /readyz fails before the listener stops (ms), as the reference's flag. */
   shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
+  /** From start, how long /livez counts unfinished post-start hooks as healthy (ms), as the reference's flag. */
+  livezGracePeriodMs: duration('livez-grace-period', '0s', 'from the start, how long /livez takes post-start hooks that have not finished as healthy (/readyz never does)', true),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
   /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */
   certDir: optionalText('cert-dir', 'where the CA, serving and admin certificates are kept; created on first start when no certificate is given', '"<data-dir>/pki"'),

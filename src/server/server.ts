@@ -89,6 +89,8 @@ export interface RunningServer {
 const DRAIN_LIMIT_MS = 60_000;
 
 export async function startServer(given: ServerOptions = {}): Promise<RunningServer> {
+  // The start the livez grace period counts from.
+  const startedAt = performance.now();
   const options = withDefaults(given);
   // Bad ranges fail the start before anything is opened.
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
@@ -150,7 +152,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const health = new Health(healthEndpoints([
     ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...(informerSync ? [informerSync] : []), ...hooks.healthChecks(),
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
-  ]));
+  ], options.livezGracePeriodMs, startedAt));
   // ComponentStatus: the controllers run here, the storage checked here; no scheduler runs at all.
   const componentHealth = async (): Promise<ComponentHealth[]> => {
     const storageFailure = await storageCheck.check();

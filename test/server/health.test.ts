@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
 import { call, fixture, memoryServer } from '../helpers.js';
+import { healthEndpoints } from '../../src/server/health-checks.js';
 
 /** The check lines of a verbose answer, without the "[+]" and " ok". */
 const checkNames = (body: string) => body.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/^\[[+-]\]/, '').replace(/ (excluded: )?ok$/, ''));
@@ -93,5 +94,24 @@ describe('health endpoints', { timeout: 30_000 }, () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('--livez-grace-period', { timeout: 10_000 }, () => {
+  const unfinished = { name: 'poststarthook/rbac/bootstrap-roles', check: () => 'not finished' };
+  const storageDown = { name: 'etcd', check: () => 'storage unavailable' };
+  const names = (checks: Array<{ name: string; check(): unknown }>) => checks.filter((c) => c.check() !== undefined).map((c) => c.name);
+
+  it('on /livez alone, post-start hooks that have not finished pass until the grace period is over', async () => {
+    const endpoints = healthEndpoints([unfinished, storageDown], 200, performance.now());
+    assert.deepEqual(names(endpoints.livez), ['etcd'], 'the storage check has no grace');
+    assert.deepEqual(names(endpoints.healthz), ['etcd', 'poststarthook/rbac/bootstrap-roles']);
+    assert.deepEqual(names(endpoints.readyz), ['etcd', 'poststarthook/rbac/bootstrap-roles']);
+    await new Promise((r) => setTimeout(r, 250));
+    assert.deepEqual(names(endpoints.livez), ['etcd', 'poststarthook/rbac/bootstrap-roles']);
+  });
+
+  it('is no grace at all by default (0s), as the reference', () => {
+    assert.deepEqual(names(healthEndpoints([unfinished]).livez), ['poststarthook/rbac/bootstrap-roles']);
   });
 });
