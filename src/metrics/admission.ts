@@ -1,8 +1,9 @@
 // Admission latencies as the reference reports them: each phase of the chain (the step: admit or
 // validate), each plugin (the controller), and each webhook call, with the operation and whether
 // it was rejected.
-import type { Counter, Histogram, Registry } from 'prom-client';
-import { ADMISSION_CONTROLLER_DURATION, ADMISSION_STEP_DURATION, ADMISSION_WEBHOOK_DURATION, ADMISSION_WEBHOOK_REQUESTS, counter, histogram } from './families.js';
+import type { Counter, Registry } from 'prom-client';
+import { ADMISSION_CONTROLLER_DURATION, ADMISSION_STEP_DURATION, ADMISSION_WEBHOOK_DURATION, ADMISSION_WEBHOOK_REQUESTS, counter, presummedHistogram } from './families.js';
+import type { HistogramSeries, PresummedHistogram } from './presummed.js';
 
 /**
  * The time one request spent in webhook calls, as the reference tracks it to leave it out of
@@ -30,16 +31,17 @@ export type AdmissionStep = 'admit' | 'validate';
 export type WebhookType = 'admit' | 'validating';
 
 export class AdmissionMetrics {
-  private readonly step: Histogram<string>;
-  private readonly controller: Histogram<string>;
-  private readonly webhook: Histogram<string>;
+  // Presummed: a request runs every plugin of both phases, and prom-client's children hash their labels at each observation.
+  private readonly step: PresummedHistogram<string>;
+  private readonly controller: PresummedHistogram<string>;
+  private readonly webhook: PresummedHistogram<string>;
   private readonly webhookRequests: Counter<string>;
-  private readonly children = new Map<string, Histogram.Internal<string>>();
+  private readonly children = new Map<string, HistogramSeries<string>>();
 
   constructor(registry: Registry) {
-    this.step = histogram(registry, ADMISSION_STEP_DURATION);
-    this.controller = histogram(registry, ADMISSION_CONTROLLER_DURATION);
-    this.webhook = histogram(registry, ADMISSION_WEBHOOK_DURATION);
+    this.step = presummedHistogram(registry, ADMISSION_STEP_DURATION);
+    this.controller = presummedHistogram(registry, ADMISSION_CONTROLLER_DURATION);
+    this.webhook = presummedHistogram(registry, ADMISSION_WEBHOOK_DURATION);
     this.webhookRequests = counter(registry, ADMISSION_WEBHOOK_REQUESTS);
   }
 
@@ -60,12 +62,12 @@ export class AdmissionMetrics {
     this.webhookRequests.inc({ code: String(Math.min(code, 600)), name, operation, rejected: String(rejected), type });
   }
 
-  private child(family: string, h: Histogram<string>, name: string, type: string, operation: string, rejected: boolean): Histogram.Internal<string> {
+  private child(family: string, h: PresummedHistogram<string>, name: string, type: string, operation: string, rejected: boolean): HistogramSeries<string> {
     const key = `${family}\0${name}\0${type}\0${operation}\0${rejected}`;
     let child = this.children.get(key);
     if (!child) {
-      const labels = name ? { name, operation, rejected: String(rejected), type } : { operation, rejected: String(rejected), type };
-      child = h.labels(labels);
+      const labels: Record<string, string> = name ? { name, operation, rejected: String(rejected), type } : { operation, rejected: String(rejected), type };
+      child = h.series(labels);
       this.children.set(key, child);
     }
     return child;
