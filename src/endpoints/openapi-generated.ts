@@ -266,14 +266,18 @@ export interface PartText {
   refs: Set<string>;
 }
 
+/** Entries as the members of a JSON object (`"k":v,"k2":v2`), without the braces: pieces to assemble documents from. */
+export function jsonMembers(entries: ReadonlyArray<[string, unknown]>): string {
+  return entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
+}
+
 const texts = new WeakMap<Part, PartText>();
 
 function textOf(part: Part): PartText {
   let text = texts.get(part);
   if (!text) {
-    const members = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
-    const paths = members(part.paths);
-    const schemas = members(part.schemas);
+    const paths = jsonMembers(Object.entries(part.paths));
+    const schemas = jsonMembers(Object.entries(part.schemas));
     const refs = new Set<string>();
     for (const t of [paths, schemas]) for (const m of t.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) refs.add(m[1]!);
     const bytes = { paths: Buffer.from(paths), schemas: Buffer.from(schemas) };

@@ -1,5 +1,5 @@
 // /openapi/v2 and /openapi/v3 from the vendored 1.25 documents, limited to the served group-versions.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { openApiV3Bytes, openApiV3Paths, swaggerDocument } from '../api/openapi-documents.js';
 import { v3PathsFromV2 } from '../api/openapi-v3-from-v2.js';
 import type { GroupVersionFilter } from '../api/catalog.js';
@@ -7,7 +7,7 @@ import { openApiV2Protobuf } from '../encoding/openapi-v2-protobuf.js';
 import { decodeJson, type JsonObject } from '../json.js';
 import type { ResourceDefinition, ResourceDefinitions } from '../registry/definitions.js';
 import { parseMediaRanges, type MediaRange } from './negotiation.js';
-import { openApiV2Texts, openApiV3DocumentOf, openApiV3DocumentTexts, type PartText } from './openapi-generated.js';
+import { jsonMembers, openApiV2Texts, openApiV3DocumentOf, openApiV3DocumentTexts, type PartText } from './openapi-generated.js';
 
 export interface OpenApiDocumentBytes {
   body: Buffer;
@@ -50,8 +50,29 @@ interface BuiltinV2 {
 /** Where a v3 document that is not vendored comes from. */
 type MadeV3 = { from: 'v2' } | { from: 'definitions'; group: string; version: string };
 
+/** An ETag as the reference writes one: the first half of a SHA-512, upper-case hex, quoted. */
+function etagOf(hash: Hash): string {
+  return `"${hash.digest('hex').slice(0, 64).toUpperCase()}"`;
+}
+
 function withEtag(body: Buffer): OpenApiDocumentBytes {
-  return { body, etag: `"${createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase()}"` };
+  return { body, etag: etagOf(createHash('sha512').update(body)) };
+}
+
+/**
+ * A document assembled from pieces: its ETag from a hash of what identifies the pieces (their
+ * digests), its body concatenated when first read — the root names every document's hash, and a
+ * document of a hundred CRDs is megabytes.
+ */
+function assembled(identity: Hash, pieces: () => Buffer[]): OpenApiDocumentBytes {
+  let body: Buffer | undefined;
+  return {
+    etag: etagOf(identity),
+    get body() {
+      body ??= Buffer.concat(pieces());
+      return body;
+    },
+  };
 }
 
 /** The same definitions (the very objects: a definition is replaced, never changed), in the same order. */
@@ -101,7 +122,7 @@ let referencedText: { key: string; members: Buffer } | undefined;
 function referencedMembers(refs: readonly string[]): Buffer {
   const key = refs.join(',');
   if (referencedText?.key !== key) {
-    referencedText = { key, members: Buffer.from(Object.entries(referencedSchemas(refs)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')) };
+    referencedText = { key, members: Buffer.from(jsonMembers(Object.entries(referencedSchemas(refs)))) };
   }
   return referencedText.members;
 }
@@ -113,32 +134,20 @@ function joined(lists: readonly Buffer[]): Buffer[] {
   return lists.filter((b) => b.length).flatMap((b, i) => (i ? [COMMA, b] : [b]));
 }
 
-/**
- * A v3 document of resources defined at run time, from its parts' encoded pieces (the same bytes
- * as serializing it whole). Its ETag is made of the parts' digests and its body assembled when
- * first read: the root names every document's hash, and a group of a hundred CRDs is megabytes.
- */
+/** A v3 document of resources defined at run time, from its parts' encoded pieces (the same bytes as serializing it whole). */
 function madeV3BytesOf(parts: readonly PartText[], infoVersion: string): OpenApiDocumentBytes {
   const own = new Set(parts.flatMap((p) => p.schemaNames));
   const refs = [...new Set(parts.flatMap((p) => [...p.refs]))].filter((n) => !own.has(n)).sort();
   const info = JSON.stringify({ title: 'Kubernetes', version: infoVersion });
-  const digest = createHash('sha512').update(info).update(refs.join(','));
-  for (const p of parts) digest.update(p.digest);
-  const etag = `"${digest.digest('hex').slice(0, 64).toUpperCase()}"`;
-  let body: Buffer | undefined;
-  return {
-    etag,
-    get body() {
-      body ??= Buffer.concat([
-        Buffer.from(`{"openapi":"3.0.0","info":${info},"paths":{`),
-        ...joined(parts.map((p) => p.paths)),
-        Buffer.from('},"components":{"schemas":{'),
-        ...joined([...parts.map((p) => p.schemas), referencedMembers(refs)]),
-        Buffer.from(`},"securitySchemes":${JSON.stringify(swaggerDocument()['securityDefinitions'])}}}`),
-      ]);
-      return body;
-    },
-  };
+  const identity = createHash('sha512').update(info).update(refs.join(','));
+  for (const p of parts) identity.update(p.digest);
+  return assembled(identity, () => [
+    Buffer.from(`{"openapi":"3.0.0","info":${info},"paths":{`),
+    ...joined(parts.map((p) => p.paths)),
+    Buffer.from('},"components":{"schemas":{'),
+    ...joined([...parts.map((p) => p.schemas), referencedMembers(refs)]),
+    Buffer.from(`},"securitySchemes":${JSON.stringify(swaggerDocument()['securityDefinitions'])}}}`),
+  ]);
 }
 
 /** A made v3 document completed with the schemas it references (closed over), serialized. */
@@ -228,21 +237,13 @@ export class OpenApi {
     if (!this.v2) {
       const builtin = this.builtinV2();
       const parts = openApiV2Texts(runtime);
-      const digest = createHash('sha512').update(builtin.digest);
-      for (const p of parts) digest.update(p.digest);
-      const etag = `"${digest.digest('hex').slice(0, 64).toUpperCase()}"`;
-      let body: Buffer | undefined;
-      this.v2 = {
-        etag,
-        get body() {
-          body ??= Buffer.concat(builtin.pieces.flatMap((piece) => {
-            if (piece === 'paths') return joined([builtin.paths, ...parts.map((p) => p.paths)]);
-            if (piece === 'definitions') return joined([builtin.definitions, ...parts.map((p) => p.schemas)]);
-            return [piece];
-          }));
-          return body;
-        },
-      };
+      const identity = createHash('sha512').update(builtin.digest);
+      for (const p of parts) identity.update(p.digest);
+      this.v2 = assembled(identity, () => builtin.pieces.flatMap((piece) => {
+        if (piece === 'paths') return joined([builtin.paths, ...parts.map((p) => p.paths)]);
+        if (piece === 'definitions') return joined([builtin.definitions, ...parts.map((p) => p.schemas)]);
+        return [piece];
+      }));
     }
     return this.v2;
   }
@@ -255,7 +256,7 @@ export class OpenApi {
   private builtinV2(): BuiltinV2 {
     if (!this.builtinV2Text) {
       const doc = swaggerDocument();
-      const members = (entries: Array<[string, unknown]>) => Buffer.from(entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(','));
+      const members = (entries: Array<[string, unknown]>) => Buffer.from(jsonMembers(entries));
       const paths = members(Object.entries(doc.paths).filter(([path]) => {
         const m = GROUP_PATH.exec(path);
         return !m || this.enabled(m[1]!, m[2]!, resourceOfPath(path));

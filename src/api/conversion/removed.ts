@@ -127,21 +127,23 @@ const crd: Converter = (o) => {
 };
 
 const same = (apiVersion: string): Replacement => ({ apiVersion });
+/** The workloads of extensions/v1beta1, apps/v1beta1 and apps/v1beta2 became apps/v1's. */
+const TO_APPS: Replacement = { apiVersion: 'apps/v1', convert: workload };
 
 /** `apiVersion/Kind` of a removed version → what replaced it. */
 const REPLACEMENTS: Record<string, Replacement> = {
-  'extensions/v1beta1/Deployment': { apiVersion: 'apps/v1', convert: workload },
-  'extensions/v1beta1/DaemonSet': { apiVersion: 'apps/v1', convert: workload },
-  'extensions/v1beta1/ReplicaSet': { apiVersion: 'apps/v1', convert: workload },
+  'extensions/v1beta1/Deployment': TO_APPS,
+  'extensions/v1beta1/DaemonSet': TO_APPS,
+  'extensions/v1beta1/ReplicaSet': TO_APPS,
   'extensions/v1beta1/Ingress': { apiVersion: 'networking.k8s.io/v1', convert: ingress },
   'extensions/v1beta1/NetworkPolicy': same('networking.k8s.io/v1'),
-  'apps/v1beta1/Deployment': { apiVersion: 'apps/v1', convert: workload },
-  'apps/v1beta1/StatefulSet': { apiVersion: 'apps/v1', convert: workload },
+  'apps/v1beta1/Deployment': TO_APPS,
+  'apps/v1beta1/StatefulSet': TO_APPS,
   'apps/v1beta1/ControllerRevision': same('apps/v1'),
-  'apps/v1beta2/Deployment': { apiVersion: 'apps/v1', convert: workload },
-  'apps/v1beta2/DaemonSet': { apiVersion: 'apps/v1', convert: workload },
-  'apps/v1beta2/ReplicaSet': { apiVersion: 'apps/v1', convert: workload },
-  'apps/v1beta2/StatefulSet': { apiVersion: 'apps/v1', convert: workload },
+  'apps/v1beta2/Deployment': TO_APPS,
+  'apps/v1beta2/DaemonSet': TO_APPS,
+  'apps/v1beta2/ReplicaSet': TO_APPS,
+  'apps/v1beta2/StatefulSet': TO_APPS,
   'apps/v1beta2/ControllerRevision': same('apps/v1'),
   'networking.k8s.io/v1beta1/Ingress': { apiVersion: 'networking.k8s.io/v1', convert: ingress },
   'networking.k8s.io/v1beta1/IngressClass': same('networking.k8s.io/v1'),
