@@ -106,7 +106,10 @@ export class SqliteStorage implements Storage {
   private readonly statements = new Map<string, Database.Statement<[Params], unknown>>();
   private queue: Pending[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
+  /** The newest revision committed (the next write takes the one after). */
   private revision: number;
+  /** The newest revision whose events watchers have been given: committed and on disk (currentRevision). */
+  private published: number;
   private compacted: number;
   private closed = false;
   private commits = 0;
@@ -158,6 +161,7 @@ export class SqliteStorage implements Storage {
     );
     const getMeta = db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck();
     this.revision = getMeta.get('revision') ?? 0;
+    this.published = this.revision;
     this.compacted = getMeta.get('compacted') ?? 0;
 
     const batchTx = db.transaction((batch: readonly Pending[], events: StorageEvent[]) => this.applyBatch(batch, events));
@@ -237,14 +241,14 @@ export class SqliteStorage implements Storage {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    const target = Math.min(revision, this.revision);
+    const target = Math.min(revision, this.published);
     if (target <= this.compacted) return;
     this.runCompact(target);
     this.compacted = target;
   }
 
   currentRevision(): number {
-    return this.revision;
+    return this.published;
   }
 
   compactedRevision(): number {
@@ -294,9 +298,11 @@ export class SqliteStorage implements Storage {
       for (const p of batch) p.reject(err);
       return;
     }
+    const committed = this.revision;
     this.whenDurable(() => {
       // Watchers first: their deliveries are queued before the writers' continuations, so a caller
       // that awaited a write finds every watch cache already holding it.
+      this.published = committed;
       this.hub.publish(events);
       batch.forEach((p, i) => {
         const o = outcomes[i] as Outcome;

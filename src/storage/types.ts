@@ -87,6 +87,7 @@ export interface Storage {
   watch(prefix: string, fromRevision: number, listener: WatchListener): Watcher;
   /** Forget history at or below `revision`. */
   compact(revision: number): Promise<void>;
+  /** The revision of the newest write whose events watchers have been given (what a read at "now" reflects). */
   currentRevision(): number;
   compactedRevision(): number;
   close(): Promise<void>;

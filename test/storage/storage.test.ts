@@ -401,6 +401,26 @@ describe('SqliteStorage durability', () => {
     }
   });
 
+  it('reports a committed write as current only once it is on disk and its watchers have it', async () => {
+    const store = SqliteStorage.open(path());
+    try {
+      await store.create('/a', enc('a')); // 1
+      const seen: number[] = [];
+      const w = store.watch('/', 1, (e) => seen.push(e.modRevision));
+      const writing = store.create('/b', enc('b'));
+      // The batch is committed in this turn of the loop; the WAL's flush answers in a later one.
+      await new Promise((r) => setImmediate(r));
+      assert.equal(store.currentRevision(), 1, 'a watch from currentRevision() must not miss the write being flushed');
+      assert.deepEqual(seen, []);
+      assert.equal((await writing).modRevision, 2);
+      assert.equal(store.currentRevision(), 2);
+      assert.deepEqual(seen, [2]);
+      w.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rejects the whole batch and reuses its revisions when the transaction fails', async () => {
     const store = SqliteStorage.open(path());
     try {
