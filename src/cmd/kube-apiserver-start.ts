@@ -2,6 +2,7 @@
 // is accepted; those capstan has work as the capstan command's; the few it reads differently are
 // translated here; the rest are named once as having no effect. Used by the launcher when it runs
 // the server itself and by the shared host (host.ts) that runs it for the launcher.
+import { WORKLOAD_CONTROLLERS } from '../controllers/kit/selection.js';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -71,6 +72,8 @@ export async function prepareKubeApiserver(argv: string[], cwd: string): Promise
   // (--storage=sqlite --data-dir).
   const standIn = options.etcdServers.length > 0 && (await Promise.all(options.etcdServers.map(isStandIn))).some(Boolean);
   if (standIn) options.etcdServers = [];
+  // envtest starts kube-apiserver without a controller manager: nothing makes pods of Deployments there.
+  if (!commandLine.given.has('controllers')) options.controllers = ['*', ...WORKLOAD_CONTROLLERS.map((name) => `-${name}`)];
   if (!commandLine.given.has('storage')) options.storage = options.etcdServers.length > 0 ? 'etcd' : 'memory';
   let temporaryDataDir = false;
   if (!commandLine.given.has('data-dir')) {

@@ -2,6 +2,7 @@
 // started at its stage of the server's start, stopped at close, and checked for readiness. Those
 // doing the work of one of the reference's post-start hooks show as poststarthook/<name> in
 // /healthz, /livez and /readyz, as the reference's do.
+import { controllerEnabled } from '../controllers/kit/selection.js';
 import type { FeatureGates } from '../api/feature-gates.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionServices } from '../admission/types.js';
@@ -66,6 +67,8 @@ export interface PostStartHook {
    * ready. Controllers the reference runs in kube-controller-manager report as nothing.
    */
   readonly reportsAs?: string;
+  /** The kube-controller-manager controller this hook is (a --controllers name); runs only when selected. */
+  readonly controller?: string;
   /** The controller, or undefined when this server does not run it (options, plain HTTP). */
   create(ctx: HookContext): Controller | undefined;
 }
@@ -110,7 +113,8 @@ export class PostStartHooks {
   async run(stage: HookStage): Promise<void> {
     for (const running of this.hooks) {
       if (running.hook.stage !== stage) continue;
-      const controller = running.hook.create(this.ctx) ?? null;
+      const selected = running.hook.controller === undefined || controllerEnabled(running.hook.controller, this.ctx.options.controllers);
+      const controller = selected ? running.hook.create(this.ctx) ?? null : null;
       running.controller = controller;
       await controller?.start();
       running.ready = true;

@@ -1,6 +1,7 @@
 // The server's options: one table of every setting with its default and, where the command line
 // sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
 // read off the table, so a new flag is one entry here.
+import { parseControllers } from '../controllers/kit/selection.js';
 import { FeatureGates, featureGateHelpLines } from '../api/feature-gates.js';
 import { runtimeConfig } from '../api/runtime-config.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../registry/allocators/service-allocation.js';
@@ -262,6 +263,8 @@ export const SETTINGS = {
   /** Admission plugins beyond the defaults, and those turned off. */
   enableAdmissionPlugins: list('enable-admission-plugins', 'admission plugins (comma-separated) to turn on beyond the defaults'),
   disableAdmissionPlugins: list('disable-admission-plugins', 'admission plugins (comma-separated) to turn off'),
+  /** kube-controller-manager's --controllers: which in-process controllers run (`*`, `name`, `-name`). */
+  controllers: checked('controllers', 'strings', ['*'], 'controllers to run (comma-separated, as kube-controller-manager\'s): \'*\' turns on every controller on by default, \'foo\' turns on foo, \'-foo\' turns off foo', parseControllers),
   /** CIDR(s) Service cluster IPs come from: one, or an IPv4 and an IPv6 one separated by a comma. */
   serviceClusterIpRange: text('service-cluster-ip-range', DEFAULT_SERVICE_CLUSTER_IP_RANGE, 'CIDR(s) Service cluster IPs are allocated from; one, or an IPv4 and an IPv6 one for dual-stack'),
   /** NodePorts come from this range ("30000-32767"). */

@@ -44,7 +44,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => informerOf(c, 'apiregistration.k8s.io', 'apiservices') },
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
   { name: 'rbac/bootstrap-roles', stage: 'caches', reportsAs: 'rbac/bootstrap-roles', create: (c) => (rbac(c) ? task(() => reconcileBootstrapPolicy(c.serverRegistry)) : undefined) },
-  { name: 'clusterrole-aggregation', stage: 'caches', create: (c) => (rbac(c) ? started(() => startAggregationController(c.serverRegistry)) : undefined) },
+  { name: 'clusterrole-aggregation', controller: 'clusterrole-aggregation', stage: 'caches', create: (c) => (rbac(c) ? started(() => startAggregationController(c.serverRegistry)) : undefined) },
   // The admission plugins get the request authorizer (CSR approval and signing ask it) before any
   // admitted write.
   {
@@ -59,15 +59,15 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
     name: 'apiextensions-controllers', stage: 'admission', reportsAs: 'start-apiextensions-controllers',
     create: (c) => (c.registry.definitions.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(c.registry, crdServingEngine(c.featureGates)) : undefined),
   },
-  { name: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
-  { name: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
-  { name: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },
+  { name: 'namespace', controller: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
+  { name: 'resourcequota', controller: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
+  { name: 'garbagecollector', controller: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },
   { name: 'pod-termination', stage: 'admission', create: (c) => new PodTermination(c.registry) },
-  { name: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
+  { name: 'disruption', controller: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
-  { name: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
-  { name: 'serviceaccount-token', stage: 'admission', create: (c) => (c.issuer && c.material ? new TokenController(c.registry, c.issuer, c.material.caCert) : undefined) },
+  { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
+  { name: 'serviceaccount-token', controller: 'serviceaccount-token', stage: 'admission', create: (c) => (c.issuer && c.material ? new TokenController(c.registry, c.issuer, c.material.caCert) : undefined) },
   { name: 'namespace-defaults', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? new NamespaceDefaults(c.registry, c.material?.caCert) : undefined) },
   // The `kubernetes` Service points at the port actually served.
   {
