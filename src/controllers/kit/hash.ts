@@ -38,5 +38,5 @@ export function encodedHash(bytes: Uint8Array, collisionCount?: number): string 
  * reproduced, the hash is of the template's JSON, so names are stable but differ from the reference's.
  */
 export function podTemplateHash(template: JsonObject, collisionCount?: number): string {
-  return encodedHash(Buffer.from(encodeJson(template)), collisionCount);
+  return encodedHash(encodeJson(template), collisionCount);
 }
