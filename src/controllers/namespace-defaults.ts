@@ -13,8 +13,11 @@ const ROOT_CA_DESCRIPTION =
 export class NamespaceDefaults {
   private subscription: Subscription | undefined;
 
-  /** `caCert`: the cluster CA to publish (none on a plain-HTTP server). */
-  constructor(private readonly registry: Registry, private readonly caCert: string | undefined) {}
+  /**
+   * `defaultServiceAccount`: whether the service account controller runs; `caCert`: the cluster CA
+   * to publish (none on a plain-HTTP server or without the root CA publisher).
+   */
+  constructor(private readonly registry: Registry, private readonly defaultServiceAccount: boolean, private readonly caCert: string | undefined) {}
 
   async start(): Promise<void> {
     const informer = await this.registry.informer(this.registry.definitions.lookup('', 'v1', 'namespaces')!);
@@ -38,7 +41,7 @@ export class NamespaceDefaults {
     const meta = metadataOf(ns);
     if (meta['deletionTimestamp']) return;
     const name = String(meta['name']);
-    await this.createIfMissing('serviceaccounts', name, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    if (this.defaultServiceAccount) await this.createIfMissing('serviceaccounts', name, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
     if (this.caCert) {
       await this.createIfMissing('configmaps', name, {
         apiVersion: 'v1', kind: 'ConfigMap',

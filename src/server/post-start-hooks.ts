@@ -11,6 +11,8 @@ import { DisruptionController } from '../controllers/disruption.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { ensureControllerServiceAccounts } from '../controllers/kit/service-accounts.js';
+import { controllerEnabled } from '../controllers/kit/selection.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { PodTermination } from '../controllers/pod-termination.js';
 import { ResourceQuotaController } from '../controllers/quota.js';
@@ -68,7 +70,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
   { name: 'serviceaccount-token', controller: 'serviceaccount-token', stage: 'admission', create: (c) => (c.issuer && c.material ? new TokenController(c.registry, c.issuer, c.material.caCert) : undefined) },
-  { name: 'namespace-defaults', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? new NamespaceDefaults(c.registry, c.material?.caCert) : undefined) },
+  { name: 'namespace-defaults', stage: 'admission', create: namespaceDefaults },
+  // The service accounts kube-controller-manager's controllers write as (--use-service-account-credentials).
+  { name: 'controller-service-accounts', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? task(() => ensureControllerServiceAccounts(c.registry, c.options.controllers)) : undefined) },
   // The `kubernetes` Service points at the port actually served.
   {
     name: 'kubernetes-service', stage: 'serving', reportsAs: 'bootstrap-controller',
@@ -79,6 +83,14 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
       : undefined),
   },
 ];
+
+/** The service account controller (the `default` account) and the root CA publisher (`kube-root-ca.crt`), each when selected. */
+function namespaceDefaults(c: HookContext): NamespaceDefaults | undefined {
+  const serviceAccounts = controllerEnabled('serviceaccount', c.options.controllers);
+  const rootCa = controllerEnabled('root-ca-cert-publisher', c.options.controllers);
+  if (!c.options.namespaceDefaults || (!serviceAccounts && !rootCa)) return undefined;
+  return new NamespaceDefaults(c.registry, serviceAccounts, rootCa ? c.material?.caCert : undefined);
+}
 
 /** Custom resources are served without their CRD's validation rules when CustomResourceValidationExpressions is off. */
 function crdServingEngine(features: FeatureGates): CrdSchemaEngine {

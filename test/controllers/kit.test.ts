@@ -92,6 +92,21 @@ describe('--controllers', { timeout: 30_000 }, () => {
     }
   });
 
+  it('makes the service account of each selected controller in kube-system; a namespace gets no default account without the service account controller', async () => {
+    const server = await memoryServer({ controllers: ['*', '-deployment', '-serviceaccount'] });
+    try {
+      const sa = (name: string) => call(server.url, 'GET', `/api/v1/namespaces/kube-system/serviceaccounts/${name}`);
+      assert.equal((await sa('replicaset-controller')).status, 200);
+      assert.equal((await sa('generic-garbage-collector')).status, 200);
+      assert.equal((await sa('deployment-controller')).status, 404);
+      await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'bare' } } }), 201);
+      await sleep(300);
+      assert.equal((await call(server.url, 'GET', '/api/v1/namespaces/bare/serviceaccounts/default')).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('the kube-apiserver launcher (envtest, no controller manager) leaves the workload controllers off', async () => {
     const prepared = await prepareKubeApiserver(['--secure-port=0'], process.cwd());
     assert.ok(prepared.options.controllers.includes('-deployment'));
@@ -117,8 +132,8 @@ describe('events and claims', { timeout: 20_000 }, () => {
   let server: RunningServer;
   let registry: Registry;
   before(async () => {
-    // No controller runs: the claims below are the test's alone.
-    server = await memoryServer({ controllers: [] });
+    // No workload controller runs: the claims below are the test's alone (pods need the default account).
+    server = await memoryServer({ controllers: ['serviceaccount'] });
     registry = new Registry(server.definitions, server.storage);
   });
   after(() => server.close());
