@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, until } from '../helpers.js';
+import { call, memoryServer, mustOk, sleep, until } from '../helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -187,5 +187,25 @@ describe('deployment controller', { timeout: 90_000 }, () => {
       return x.length === 2 && x;
     });
     assert.deepEqual(l.map((r) => r.metadata.annotations['deployment.kubernetes.io/revision']), ['3', '4']);
+  });
+
+  it('two Deployments with the same selector and template keep their own ReplicaSets and pods and stop writing', async () => {
+    await namespace();
+    await mustOk(call(server.url, 'POST', `${apps()}/deployments`, { body: { ...(deployment('twin', 2, 'nginx') as any), metadata: { name: 'left' } } }), 201);
+    await mustOk(call(server.url, 'POST', `${apps()}/deployments`, { body: { ...(deployment('twin', 2, 'nginx') as any), metadata: { name: 'right' } } }), 201);
+    await rollToCompletion('left');
+    await rollToCompletion('right');
+    const versions = async () => {
+      const all = [...(await get(`${apps()}/deployments`)).items, ...(await get(`${apps()}/replicasets`)).items, ...(await get(`${core()}/pods`)).items] as any[];
+      return all.map((o) => `${o.kind ?? ''}${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
+    };
+    await sleep(300);
+    const before = await versions();
+    await sleep(3000);
+    assert.deepEqual(await versions(), before, 'nothing written once both are complete');
+    const rsOwners = ((await get(`${apps()}/replicasets`)).items as any[]).map((r) => r.metadata.ownerReferences[0].name).sort();
+    assert.deepEqual(rsOwners, ['left', 'right']);
+    const podOwners = ((await get(`${core()}/pods`)).items as any[]).map((p) => p.metadata.ownerReferences.length);
+    assert.deepEqual(podOwners, [1, 1, 1, 1]);
   });
 });

@@ -152,12 +152,14 @@ export class DeploymentController {
     }
     const probe = await replicaSetsWithRevision(this.ctx, d, list, false);
     d = probe.d;
+    // The ReplicaSets as the probe left them (it may have written the new one's revision).
+    const current = [...probe.oldRSs, ...(probe.newRS ? [probe.newRS] : [])];
     if (isScalingEvent(d, probe)) {
-      await syncScaling(this.ctx, d, list);
+      await syncScaling(this.ctx, d, current);
       return;
     }
-    if (isRecreate(d)) await rolloutRecreate(this.ctx, d, list);
-    else await rolloutRolling(this.ctx, d, list);
+    if (isRecreate(d)) await rolloutRecreate(this.ctx, d, current);
+    else await rolloutRolling(this.ctx, d, current);
     // The progress deadline passes with no event to tell: look again then.
     const latest = this.informer.get(ns, name);
     if (latest) {
