@@ -82,6 +82,23 @@ describe('replicaset and replicationcontroller controllers', { timeout: 60_000 }
     });
   });
 
+  it('counts a ready pod available once minReadySeconds have passed, with no other event', async () => {
+    const body = replicaSet('slow', 1, { app: 'slow' }) as any;
+    body.spec.minReadySeconds = 1;
+    await mustOk(call(server.url, 'POST', `${APPS}/replicasets`, { body }), 201);
+    const [pod] = await until('1 pod', async () => {
+      const p = await podsOf('app=slow');
+      return p.length === 1 && p;
+    });
+    await markReady(pod);
+    const ready = await until('ready', async () => {
+      const r = await get(`${APPS}/replicasets/slow`);
+      return r.status?.readyReplicas === 1 && r;
+    });
+    assert.equal(ready.status.availableReplicas, undefined, 'not available before minReadySeconds');
+    await until('available', async () => (await get(`${APPS}/replicasets/slow`)).status?.availableReplicas === 1, 5000);
+  });
+
   it('runs ReplicationControllers with their own component', async () => {
     await mustOk(call(server.url, 'POST', `${CORE}/replicationcontrollers`, {
       body: { metadata: { name: 'rc' }, spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } },
