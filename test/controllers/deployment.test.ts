@@ -208,4 +208,18 @@ describe('deployment controller', { timeout: 90_000 }, () => {
     const podOwners = ((await get(`${core()}/pods`)).items as any[]).map((p) => p.metadata.ownerReferences.length);
     assert.deepEqual(podOwners, [1, 1, 1, 1]);
   });
+
+  it('a ReplicaSet refused pods by quota shows as ReplicaFailure on its Deployment', async () => {
+    await namespace();
+    await mustOk(call(server.url, 'POST', `${core()}/resourcequotas`, { body: { metadata: { name: 'q' }, spec: { hard: { pods: '1' } } } }), 201);
+    await until('quota status', async () => (await get(`${core()}/resourcequotas/q`)).status?.hard?.pods === '1');
+    await mustOk(call(server.url, 'POST', `${apps()}/deployments`, { body: deployment('capped', 2, 'nginx') }), 201);
+    const cond = await until('ReplicaFailure', async () => {
+      const d = await get(`${apps()}/deployments/capped`);
+      return d.status?.conditions?.find((c: any) => c.type === 'ReplicaFailure');
+    }, 15_000);
+    assert.deepEqual([cond.status, cond.reason], ['True', 'FailedCreate']);
+    assert.match(cond.message, /exceeded quota: q/);
+    assert.equal((await livePods()).length, 1);
+  });
 });

@@ -124,8 +124,9 @@ export function rolloutStatus(d: JsonObject, all: JsonObject[], newRS: JsonObjec
       setCondition(status, newCondition(PROGRESSING, 'False', TIMED_OUT, msg));
     }
   }
-  const failure = all.map((rs) => conditionOf(statusOf(rs), REPLICA_FAILURE)).find((c) => c !== undefined);
-  if (failure) setCondition(status, { type: REPLICA_FAILURE, status: failure['status'], lastUpdateTime: now(), lastTransitionTime: failure['lastTransitionTime'], reason: failure['reason'], message: failure['message'] });
+  // The new ReplicaSet's failure first, then the old ones', as the reference's getReplicaFailures.
+  const failure = [...(newRS ? [newRS] : []), ...all.filter((rs) => rs !== newRS)].map((rs) => conditionOf(statusOf(rs), REPLICA_FAILURE)).find((c) => c !== undefined);
+  if (failure) setCondition(status, { type: REPLICA_FAILURE, status: failure['status'], lastUpdateTime: failure['lastTransitionTime'], lastTransitionTime: failure['lastTransitionTime'], reason: failure['reason'], message: failure['message'] });
   else removeCondition(status, REPLICA_FAILURE);
   return status;
 }
