@@ -602,7 +602,7 @@ export class Registry {
     const namespace = info.namespaced ? String(curMeta['namespace'] ?? '') : undefined;
     const hooks = info.definition.hooks;
     let next: JsonObject;
-    const part = subresource === undefined ? undefined : subresource === 'status' ? statusPart : hooks.subresourceParts?.[subresource];
+    const part = subresource === undefined ? undefined : hooks.subresourceParts?.[subresource] ?? (subresource === 'status' ? statusPart : undefined);
     if (part) {
       // A subresource write changes only its own part of the object (and managedFields).
       // The body is decoded (and so defaulted) whole, then only the subresource's part is kept;

@@ -15,6 +15,8 @@ import { ensureControllerServiceAccounts } from '../controllers/kit/service-acco
 import { controllerEnabled } from '../controllers/kit/selection.js';
 import { NamespaceController } from '../controllers/namespace.js';
 import { PodTermination } from '../controllers/pod-termination.js';
+import { REPLICATION_CONTROLLER, ReplicaSetController } from '../controllers/replicaset.js';
+import { DeploymentController } from '../controllers/deployment/controller.js';
 import { ResourceQuotaController } from '../controllers/quota.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { StorageProtectionController } from '../controllers/storage-protection.js';
@@ -66,6 +68,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'garbagecollector', controller: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },
   { name: 'pod-termination', stage: 'admission', create: (c) => new PodTermination(c.registry) },
   { name: 'disruption', controller: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
+  { name: 'replicaset', controller: 'replicaset', stage: 'admission', create: (c) => new ReplicaSetController(c.registry) },
+  { name: 'replicationcontroller', controller: 'replicationcontroller', stage: 'admission', create: (c) => new ReplicaSetController(c.registry, REPLICATION_CONTROLLER) },
+  { name: 'deployment', controller: 'deployment', stage: 'admission', create: (c) => new DeploymentController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },

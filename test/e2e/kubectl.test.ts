@@ -107,10 +107,13 @@ describe('kubectl against capstan', () => {
 
   it('get prints server-rendered columns (deployments: READY, UP-TO-DATE, AVAILABLE, AGE)', async () => {
     await ok(capstan.kubeconfig, ['create', 'deployment', 'cols', '--image=nginx:1.25', '--replicas=2']);
-    const out = await ok(capstan.kubeconfig, ['get', 'deployments', 'cols', '-o', 'wide']);
-    const [header, row] = out.trim().split('\n');
+    // As with the reference, the deployment controller soon counts the 2 pods of the new ReplicaSet as up to date.
+    const [header, row] = await until('UP-TO-DATE 2', async () => {
+      const lines = (await ok(capstan.kubeconfig, ['get', 'deployments', 'cols', '-o', 'wide'])).trim().split('\n');
+      return lines[1]!.split(/\s+/)[2] === '2' && lines;
+    });
     assert.deepEqual(header!.split(/\s{2,}/), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
-    assert.deepEqual(row!.split(/\s+/).filter((_, i) => i !== 4), ['cols', '0/2', '0', '0', 'nginx', 'nginx:1.25', 'app=cols']);
+    assert.deepEqual(row!.split(/\s+/).filter((_, i) => i !== 4), ['cols', '0/2', '2', '0', 'nginx', 'nginx:1.25', 'app=cols']);
   });
 
   it('get prints the reference columns for pods, nodes, events, services and a type without a printer', async () => {

@@ -15,7 +15,8 @@ const deployment = (name: string, replicas = 1) => ({
 describe('registry object semantics', () => {
   let server: RunningServer;
   before(async () => {
-    server = await memoryServer();
+    // Object semantics only: no workload controller writes the Deployments and ReplicaSets used here.
+    server = await memoryServer({ controllers: ['*', '-deployment', '-replicaset', '-replicationcontroller'] });
   });
   after(() => server.close());
 

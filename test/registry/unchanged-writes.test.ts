@@ -30,7 +30,8 @@ describe('writes that change only managedFields timestamps', { timeout: 60_000 }
     Promise.all(REAPPLIED.map(({ collection }, i) => collectWatch(server.url, `${collection}?watch=1&resourceVersion=${from[i]!.metadata.resourceVersion}`)));
 
   before(async () => {
-    server = await memoryServer();
+    // Only the test's own writes: no workload controller writes the Deployments reapplied here.
+    server = await memoryServer({ controllers: ['*', '-deployment', '-replicaset', '-replicationcontroller'] });
     await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: REAPPLY_NAMESPACE } } }), 201);
   });
   after(() => server.close());

@@ -27,7 +27,8 @@ describe('validation through the registry', () => {
   }
 
   before(async () => {
-    server = await memoryServer();
+    // Validation only: no workload controller writes the Deployments here.
+    server = await memoryServer({ controllers: ['*', '-deployment', '-replicaset', '-replicationcontroller'] });
     await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ref-errors' } } }), 201);
   });
   after(() => server.close());

@@ -39,6 +39,17 @@ const deploymentStrategy: Strategy = {
   generationChange: (next, current) => JSON.stringify(metadataOf(next)['annotations'] ?? {}) !== JSON.stringify(metadataOf(current)['annotations'] ?? {}),
 };
 
+/** A Deployment's status write: its status and annotations, the rest as stored. */
+function deploymentStatusPart(current: JsonObject, desired: JsonObject): JsonObject {
+  const next: JsonObject = { ...current, metadata: { ...metadataOf(current) } };
+  const annotations = metadataOf(desired)['annotations'];
+  if (annotations === undefined) delete metadataOf(next)['annotations'];
+  else metadataOf(next)['annotations'] = annotations;
+  if (desired['status'] === undefined) delete next['status'];
+  else next['status'] = desired['status'];
+  return next;
+}
+
 /** The workloads keep their generation and their pod template at spec.template. */
 const workload = (spec: BuiltinSpec): BuiltinSpec => ({ tracksGeneration: true, podTemplate: podTemplateAt('spec', 'template'), ...spec });
 
@@ -60,6 +71,9 @@ export const apps: BuiltinGroup = {
       validation: { create: validateDeployment, update: validateDeploymentUpdate },
       strategy: deploymentStrategy,
       table: deploymentTable,
+      // As the reference's status strategy: a status write may change the annotations too (the
+      // deployment controller writes the revision annotation with the status).
+      subresourceParts: { status: deploymentStatusPart },
     }),
     replicasets: workload({
       defaults: { v1: defaultReplicaSet },
