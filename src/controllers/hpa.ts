@@ -30,43 +30,44 @@ interface Condition {
   message: string;
 }
 
-/** What fetching a metric without a metrics API fails with: the condition reason and the error text. */
-function metricFailure(metric: JsonObject): { reason: string; error: string } {
+/**
+ * What fetching a metric without a metrics API fails with: the condition's reason, the error the
+ * condition and its own event tell, and the error the controller returns (in FailedComputeMetricsReplicas).
+ */
+function metricFailure(metric: JsonObject, namespace: string): { reason: string; error: string; returned: string } {
   const type = String(metric['type'] ?? '');
-  const resourceError = (source: unknown, reason: string) => {
-    const s = isObject(source) ? source : {};
-    const name = String(s['name'] ?? '');
-    const target = isObject(s['target']) ? s['target'] : {};
-    const what = target['averageValue'] !== undefined ? 'usage' : 'utilization';
-    return {
-      reason,
-      error: `failed to get ${name} ${what}: unable to get metrics for resource ${name}: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)`,
-    };
-  };
+  const sourceOf = (field: string): JsonObject => (isObject(metric[field]) ? (metric[field] as JsonObject) : {});
+  const metricName = (source: JsonObject) => (isObject(source['metric']) ? String(source['metric']['name'] ?? '') : '');
+  const noCustomMetrics = 'unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered';
   switch (type) {
     case 'Resource':
-      return resourceError(metric['resource'], 'FailedGetResourceMetric');
-    case 'ContainerResource':
-      return resourceError(metric['containerResource'], 'FailedGetContainerResourceMetric');
-    case 'Pods':
+    case 'ContainerResource': {
+      const source = sourceOf(type === 'Resource' ? 'resource' : 'containerResource');
+      const name = String(source['name'] ?? '');
+      const target = isObject(source['target']) ? source['target'] : {};
+      const what = target['averageValue'] !== undefined ? 'usage' : 'utilization';
+      const error = `failed to get ${name} ${what}: unable to get metrics for resource ${name}: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)`;
+      return { reason: type === 'Resource' ? 'FailedGetResourceMetric' : 'FailedGetContainerResourceMetric', error, returned: error };
+    }
+    case 'Pods': {
+      const error = `unable to get metric ${metricName(sourceOf('pods'))}: ${noCustomMetrics}`;
+      return { reason: 'FailedGetPodsMetric', error, returned: `failed to get pods metric value: ${error}` };
+    }
     case 'Object': {
-      const source = isObject(metric[type === 'Pods' ? 'pods' : 'object']) ? (metric[type === 'Pods' ? 'pods' : 'object'] as JsonObject) : {};
-      const name = isObject(source['metric']) ? String(source['metric']['name'] ?? '') : '';
-      return {
-        reason: `FailedGet${type}Metric`,
-        error: `unable to get metric ${name}: unable to fetch metrics from custom metrics API: the server could not find the requested resource`,
-      };
+      const source = sourceOf('object');
+      const described = isObject(source['describedObject']) ? source['describedObject'] : {};
+      const error = `unable to get metric ${metricName(source)}: ${String(described['kind'] ?? '')} on ${namespace} ${String(described['name'] ?? '')}/${noCustomMetrics}`;
+      return { reason: 'FailedGetObjectMetric', error, returned: `failed to get object metric value: ${error}` };
     }
     case 'External': {
-      const source = isObject(metric['external']) ? metric['external'] : {};
-      const name = isObject(source['metric']) ? String(source['metric']['name'] ?? '') : '';
-      return {
-        reason: 'FailedGetExternalMetric',
-        error: `unable to get external metric ${name}: unable to fetch metrics from external metrics API: the server could not find the requested resource`,
-      };
+      const name = metricName(sourceOf('external'));
+      const error = `unable to get external metric ${namespace}/${name}/nil: unable to fetch metrics from external metrics API: the server could not find the requested resource (get ${name}.external.metrics.k8s.io)`;
+      return { reason: 'FailedGetExternalMetric', error, returned: `failed to get external metric value: ${error}` };
     }
-    default:
-      return { reason: 'InvalidMetricSourceType', error: `unknown metric source type "${type}"` };
+    default: {
+      const error = `unknown metric source type "${type}"`;
+      return { reason: 'InvalidMetricSourceType', error, returned: error };
+    }
   }
 }
 
@@ -253,14 +254,14 @@ export class HorizontalPodAutoscalerController {
       return { reason: 'InvalidSelector', message: "the HPA target's scale is missing a selector", error: 'selector is required' };
     }
     const metrics = Array.isArray(spec['metrics']) ? spec['metrics'].filter(isObject) : [];
-    const failures = metrics.map(metricFailure);
+    const failures = metrics.map((m) => metricFailure(m, String(metadataOf(hpa)['namespace'])));
     // The first failing metric speaks for all (each one's own event is recorded as it fails).
     for (const f of failures) this.record(hpa, 'Warning', f.reason, f.error);
-    const first = failures[0] ?? { reason: '', error: '<nil>' };
+    const first = failures[0] ?? { reason: '', error: '<nil>', returned: '<nil>' };
     return {
       reason: first.reason,
       message: `the HPA was unable to compute the replica count: ${first.error}`,
-      error: `invalid metrics (${failures.length} invalid out of ${metrics.length}), first error is: ${first.error}`,
+      error: `invalid metrics (${failures.length} invalid out of ${metrics.length}), first error is: ${first.returned}`,
     };
   }
 
