@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findBestMatch } from '../../src/controllers/pv-binder/matching.js';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, sleep, until } from '../helpers.js';
+import { call, fixture, memoryServer, mustOk, sleep, until } from '../helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -58,8 +58,13 @@ describe('persistentvolume-binder', { timeout: 120_000 }, () => {
     assert.deepEqual(pvc.metadata.annotations, { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
     assert.equal(pvc.spec.volumeName, 'ref-pv-1');
     assert.deepEqual(pvc.status, { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } });
-    const managers = pv.metadata.managedFields.map((m: { manager?: string; subresource?: string }) => `${m.manager}:${m.subresource ?? ''}`);
-    assert.deepEqual(managers.slice(1), ['kube-controller-manager:', 'kube-controller-manager:status']);
+    // The controller's writes, field by field, as the reference's (table fixtures' managedFields).
+    const controllerFields = (obj: { metadata: { managedFields: Array<Record<string, unknown>> } }) => obj.metadata.managedFields
+      .filter((m) => m['manager'] === 'kube-controller-manager')
+      .map(({ operation, apiVersion, fieldsType, fieldsV1, subresource }) => ({ operation, apiVersion, fieldsType, fieldsV1, subresource }));
+    const recorded = (name: string) => controllerFields((fixture(name).response.body as { rows: Array<{ object: never }> }).rows[0].object);
+    assert.deepEqual(controllerFields(pv), recorded('table/core-v1-persistentvolumes'));
+    assert.deepEqual(controllerFields(pvc), recorded('table/core-v1-persistentvolumeclaims'));
     const failed = (await events(ns)).filter((e) => e.reason === 'FailedBinding');
     assert.deepEqual(failed.map(({ type, message, kind, name, count }) => ({ type, message, kind, name, count })), [
       { type: 'Normal', message: 'no persistent volumes available for this claim and no storage class is set', kind: 'PersistentVolumeClaim', name: 'data', count: 1 },
