@@ -8,6 +8,8 @@ import { withoutValidationRules } from '../apiextensions/validation-rules-gate.j
 import { bootstrapSystemNamespaces, bootstrapSystemPriorityClasses } from '../controllers/bootstrap.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
+import { PersistentVolumeBinder } from '../controllers/pv-binder/controller.js';
+import { HorizontalPodAutoscalerController } from '../controllers/hpa.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -71,6 +73,8 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'replicaset', controller: 'replicaset', stage: 'admission', create: (c) => new ReplicaSetController(c.registry) },
   { name: 'replicationcontroller', controller: 'replicationcontroller', stage: 'admission', create: (c) => new ReplicaSetController(c.registry, REPLICATION_CONTROLLER) },
   { name: 'deployment', controller: 'deployment', stage: 'admission', create: (c) => new DeploymentController(c.registry) },
+  { name: 'persistentvolume-binder', controller: 'persistentvolume-binder', stage: 'admission', create: (c) => new PersistentVolumeBinder(c.registry) },
+  { name: 'horizontalpodautoscaling', controller: 'horizontalpodautoscaling', stage: 'admission', create: (c) => new HorizontalPodAutoscalerController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },

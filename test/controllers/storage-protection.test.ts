@@ -13,7 +13,8 @@ describe('storage object in-use protection', () => {
   let server: RunningServer;
   const status = async (path: string) => (await call(server.url, 'GET', path)).status;
   before(async () => {
-    server = await memoryServer();
+    // The phases are written by hand here; the binder would correct them.
+    server = await memoryServer({ controllers: ['*', '-persistentvolume-binder'] });
   });
   after(() => server.close());
 

@@ -1,6 +1,7 @@
 // The hashes controllers put in names and labels: FNV-32a, written with the reference's
 // vowel-free alphabet (so that no word is spelled) as its SafeEncodeString does.
 import { encodeJson, type JsonObject } from '../../json.js';
+import { spewPodTemplate, UnprintableValue } from './go-spew.js';
 
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -33,10 +34,25 @@ export function encodedHash(bytes: Uint8Array, collisionCount?: number): string 
 }
 
 /**
- * The `pod-template-hash` of a Deployment's template.
- * TODO(pod-template-hash): the reference hashes a printout of the Go value; until that printout is
- * reproduced, the hash is of the template's JSON, so names are stable but differ from the reference's.
+ * The `pod-template-hash` of a Deployment's template (as stored, i.e. defaulted), as the reference
+ * computes it: FNV-32a over go-spew's printout of the Go PodTemplateSpec, then, when the Deployment
+ * has a collision count, that count as 8 bytes (4 little-endian, 4 zero: the reference fills an
+ * 8-byte buffer with a uint32), the decimal sum safely encoded. A template the printer cannot
+ * reproduce (see UnprintableValue) is hashed from its JSON instead: stable, but not the reference's.
  */
 export function podTemplateHash(template: JsonObject, collisionCount?: number): string {
-  return encodedHash(encodeJson(template), collisionCount);
+  let printed: Uint8Array;
+  try {
+    printed = Buffer.from(spewPodTemplate(template), 'utf8');
+  } catch (err) {
+    if (!(err instanceof UnprintableValue)) throw err;
+    printed = encodeJson(template);
+  }
+  let h = fnv32a(printed);
+  if (collisionCount !== undefined) {
+    const count = Buffer.alloc(8);
+    count.writeUInt32LE(collisionCount >>> 0);
+    h = fnv32a(count, h);
+  }
+  return safeEncode(String(h));
 }
