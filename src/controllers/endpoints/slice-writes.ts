@@ -1,0 +1,70 @@
+// Carrying out a slice plan, and knowing when the informer has caught up with it: slices made
+// with generateName are only found again through the informer, so a sync that ran before the
+// informer saw the previous sync's writes would make them twice. Each owner's writes are
+// remembered until the informer shows them; until then its sync waits.
+import type { ResourceInfo } from '../../registry/definitions.js';
+import type { Informer } from '../../registry/informers.js';
+import { metadataOf } from '../../registry/objects.js';
+import type { Registry, WriteContext } from '../../registry/store.js';
+import { type JsonObject, decodeJson } from '../../json.js';
+import { ignoreMissing } from './endpoints.js';
+import type { SlicePlan, SliceWrite } from './slice-planner.js';
+
+export interface SliceShape {
+  /** A new slice (metadata and all) holding this content. */
+  create(write: SliceWrite): JsonObject;
+  /** The metadata a changed slice gets, from its current metadata. */
+  metadata(current: JsonObject): JsonObject;
+}
+
+/** Empty lists are written as null, as the reference's stored slices read back. */
+export function sliceContent(write: SliceWrite): JsonObject {
+  return { endpoints: write.endpoints.length ? write.endpoints : null, ports: write.ports.length ? write.ports : null };
+}
+
+export class SliceExpectations {
+  /** owner key → slice name → resourceVersion expected at least, or 'gone'. */
+  private readonly expected = new Map<string, Map<string, number | 'gone'>>();
+
+  /** Whether the informer shows every write made for the owner (forgetting those it shows). */
+  satisfied(owner: string, namespace: string, slices: Informer): boolean {
+    const names = this.expected.get(owner);
+    if (!names) return true;
+    for (const [name, want] of names) {
+      const stored = slices.stored(namespace, name);
+      const seen = want === 'gone' ? stored === undefined : stored !== undefined && Number(metadataOf(decodeJson(stored))['resourceVersion']) >= want;
+      if (seen) names.delete(name);
+    }
+    if (names.size === 0) this.expected.delete(owner);
+    return names.size === 0;
+  }
+
+  forget(owner: string): void {
+    this.expected.delete(owner);
+  }
+
+  private expect(owner: string, name: string, want: number | 'gone'): void {
+    let names = this.expected.get(owner);
+    if (!names) this.expected.set(owner, (names = new Map()));
+    names.set(name, want);
+  }
+
+  /** Writes the plan: creates, then updates, then deletes. */
+  async apply(registry: Registry, info: ResourceInfo, writer: WriteContext, owner: string, namespace: string, plan: SlicePlan, shape: SliceShape): Promise<void> {
+    const remember = (body: Buffer) => {
+      const meta = metadataOf(decodeJson(body));
+      this.expect(owner, String(meta['name']), Number(meta['resourceVersion']));
+    };
+    for (const write of plan.create) remember((await registry.create(info, namespace, shape.create(write), writer)).body);
+    for (const write of plan.update) {
+      const result = await registry.patch(info, namespace, write.name, (cur) => ({
+        ...cur, metadata: shape.metadata(metadataOf(cur)), addressType: write.addressType, ...sliceContent(write),
+      }), undefined, writer);
+      remember(result.body);
+    }
+    for (const name of plan.delete) {
+      await ignoreMissing(() => registry.delete(info, namespace, name, { user: writer.user }));
+      this.expect(owner, name, 'gone');
+    }
+  }
+}
