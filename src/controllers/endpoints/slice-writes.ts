@@ -1,7 +1,8 @@
 // Carrying out a slice plan, and knowing when the informer has caught up with it: slices made
 // with generateName are only found again through the informer, so a sync that ran before the
 // informer saw the previous sync's writes would make them twice. Each owner's writes are
-// remembered until the informer shows them; until then its sync waits.
+// remembered until the informer shows them (or for a few seconds at most: a slice deleted by
+// someone else before the informer showed the write never shows it); until then its sync waits.
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Informer } from '../../registry/informers.js';
 import { metadataOf } from '../../registry/objects.js';
@@ -22,18 +23,27 @@ export function sliceContent(write: SliceWrite): JsonObject {
   return { endpoints: write.endpoints.length ? write.endpoints : null, ports: write.ports.length ? write.ports : null };
 }
 
+const EXPECTATION_TTL_MS = 5_000;
+
+interface Expected {
+  /** The resourceVersion the informer must show at least, or 'gone'. */
+  want: number | 'gone';
+  until: number;
+}
+
 export class SliceExpectations {
-  /** owner key → slice name → resourceVersion expected at least, or 'gone'. */
-  private readonly expected = new Map<string, Map<string, number | 'gone'>>();
+  /** owner key → slice name → what the informer must show. */
+  private readonly expected = new Map<string, Map<string, Expected>>();
 
   /** Whether the informer shows every write made for the owner (forgetting those it shows). */
   satisfied(owner: string, namespace: string, slices: Informer): boolean {
     const names = this.expected.get(owner);
     if (!names) return true;
-    for (const [name, want] of names) {
+    const at = Date.now();
+    for (const [name, { want, until }] of names) {
       const stored = slices.stored(namespace, name);
       const seen = want === 'gone' ? stored === undefined : stored !== undefined && Number(metadataOf(decodeJson(stored))['resourceVersion']) >= want;
-      if (seen) names.delete(name);
+      if (seen || at > until) names.delete(name);
     }
     if (names.size === 0) this.expected.delete(owner);
     return names.size === 0;
@@ -46,7 +56,7 @@ export class SliceExpectations {
   private expect(owner: string, name: string, want: number | 'gone'): void {
     let names = this.expected.get(owner);
     if (!names) this.expected.set(owner, (names = new Map()));
-    names.set(name, want);
+    names.set(name, { want, until: Date.now() + EXPECTATION_TTL_MS });
   }
 
   /** Writes the plan: creates, then updates, then deletes. */
