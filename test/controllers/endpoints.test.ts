@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, until } from '../helpers.js';
+import { call, fixture, memoryServer, mustOk, placeholders, until } from '../helpers.js';
 import { podBody, setPodStatus } from './endpoint-helpers.js';
 
 describe('endpoints controller', () => {
@@ -110,5 +110,44 @@ describe('endpoints controller', () => {
       return e.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'] === 'truncated' && e;
     }, 30_000);
     assert.equal(ep.subsets[0].addresses.length, 1000);
+  });
+});
+
+describe('endpoint controllers against the recorded tables', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await memoryServer();
+  });
+  after(() => server.close());
+
+  /** The Table rows of ours as the fixture writes them: placeholders for uids, times, versions, ages and generated suffixes. */
+  const normalized = (rows: Array<{ cells: unknown[]; object: { metadata: Record<string, unknown> } }>) => rows.map((row) => {
+    const meta = row.object.metadata;
+    const cells = [...row.cells];
+    cells[cells.length - 1] = '<age>';
+    let text = JSON.stringify({ cells, object: row.object });
+    if (typeof meta['generateName'] === 'string') text = text.split(String(meta['name'])).join(`${meta['generateName']}<suffix>`);
+    text = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uid>');
+    return placeholders(JSON.parse(text));
+  });
+
+  it('the Endpoints and EndpointSlices of the recorded Services are those of the reference', async () => {
+    await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ref-create' } } }), 201);
+    for (const name of ['core-v1-services-clusterip', 'core-v1-services-headless', 'core-v1-services-nodeport', 'core-v1-services-externalname', 'core-v1-endpoints', 'discovery.k8s.io-v1-endpointslices', 'core-v1-pods']) {
+      const f = fixture(`create/${name}`);
+      await mustOk(call(server.url, 'POST', f.request.path, { body: f.request.body, headers: f.request.headers }), 201);
+    }
+    for (const name of ['core-v1-endpoints', 'discovery.k8s.io-v1-endpointslices']) {
+      const f = fixture(`table/${name}`);
+      const want = (f.response.body as { rows: unknown[] }).rows;
+      const path = f.request.path;
+      const table = await until(`${path} as recorded`, async () => {
+        const r = await mustOk(call(server.url, 'GET', path, { headers: f.request.headers }));
+        return r.json.rows.length === want.length && r.json;
+      });
+      // Generated names sort by their random suffix: rows are compared in name order without it.
+      const byName = (rows: unknown[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+      assert.deepEqual(byName(normalized(table.rows)), byName(want), path);
+    }
   });
 });

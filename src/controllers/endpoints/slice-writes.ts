@@ -18,9 +18,15 @@ export interface SliceShape {
   metadata(current: JsonObject): JsonObject;
 }
 
-/** Empty lists are written as null, as the reference's stored slices read back. */
+/**
+ * A slice's lists; empty ones are not sent: the reference's protobuf client sends nothing for
+ * them, so its managedFields do not name them (it reads them back as null; capstan leaves them out).
+ */
 export function sliceContent(write: SliceWrite): JsonObject {
-  return { endpoints: write.endpoints.length ? write.endpoints : null, ports: write.ports.length ? write.ports : null };
+  const content: JsonObject = {};
+  if (write.endpoints.length) content['endpoints'] = write.endpoints;
+  if (write.ports.length) content['ports'] = write.ports;
+  return content;
 }
 
 const EXPECTATION_TTL_MS = 5_000;
@@ -67,9 +73,12 @@ export class SliceExpectations {
     };
     for (const write of plan.create) remember((await registry.create(info, namespace, shape.create(write), writer)).body);
     for (const write of plan.update) {
-      const result = await registry.patch(info, namespace, write.name, (cur) => ({
-        ...cur, metadata: shape.metadata(metadataOf(cur)), addressType: write.addressType, ...sliceContent(write),
-      }), undefined, writer);
+      const result = await registry.patch(info, namespace, write.name, (cur) => {
+        const next: JsonObject = { ...cur, metadata: shape.metadata(metadataOf(cur)), addressType: write.addressType };
+        delete next['endpoints'];
+        delete next['ports'];
+        return { ...next, ...sliceContent(write) };
+      }, undefined, writer);
       remember(result.body);
     }
     for (const name of plan.delete) {
