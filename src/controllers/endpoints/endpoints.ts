@@ -7,7 +7,7 @@ import type { Informer, Subscription } from '../../registry/informers.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import { StatusError } from '../../errors.js';
-import { type JsonObject, isObject, jsonEqual } from '../../json.js';
+import { type JsonObject, decodeJson, isObject, jsonEqual } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
 import { controllerWriter } from '../kit/writer.js';
@@ -30,6 +30,8 @@ export class EndpointsController {
   private readonly subscriptions: Subscription[] = [];
   private endpoints!: Informer;
   private readonly endpointsInfo: ResourceInfo;
+  /** The resourceVersion (and time) of the last write per Service, until the informer shows it. */
+  private readonly written = new Map<string, { resourceVersion: number; at: number }>();
 
   constructor(private readonly registry: Registry) {
     this.events = new EventRecorder(registry, 'endpoint-controller', this.writer);
@@ -69,16 +71,28 @@ export class EndpointsController {
     const service = this.follower.services.get(ns, name);
     if (!service) {
       this.tracker.forget(key);
+      this.written.delete(key);
       await ignoreMissing(() => this.registry.delete(this.endpointsInfo, ns, name, { user: this.writer.user }));
       return;
     }
     if (specOf(service)['type'] === 'ExternalName') return;
     const selector = serviceSelector(service);
     if (!selector) return;
+    const current = this.endpoints.get(ns, name);
+    const pending = this.written.get(key);
+    if (pending) {
+      // The informer has not shown this controller's last write yet: judged again shortly (a few
+      // seconds at most: an Endpoints deleted meanwhile never shows it).
+      const caughtUp = current !== undefined && Number(metadataOf(current)['resourceVersion']) >= pending.resourceVersion;
+      if (!caughtUp && Date.now() - pending.at < 5_000) {
+        this.queue.addAfter(key, 20);
+        return;
+      }
+      this.written.delete(key);
+    }
     const pods = this.follower.selectedPods(service, selector);
     const triggerTime = this.tracker.compute(key, service, pods);
     let subsets = subsetsFor(service, pods);
-    const current = this.endpoints.get(ns, name);
     const serviceLabels = labelsOf(service);
     if (current) {
       const currentLabels = { ...labelsOf(current) };
@@ -109,16 +123,15 @@ export class EndpointsController {
     const body: JsonObject = { apiVersion: 'v1', kind: 'Endpoints', metadata: shaped({ name, namespace: ns }) };
     if (subsets.length) body['subsets'] = subsets;
     try {
-      if (!current) {
-        await this.registry.create(this.endpointsInfo, ns, body, this.writer);
-        return;
-      }
-      await this.registry.patch(this.endpointsInfo, ns, name, (cur) => {
+      const result = !current
+        ? await this.registry.create(this.endpointsInfo, ns, body, this.writer)
+        : await this.registry.patch(this.endpointsInfo, ns, name, (cur) => {
         const next: JsonObject = { ...cur, metadata: shaped(metadataOf(cur)) };
         if (subsets.length) next['subsets'] = subsets;
         else delete next['subsets'];
         return next;
       }, undefined, this.writer);
+      this.written.set(key, { resourceVersion: Number(metadataOf(decodeJson(result.body))['resourceVersion']), at: Date.now() });
     } catch (err) {
       if (err instanceof StatusError && (err.code === 409 || err.code === 404)) throw err;
       // A namespace being deleted refuses new objects: nothing to retry.

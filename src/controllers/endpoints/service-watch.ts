@@ -46,9 +46,9 @@ export class ServicePodFollower {
       },
     }));
     this.subscriptions.push(this.pods.subscribe({
-      added: (o) => this.podChanged(o.namespace!, [labelsOf(o.object)]),
-      updated: (o, old) => this.podChanged(o.namespace!, [labelsOf(o.object), labelsOf(old.object)]),
-      deleted: (o) => this.podChanged(o.namespace!, [labelsOf(o.object)]),
+      added: (o) => this.podChanged(o),
+      updated: (o, old) => this.podChanged(o, old),
+      deleted: (o) => this.podChanged(o),
     }, { replay: false }));
   }
 
@@ -103,11 +103,14 @@ export class ServicePodFollower {
     names.set(o.name, selector);
   }
 
-  private podChanged(namespace: string, labelSets: Array<Record<string, string>>): void {
-    const names = this.selectors.get(namespace);
-    if (!names) return;
+  /** Queues the Services selecting the pod before or after; pods of namespaces without such Services are not even decoded. */
+  private podChanged(pod: ObjectVersion, old?: ObjectVersion): void {
+    const names = this.selectors.get(pod.namespace!);
+    if (!names || names.size === 0) return;
+    const labelSets = [labelsOf(pod.object)];
+    if (old) labelSets.push(labelsOf(old.object));
     for (const [name, selector] of names) {
-      if (labelSets.some((labels) => selectorMatches(selector, labels))) this.add(keyOf(namespace, name));
+      if (labelSets.some((labels) => selectorMatches(selector, labels))) this.add(keyOf(pod.namespace, name));
     }
   }
 }
