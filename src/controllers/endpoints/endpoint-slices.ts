@@ -5,6 +5,7 @@
 // slice. Slices go with the Service (the garbage collector follows their owner reference).
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Informer, ObjectVersion, Subscription } from '../../registry/informers.js';
+import { StatusError } from '../../errors.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import { type JsonObject, jsonEqual } from '../../json.js';
@@ -13,6 +14,7 @@ import { controllerReference } from '../kit/owned.js';
 import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
 import { controllerWriter } from '../kit/writer.js';
 import { HEADLESS_LABEL } from './endpoints.js';
+import { isNamespaceTerminating } from './write-errors.js';
 import {
   findPort, isIpv6, isPodReady, isServiceIpSet, labelsOf, podIps, podReference, servicePorts, serviceSelector,
   shouldPodBeInEndpoints, shouldSetHostname, specOf,
@@ -210,6 +212,10 @@ export class EndpointSliceController {
         },
       });
     } catch (err) {
+      // A namespace being deleted refuses new slices: nothing to retry.
+      if (isNamespaceTerminating(err)) return;
+      // A slice gone meanwhile: the next sync sees it.
+      if (err instanceof StatusError && err.code === 404) throw err;
       this.events.record(service, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating Endpoint Slices for Service ${ns}/${name}: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }

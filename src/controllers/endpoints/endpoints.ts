@@ -7,7 +7,7 @@ import type { Informer, Subscription } from '../../registry/informers.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import { StatusError } from '../../errors.js';
-import { type JsonObject, decodeJson, isObject, jsonEqual } from '../../json.js';
+import { type JsonObject, decodeJson, jsonEqual } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
 import { controllerWriter } from '../kit/writer.js';
@@ -15,6 +15,7 @@ import { isServiceIpSet, labelsOf, serviceSelector, specOf } from './pods.js';
 import { ServicePodFollower } from './service-watch.js';
 import { addressCount, MAX_ENDPOINTS_ADDRESSES, subsetsFor, truncated } from './subsets.js';
 import { TRIGGER_TIME_ANNOTATION, TriggerTimeTracker, formatTriggerTime } from './trigger-time.js';
+import { ignoreMissing, isNamespaceTerminating } from './write-errors.js';
 
 export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
 const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity';
@@ -135,7 +136,7 @@ export class EndpointsController {
     } catch (err) {
       if (err instanceof StatusError && (err.code === 409 || err.code === 404)) throw err;
       // A namespace being deleted refuses new objects: nothing to retry.
-      if (!current && err instanceof StatusError && err.code === 403 && isNamespaceTerminating(err)) return;
+      if (!current && isNamespaceTerminating(err)) return;
       const involved = current ?? body;
       if (!current) this.events.record(involved, 'Warning', 'FailedToCreateEndpoint', `Failed to create endpoint for service ${ns}/${name}: ${messageOf(err)}`);
       else this.events.record(involved, 'Warning', 'FailedToUpdateEndpoint', `Failed to update endpoint ${ns}/${name}: ${messageOf(err)}`);
@@ -146,18 +147,4 @@ export class EndpointsController {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-function isNamespaceTerminating(err: StatusError): boolean {
-  const causes: unknown[] = err.details && Array.isArray(err.details.causes) ? err.details.causes : [];
-  return causes.some((c) => isObject(c) && c['reason'] === 'NamespaceTerminating') || /is being terminated/.test(err.message);
-}
-
-/** Runs a write, a missing object being no failure. */
-export async function ignoreMissing(write: () => Promise<unknown>): Promise<void> {
-  try {
-    await write();
-  } catch (err) {
-    if (!(err instanceof StatusError && err.code === 404)) throw err;
-  }
 }

@@ -7,6 +7,7 @@
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Informer, ObjectVersion, Subscription } from '../../registry/informers.js';
 import { familyOfIp } from '../../registry/allocators/ip-range.js';
+import { StatusError } from '../../errors.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import { type JsonObject, isObject, jsonEqual } from '../../json.js';
@@ -15,6 +16,7 @@ import { controllerReference } from '../kit/owned.js';
 import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
 import { controllerWriter } from '../kit/writer.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpoint-slices.js';
+import { isNamespaceTerminating } from './write-errors.js';
 import { labelsOf, serviceSelector } from './pods.js';
 import { type DesiredGroup, planSlices, reuseDeleted } from './slice-planner.js';
 import { SliceExpectations, sliceContent } from './slice-writes.js';
@@ -168,6 +170,10 @@ export class EndpointSliceMirroringController {
         metadata: shapeMeta,
       });
     } catch (err) {
+      // A namespace being deleted refuses new slices: nothing to retry.
+      if (isNamespaceTerminating(err)) return;
+      // A slice gone meanwhile: the next sync sees it.
+      if (err instanceof StatusError && err.code === 404) throw err;
       if (endpoints) this.events.record(endpoints, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating EndpointSlices for Endpoints ${ns}/${name}: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }

@@ -8,7 +8,7 @@ import type { Informer } from '../../registry/informers.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry, WriteContext } from '../../registry/store.js';
 import { type JsonObject, decodeJson } from '../../json.js';
-import { ignoreMissing } from './endpoints.js';
+import { ignoreMissing } from './write-errors.js';
 import type { SlicePlan, SliceWrite } from './slice-planner.js';
 
 export interface SliceShape {
