@@ -92,6 +92,10 @@ describe('endpoints controller', () => {
     const ep = await endpoints('ext');
     assert.deepEqual(ep.subsets, [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 5432, protocol: 'TCP' }] }]);
     assert.equal(ep.metadata.managedFields.length, 1);
+    // An empty selector is no selector (the reference reads it back from storage as nil).
+    await mustOk(call(server.url, 'POST', `${base}/services`, { body: { metadata: { name: 'empty-sel' }, spec: { selector: {}, ports: [{ port: 80 }] } } }), 201);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await call(server.url, 'GET', `${base}/endpoints/empty-sel`)).status, 404);
   });
 
   it('more than 1000 addresses are cut to 1000 with the over-capacity annotation', { timeout: 60_000 }, async () => {

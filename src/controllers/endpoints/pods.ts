@@ -21,10 +21,13 @@ export function labelsOf(obj: JsonObject): Record<string, string> {
   return isObject(labels) ? (labels as Record<string, string>) : {};
 }
 
-/** A Service's selector map; undefined when it has none (its endpoints are the user's). */
+/**
+ * A Service's selector map; undefined when it has none (its endpoints are the user's). An empty
+ * one counts as none: the reference stores it as protobuf, which reads an empty map back as nil.
+ */
 export function serviceSelector(service: JsonObject): Record<string, string> | undefined {
   const selector = specOf(service)['selector'];
-  return isObject(selector) ? (selector as Record<string, string>) : undefined;
+  return isObject(selector) && Object.keys(selector).length > 0 ? (selector as Record<string, string>) : undefined;
 }
 
 /** A Service selector (a plain map) selects the labels holding every pair; an empty one selects all. */
