@@ -4,7 +4,7 @@
 import { familyOfIp } from '../../registry/allocators/ip-range.js';
 import { metadataOf } from '../../registry/objects.js';
 import { type JsonObject, isObject } from '../../json.js';
-import { isPodReady } from '../kit/owned.js';
+import { isPodReady, readyCondition } from '../kit/owned.js';
 
 export type AddressFamily = 'IPv4' | 'IPv6';
 
@@ -102,4 +102,27 @@ export function findPort(pod: JsonObject, servicePort: JsonObject): number | und
 export function podReference(pod: JsonObject): JsonObject {
   const meta = metadataOf(pod);
   return { kind: 'Pod', namespace: meta['namespace'], name: meta['name'], uid: meta['uid'] };
+}
+
+/**
+ * What the endpoint controllers read of a pod, in the pod's own shape (so the functions above take
+ * either): kept for every pod instead of the whole object.
+ */
+export function podView(pod: JsonObject): JsonObject {
+  const meta = metadataOf(pod);
+  const spec = specOf(pod);
+  const status = statusOf(pod);
+  const metadata: JsonObject = { name: meta['name'], namespace: meta['namespace'], uid: meta['uid'] };
+  if (meta['labels'] !== undefined) metadata['labels'] = meta['labels'];
+  if (meta['deletionTimestamp'] !== undefined) metadata['deletionTimestamp'] = meta['deletionTimestamp'];
+  const containers = Array.isArray(spec['containers'])
+    ? spec['containers'].map((c) => (isObject(c) && Array.isArray(c['ports']) ? { ports: c['ports'] } : {}))
+    : [];
+  const view: JsonObject = { metadata, spec: { nodeName: spec['nodeName'], hostname: spec['hostname'], subdomain: spec['subdomain'], containers } };
+  const ready = readyCondition(pod);
+  view['status'] = {
+    phase: status['phase'], podIP: status['podIP'], podIPs: status['podIPs'],
+    conditions: ready ? [{ type: 'Ready', status: ready['status'], lastTransitionTime: ready['lastTransitionTime'] }] : [],
+  };
+  return view;
 }

@@ -1,14 +1,15 @@
 // How the endpoint controllers follow Services and pods: every Service change queues that Service;
 // a pod change queues the Services of its namespace whose selectors match the pod's labels (before
 // or after the change). Keys are gathered for a moment and handed over together, so a burst of pod
-// changes syncs each Service once. Pods are read by namespace, decoded once per change of the set.
+// changes syncs each Service once. Pods are kept by namespace, as the few fields read of them
+// (each version decoded once); a change to none of those fields queues nothing.
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { ObjectVersion, Informer, Subscription } from '../../registry/informers.js';
 import type { Registry } from '../../registry/store.js';
-import type { JsonObject } from '../../json.js';
+import { type JsonObject, jsonEqual } from '../../json.js';
 import { metadataOf } from '../../registry/objects.js';
 import { keyOf } from '../kit/work-queue.js';
-import { labelsOf, selectorMatches, serviceSelector } from './pods.js';
+import { labelsOf, podView, selectorMatches, serviceSelector } from './pods.js';
 
 const BATCH_MS = 10;
 
@@ -18,8 +19,8 @@ export class ServicePodFollower {
   private readonly subscriptions: Subscription[] = [];
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
-  private podCache = new Map<string, JsonObject[]>();
-  private podCacheChange = -1;
+  /** namespace → pod name → its view (see podView). */
+  private readonly podViews = new Map<string, Map<string, JsonObject>>();
   services!: Informer;
   pods!: Informer;
   readonly serviceInfo: ResourceInfo;
@@ -46,10 +47,10 @@ export class ServicePodFollower {
       },
     }));
     this.subscriptions.push(this.pods.subscribe({
-      added: (o) => this.podChanged(o),
-      updated: (o, old) => this.podChanged(o, old),
-      deleted: (o) => this.podChanged(o),
-    }, { replay: false }));
+      added: (o) => this.podChanged(o, false),
+      updated: (o) => this.podChanged(o, false),
+      deleted: (o) => this.podChanged(o, true),
+    }));
   }
 
   stop(): void {
@@ -71,24 +72,13 @@ export class ServicePodFollower {
     this.timer.unref();
   }
 
-  /** The pods of a namespace (shared copies: read, never change them). */
-  podsOf(namespace: string): JsonObject[] {
-    const change = this.pods.changeNumber();
-    if (change !== this.podCacheChange) {
-      this.podCache = new Map();
-      this.podCacheChange = change;
-    }
-    let pods = this.podCache.get(namespace);
-    if (!pods) {
-      pods = this.pods.list(namespace);
-      this.podCache.set(namespace, pods);
-    }
-    return pods;
-  }
-
-  /** The pods of the Service's namespace its selector matches. */
+  /** The views of the pods of the Service's namespace its selector matches, by name (shared: read, never change them). */
   selectedPods(service: JsonObject, selector: Record<string, string>): JsonObject[] {
-    return this.podsOf(String(metadataOf(service)['namespace'])).filter((p) => selectorMatches(selector, labelsOf(p)));
+    const views = this.podViews.get(String(metadataOf(service)['namespace']));
+    if (!views) return [];
+    const selected: Array<[string, JsonObject]> = [];
+    for (const entry of views) if (selectorMatches(selector, labelsOf(entry[1]))) selected.push(entry);
+    return selected.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, view]) => view);
   }
 
   private remember(o: ObjectVersion): void {
@@ -103,14 +93,25 @@ export class ServicePodFollower {
     names.set(o.name, selector);
   }
 
-  /** Queues the Services selecting the pod before or after; pods of namespaces without such Services are not even decoded. */
-  private podChanged(pod: ObjectVersion, old?: ObjectVersion): void {
-    const names = this.selectors.get(pod.namespace!);
+  /** Keeps the pod's view; queues the Services selecting it before or after, when the view changed. */
+  private podChanged(pod: ObjectVersion, deleted: boolean): void {
+    const namespace = pod.namespace!;
+    let views = this.podViews.get(namespace);
+    const before = views?.get(pod.name);
+    const after = deleted ? undefined : podView(pod.object);
+    if (after) {
+      if (!views) this.podViews.set(namespace, (views = new Map()));
+      views.set(pod.name, after);
+    } else {
+      views?.delete(pod.name);
+      if (views?.size === 0) this.podViews.delete(namespace);
+    }
+    if (before && after && jsonEqual(before, after)) return;
+    const names = this.selectors.get(namespace);
     if (!names || names.size === 0) return;
-    const labelSets = [labelsOf(pod.object)];
-    if (old) labelSets.push(labelsOf(old.object));
+    const labelSets = [before, after].flatMap((v) => (v ? [labelsOf(v)] : []));
     for (const [name, selector] of names) {
-      if (labelSets.some((labels) => selectorMatches(selector, labels))) this.add(keyOf(pod.namespace, name));
+      if (labelSets.some((labels) => selectorMatches(selector, labels))) this.add(keyOf(namespace, name));
     }
   }
 }
