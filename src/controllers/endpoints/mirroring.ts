@@ -18,6 +18,7 @@ import { controllerWriter } from '../kit/writer.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from './endpoint-slices.js';
 import { isNamespaceTerminating } from './write-errors.js';
 import { labelsOf, serviceSelector } from './pods.js';
+import { repackSubsets } from './subsets.js';
 import { type DesiredGroup, planSlices, reuseDeleted } from './slice-planner.js';
 import { SliceExpectations, sliceContent } from './slice-writes.js';
 import { TRIGGER_TIME_ANNOTATION } from './trigger-time.js';
@@ -46,10 +47,10 @@ function addressEndpoint(address: JsonObject, ready: boolean): JsonObject {
   return endpoint;
 }
 
-/** The slices' content mirroring an Endpoints: per subset's ports and address type, its addresses. */
+/** The slices' content mirroring an Endpoints: per (repacked) subset's ports and address type, its addresses. */
 export function mirroredGroups(endpoints: JsonObject): DesiredGroup[] {
   const groups = new Map<string, DesiredGroup>();
-  for (const subset of Array.isArray(endpoints['subsets']) ? endpoints['subsets'].filter(isObject) : []) {
+  for (const subset of repackSubsets(endpoints['subsets'])) {
     const ports = (Array.isArray(subset['ports']) ? subset['ports'].filter(isObject) : []).map((p) => {
       const port: JsonObject = { name: p['name'] ?? '', protocol: p['protocol'] ?? 'TCP', port: p['port'] };
       if (p['appProtocol'] !== undefined) port['appProtocol'] = p['appProtocol'];

@@ -65,6 +65,21 @@ export function subsetsFor(service: JsonObject, pods: JsonObject[]): JsonObject[
   return repack(entries);
 }
 
+/** Subsets in the canonical layout (user Endpoints are mirrored from it). */
+export function repackSubsets(subsets: unknown): JsonObject[] {
+  const entries: Entry[] = [];
+  for (const subset of Array.isArray(subsets) ? subsets.filter(isObject) : []) {
+    const ports = Array.isArray(subset['ports']) ? subset['ports'].filter(isObject) : [];
+    for (const port of ports) {
+      for (const [field, ready] of [['addresses', true], ['notReadyAddresses', false]] as const) {
+        const list = Array.isArray(subset[field]) ? subset[field].filter(isObject) : [];
+        for (const address of list) entries.push({ address, ready, port });
+      }
+    }
+  }
+  return repack(entries);
+}
+
 function addressKey(address: JsonObject): string {
   const ref = isObject(address['targetRef']) ? address['targetRef'] : {};
   return `${String(address['ip'])}\u0000${String(ref['uid'] ?? '')}`;
