@@ -1,11 +1,15 @@
 // Endpoints and EndpointSlices end to end: kubectl sees a Service's endpoints follow its pods
 // turning ready and going away (the test writes pod status as a kubelet would), for a plain
 // Service with a named port, a headless one publishing pods not ready, one whose named port no pod
-// has, and user Endpoints of a Service without selector mirrored into a slice.
+// has, and user Endpoints of a Service without selector mirrored into a slice; Endpoints whose
+// Service is gone are removed when the controller starts again.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { until } from '../helpers.js';
-import { capstanForSuite, kubectl, ok } from './harness.js';
+import { sleep, until } from '../helpers.js';
+import { capstanForSuite, kubectl, ok, startCapstan, stopCapstan } from './harness.js';
 
 const MANIFEST = `
 apiVersion: v1
@@ -135,5 +139,25 @@ describe('kubectl get endpoints and endpointslices', () => {
     await ok(kc(), ['delete', 'service', 'web', '-n', 'shop']);
     await until('endpoints gone', async () => (await kubectl(kc(), ['get', 'endpoints', 'web', '-n', 'shop'])).code !== 0, 10_000, 50);
     await waitSlices('web', []);
+  });
+});
+
+describe('endpoints left without a Service', () => {
+  it('are removed when the controller starts again, as the reference\'s leftover check', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-ep-'));
+    let capstan = await startCapstan(join(dir, 'data'));
+    try {
+      await ok(capstan.kubeconfig, ['apply', '-f', '-'], 'apiVersion: v1\nkind: Endpoints\nmetadata: {name: orphan, namespace: default}\nsubsets: [{addresses: [{ip: 192.0.2.20}], ports: [{port: 80}]}]\n');
+      await sleep(300);
+      assert.equal((await kubectl(capstan.kubeconfig, ['get', 'endpoints', 'orphan'])).code, 0, 'kept while the controller runs');
+      await stopCapstan(capstan);
+      capstan = await startCapstan(join(dir, 'data'));
+      await until('orphan removed', async () => (await kubectl(capstan.kubeconfig, ['get', 'endpoints', 'orphan'])).code !== 0, 15_000, 100);
+      // The API server's own objects are not the controller's to remove.
+      assert.equal((await kubectl(capstan.kubeconfig, ['get', 'endpointslice', 'kubernetes'])).code, 0);
+    } finally {
+      await stopCapstan(capstan);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
