@@ -10,6 +10,9 @@ import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
 import { PersistentVolumeBinder } from '../controllers/pv-binder/controller.js';
 import { HorizontalPodAutoscalerController } from '../controllers/hpa.js';
+import { EndpointSliceController } from '../controllers/endpoints/endpoint-slices.js';
+import { EndpointsController } from '../controllers/endpoints/endpoints.js';
+import { EndpointSliceMirroringController } from '../controllers/endpoints/mirroring.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -75,6 +78,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'deployment', controller: 'deployment', stage: 'admission', create: (c) => new DeploymentController(c.registry) },
   { name: 'persistentvolume-binder', controller: 'persistentvolume-binder', stage: 'admission', create: (c) => new PersistentVolumeBinder(c.registry) },
   { name: 'horizontalpodautoscaling', controller: 'horizontalpodautoscaling', stage: 'admission', create: (c) => new HorizontalPodAutoscalerController(c.registry) },
+  { name: 'endpoint', controller: 'endpoint', stage: 'admission', create: (c) => new EndpointsController(c.registry) },
+  { name: 'endpointslice', controller: 'endpointslice', stage: 'admission', create: (c) => new EndpointSliceController(c.registry) },
+  { name: 'endpointslicemirroring', controller: 'endpointslicemirroring', stage: 'admission', create: (c) => new EndpointSliceMirroringController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
