@@ -10,6 +10,7 @@ import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { JobController } from '../controllers/jobs/job.js';
+import { CronJobController } from '../controllers/cronjob/cronjob.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { NamespaceController } from '../controllers/namespace.js';
@@ -66,6 +67,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'pod-termination', stage: 'admission', create: (c) => new PodTermination(c.registry) },
   { name: 'disruption', controller: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
   { name: 'job', controller: 'job', stage: 'admission', create: (c) => new JobController(c.registry) },
+  { name: 'cronjob', controller: 'cronjob', stage: 'admission', create: (c) => new CronJobController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
