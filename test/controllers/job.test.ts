@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, until } from '../helpers.js';
+import { call, fixture, memoryServer, mustOk, placeholders, until } from '../helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -44,6 +44,43 @@ describe('job controller', { timeout: 60_000 }, () => {
     await mustOk(call(server.url, 'PATCH', `${podsOf(ns)}/${pod}/status`, { body: { status: { phase } }, headers: MERGE }));
   }
   const condition = (j: any, type: string) => (j.status?.conditions ?? []).find((c: any) => c.type === type); // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  it('makes what the reference made of create/batch-v1-jobs (the Job\'s row, its pod, the Event)', async () => {
+    await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ref-create' } } }), 201);
+    const c = fixture('create/batch-v1-jobs');
+    await mustOk(call(server.url, 'POST', c.request.path, { body: c.request.body, headers: { 'User-Agent': c.request.headers['User-Agent']! } }), 201);
+    const TABLE = { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' };
+    type Row = { cells: unknown[]; object: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const rows = async (path: string): Promise<Row[]> => (placeholders((await mustOk(call(server.url, 'GET', path, { headers: TABLE }))).json) as { rows: Row[] }).rows;
+    const expectedJob = (fixture('table/batch-v1-jobs').response.body as { rows: Row[] }).rows[0]!;
+    const jobRow = await until('the status written', async () => {
+      const [row] = await rows('/apis/batch/v1/namespaces/ref-create/jobs');
+      return row?.object.metadata.managedFields.length === 2 && row;
+    });
+    assert.deepEqual(jobRow.cells.map((cell, i) => (expectedJob.cells[i] === '<age>' ? '<age>' : cell)), expectedJob.cells);
+    const order = (o: any) => ({ ...o, metadata: { ...o.metadata, managedFields: [...o.metadata.managedFields].sort((a: any, b: any) => a.manager.localeCompare(b.manager)) } }); // eslint-disable-line @typescript-eslint/no-explicit-any
+    // The order of managedFields entries is the field manager's business, not the controller's.
+    assert.deepEqual(order(jobRow.object), order(expectedJob.object));
+
+    const suffixed = (name: string) => name.replace(/-[a-z0-9]{5}$/, '-<suffix>');
+    const expectedPod = (fixture('table/core-v1-pods-include-object').response.body as { rows: Row[] }).rows.find((r) => r.object.metadata.name === 'pi-<suffix>')!;
+    const [podRow] = await rows('/api/v1/namespaces/ref-create/pods?includeObject=Object');
+    const pod = podRow!.object;
+    pod.metadata.name = suffixed(pod.metadata.name);
+    for (const v of pod.spec.volumes) v.name = suffixed(v.name);
+    for (const m of pod.spec.containers[0].volumeMounts) m.name = suffixed(m.name);
+    // Keys of managedFields (the owner reference's uid) are not placeholdered by the helper.
+    const podFields = JSON.stringify(pod.metadata.managedFields).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uid>');
+    assert.equal(podFields, JSON.stringify(expectedPod.object.metadata.managedFields));
+    pod.metadata.managedFields = expectedPod.object.metadata.managedFields;
+    assert.deepEqual(pod, expectedPod.object);
+
+    const expectedEvent = (fixture('table/core-v1-events').response.body as { rows: Row[] }).rows.find((r) => r.cells[3] === 'job/pi')!;
+    const eventRow = (await rows('/api/v1/namespaces/ref-create/events')).find((r) => r.cells[3] === 'job/pi')!;
+    const cells = eventRow.cells.map((cell, i) => (expectedEvent.cells[i] === '<age>' ? '<age>' : typeof cell === 'string' ? suffixed(cell) : cell));
+    // Every column but the Event's own name (<object>.<hex time>).
+    assert.deepEqual(cells.slice(0, 9), expectedEvent.cells.slice(0, 9));
+  });
 
   it('runs a pod as the reference does, and completes the Job once it succeeds', async () => {
     const ns = await namespace();
