@@ -134,7 +134,7 @@ export class JobController {
     if (ref) return;
     if (hasTrackingFinalizer(pod)) this.orphans.add(keyOf(namespace, String(meta['name'])));
     // An orphan a Job's selector matches may be adopted.
-    if (meta['deletionTimestamp']) return;
+    if (meta['deletionTimestamp'] || this.jobs.names(namespace).length === 0) return;
     for (const job of this.jobs.list(namespace)) {
       const spec = isObject(job['spec']) ? job['spec'] : {};
       if (selectsLabels(spec['selector'], meta['labels'] as Record<string, string> | undefined)) this.queue.add(keyOf(namespace, String(metadataOf(job)['name'])));
