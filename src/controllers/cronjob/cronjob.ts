@@ -237,7 +237,11 @@ export class CronJobController {
     if (policy === 'Replace') {
       for (const ref of this.activeOf(status)) {
         const job = await this.registry.getObject(this.jobInfo, String(meta['namespace']), String(ref['name']));
-        if (!job) continue;
+        if (!job) {
+          const err = new StatusError(404, 'NotFound', `jobs.batch "${String(ref['name'])}" not found`);
+          this.events.record(cronJob, 'Warning', 'FailedGet', `Get job: ${err.message}`);
+          return { error: err };
+        }
         if (!(await this.deleteJob(cronJob, status, job))) return { error: new Error(`could not replace job ${String(meta['namespace'])}/${String(ref['name'])}`) };
       }
     }
