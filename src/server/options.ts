@@ -265,6 +265,8 @@ export const SETTINGS = {
   disableAdmissionPlugins: list('disable-admission-plugins', 'admission plugins (comma-separated) to turn off'),
   /** kube-controller-manager's --controllers: which in-process controllers run (`*`, `name`, `-name`). */
   controllers: checked('controllers', 'strings', ['*'], 'controllers to run (comma-separated, as kube-controller-manager\'s): \'*\' turns on every controller on by default, \'foo\' turns on foo, \'-foo\' turns off foo', parseControllers),
+  /** kube-controller-manager's --terminated-pod-gc-threshold: terminated pods kept before podgc deletes the oldest (0: no limit). */
+  terminatedPodGcThreshold: integer('terminated-pod-gc-threshold', 12500, 0, 'number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods; if <= 0, the terminated pod garbage collector is disabled', (n) => `--terminated-pod-gc-threshold ${n} can't be a negative number`),
   /** CIDR(s) Service cluster IPs come from: one, or an IPv4 and an IPv6 one separated by a comma. */
   serviceClusterIpRange: text('service-cluster-ip-range', DEFAULT_SERVICE_CLUSTER_IP_RANGE, 'CIDR(s) Service cluster IPs are allocated from; one, or an IPv4 and an IPv6 one for dual-stack'),
   /** NodePorts come from this range ("30000-32767"). */

@@ -14,6 +14,10 @@ import { EndpointSliceController } from '../controllers/endpoints/endpoint-slice
 import { EndpointsController } from '../controllers/endpoints/endpoints.js';
 import { EndpointSliceMirroringController } from '../controllers/endpoints/mirroring.js';
 import { GarbageCollector } from '../controllers/gc.js';
+import { JobController } from '../controllers/jobs/job.js';
+import { CronJobController } from '../controllers/cronjob/cronjob.js';
+import { PodGcController } from '../controllers/podgc.js';
+import { TtlAfterFinishedController } from '../controllers/ttl-after-finished.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { ensureControllerServiceAccounts } from '../controllers/kit/service-accounts.js';
@@ -81,6 +85,10 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'endpoint', controller: 'endpoint', stage: 'admission', create: (c) => new EndpointsController(c.registry) },
   { name: 'endpointslice', controller: 'endpointslice', stage: 'admission', create: (c) => new EndpointSliceController(c.registry) },
   { name: 'endpointslicemirroring', controller: 'endpointslicemirroring', stage: 'admission', create: (c) => new EndpointSliceMirroringController(c.registry) },
+  { name: 'job', controller: 'job', stage: 'admission', create: (c) => new JobController(c.registry) },
+  { name: 'cronjob', controller: 'cronjob', stage: 'admission', create: (c) => new CronJobController(c.registry) },
+  { name: 'ttl-after-finished', controller: 'ttl-after-finished', stage: 'admission', create: (c) => new TtlAfterFinishedController(c.registry) },
+  { name: 'podgc', controller: 'podgc', stage: 'admission', create: (c) => new PodGcController(c.registry, { terminatedPodThreshold: c.options.terminatedPodGcThreshold }) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },

@@ -32,6 +32,7 @@ describe('command-line options', () => {
         tlsMinVersion: undefined, tlsCipherSuites: [], requestHeaderTimeoutMs: 32_000,
         anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined,
         enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
+        controllers: ['*'], terminatedPodGcThreshold: 12_500,
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true, metrics: true,
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
