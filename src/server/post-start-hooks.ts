@@ -8,6 +8,7 @@ import { withoutValidationRules } from '../apiextensions/validation-rules-gate.j
 import { bootstrapSystemNamespaces, bootstrapSystemPriorityClasses } from '../controllers/bootstrap.js';
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
+import { StatefulSetController } from '../controllers/statefulset/controller.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -64,6 +65,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'garbagecollector', controller: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },
   { name: 'pod-termination', stage: 'admission', create: (c) => new PodTermination(c.registry) },
   { name: 'disruption', controller: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
+  { name: 'statefulset', controller: 'statefulset', stage: 'admission', create: (c) => new StatefulSetController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
