@@ -9,6 +9,8 @@ import { bootstrapSystemNamespaces, bootstrapSystemPriorityClasses } from '../co
 import { CsrSigningController } from '../controllers/csr-signing.js';
 import { DisruptionController } from '../controllers/disruption.js';
 import { StatefulSetController } from '../controllers/statefulset/controller.js';
+import { DaemonSetController } from '../controllers/daemonset/controller.js';
+import { TtlController } from '../controllers/ttl.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { advertisedAddress, KubernetesServiceController } from '../controllers/kubernetes-service.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -66,6 +68,8 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'pod-termination', stage: 'admission', create: (c) => new PodTermination(c.registry) },
   { name: 'disruption', controller: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
   { name: 'statefulset', controller: 'statefulset', stage: 'admission', create: (c) => new StatefulSetController(c.registry) },
+  { name: 'daemonset', controller: 'daemonset', stage: 'admission', create: (c) => new DaemonSetController(c.registry) },
+  { name: 'ttl', controller: 'ttl', stage: 'admission', create: (c) => new TtlController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },

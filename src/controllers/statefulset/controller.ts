@@ -41,7 +41,10 @@ export class StatefulSetController {
   private resources: Resources | undefined;
 
   constructor(private readonly registry: Registry) {
-    this.queue = new WorkQueue((key) => this.sync(key), { onError: (key, err) => console.error(`statefulset controller: ${key}:`, err) });
+    this.queue = new WorkQueue((key) => this.sync(key), {
+      // Refusals by the API (admission, validation) are recorded as events; only the unexpected is logged.
+      onError: (key, err) => { if (!(err instanceof StatusError)) console.error(`statefulset controller: ${key}:`, err); },
+    });
     this.events = new EventRecorder(registry, 'statefulset-controller', WRITER);
   }
 
