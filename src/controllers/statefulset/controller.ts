@@ -148,10 +148,12 @@ export class StatefulSetController {
       ? newStatefulPod(set, templateOf(revisions.current), ord, currentName)
       : newStatefulPod(set, templateOf(revisions.update), ord, updateName));
     for (let ord = 0; ord < replicaCount; ord++) replicas[ord] ??= versioned(ord);
-    condemned.sort((a, b) => ordinalOf(set, b) - ordinalOf(set, a));
+    // The first unhealthy pod is looked for in ordinal order; condemned pods go from the highest.
+    condemned.sort((a, b) => ordinalOf(set, a) - ordinalOf(set, b));
+    const firstUnhealthy = [...replicas, ...condemned].find((p) => p && !isHealthy(p));
+    condemned.reverse();
     if (meta['deletionTimestamp']) return counts;
 
-    const firstUnhealthy = [...replicas, ...condemned].find((p) => p && !isHealthy(p));
     for (let i = 0; i < replicaCount; i++) {
       let pod = replicas[i]!;
       if (created.has(pod) && isFailed(pod)) {
