@@ -2,6 +2,7 @@
 // time while each turns Running and Ready (the test stands in for the kubelet), ControllerRevisions,
 // rolling updates from the highest ordinal, scale down, and a pod refused by admission.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
 import { call, memoryServer, mustOk, sleep, until } from '../helpers.js';
@@ -33,6 +34,23 @@ describe('statefulset controller', { timeout: 60_000 }, () => {
     server = await memoryServer();
   });
   after(() => server.close());
+
+  it('names the recorded StatefulSet\'s revision and pod as the reference did', async () => {
+    const url = new URL('../../../test/fixtures/reference/create/apps-v1-statefulsets.json', import.meta.url);
+    const body = JSON.parse(readFileSync(url, 'utf8')).request.body;
+    await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ref-create' } } }), 201);
+    await mustOk(call(server.url, 'POST', '/apis/apps/v1/namespaces/ref-create/statefulsets', { body }), 201);
+    const pod = await until('web-0', async () => { const r = await get('/api/v1/namespaces/ref-create/pods/web-0'); return r.status === 200 && r.json; });
+    assert.deepEqual(pod.metadata.labels, { app: 'web', 'controller-revision-hash': 'web-85bcd66f99', 'statefulset.kubernetes.io/pod-name': 'web-0' });
+    const revision = (await mustOk(get('/apis/apps/v1/namespaces/ref-create/controllerrevisions/web-85bcd66f99'))).json;
+    assert.deepEqual(revision.metadata.labels, { app: 'web', 'controller.kubernetes.io/hash': '85bcd66f99' });
+    assert.equal(revision.metadata.annotations, undefined);
+    const status = await until('status', async () => { const s = (await get('/apis/apps/v1/namespaces/ref-create/statefulsets/web')).json.status; return s.updateRevision && s; });
+    assert.deepEqual(status, {
+      observedGeneration: 1, replicas: 1, currentReplicas: 1, updatedReplicas: 1, currentRevision: 'web-85bcd66f99',
+      updateRevision: 'web-85bcd66f99', collisionCount: 0, availableReplicas: 0,
+    });
+  });
 
   it('makes claims and pods in order, one Running and Ready before the next', async () => {
     await mustOk(call(server.url, 'POST', `${APPS}/statefulsets`, { body: statefulSet('web') }), 201);
