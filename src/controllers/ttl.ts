@@ -23,6 +23,18 @@ const STEPS: ReadonlyArray<readonly [number, number, number]> = [
   [1800, Number.MAX_SAFE_INTEGER, 300],
 ];
 
+/** The step after the cluster grew (or shrank) to `nodeCount`: one up above the step's largest size, one down below its smallest. */
+export function nextStep(step: number, nodeCount: number, grew: boolean): number {
+  if (grew && nodeCount > STEPS[step]![1]) return step + 1;
+  if (!grew && nodeCount < STEPS[step]![0]) return step - 1;
+  return step;
+}
+
+/** The ttl seconds of a step. */
+export function ttlOfStep(step: number): number {
+  return STEPS[step]![2];
+}
+
 export class TtlController {
   private readonly subscriptions: Subscription[] = [];
   private readonly queue: WorkQueue;
@@ -55,14 +67,13 @@ export class TtlController {
 
   /** The ttl every node should carry now. */
   desiredTtl(): number {
-    return STEPS[this.step]![2];
+    return ttlOfStep(this.step);
   }
 
   private resize(by: number): void {
     const before = this.step;
     this.nodeCount += by;
-    if (by > 0 && this.nodeCount > STEPS[this.step]![1]) this.step++;
-    if (by < 0 && this.nodeCount < STEPS[this.step]![0]) this.step--;
+    this.step = nextStep(this.step, this.nodeCount, by > 0);
     // A new ttl applies to every node, not only the one that came or went.
     if (this.step !== before) void this.queueAll();
   }
