@@ -13,6 +13,9 @@ import { HorizontalPodAutoscalerController } from '../controllers/hpa.js';
 import { EndpointSliceController } from '../controllers/endpoints/endpoint-slices.js';
 import { EndpointsController } from '../controllers/endpoints/endpoints.js';
 import { EndpointSliceMirroringController } from '../controllers/endpoints/mirroring.js';
+import { StatefulSetController } from '../controllers/statefulset/controller.js';
+import { DaemonSetController } from '../controllers/daemonset/controller.js';
+import { TtlController } from '../controllers/ttl.js';
 import { GarbageCollector } from '../controllers/gc.js';
 import { JobController } from '../controllers/jobs/job.js';
 import { CronJobController } from '../controllers/cronjob/cronjob.js';
@@ -89,6 +92,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'cronjob', controller: 'cronjob', stage: 'admission', create: (c) => new CronJobController(c.registry) },
   { name: 'ttl-after-finished', controller: 'ttl-after-finished', stage: 'admission', create: (c) => new TtlAfterFinishedController(c.registry) },
   { name: 'podgc', controller: 'podgc', stage: 'admission', create: (c) => new PodGcController(c.registry, { terminatedPodThreshold: c.options.terminatedPodGcThreshold }) },
+  { name: 'statefulset', controller: 'statefulset', stage: 'admission', create: (c) => new StatefulSetController(c.registry) },
+  { name: 'daemonset', controller: 'daemonset', stage: 'admission', create: (c) => new DaemonSetController(c.registry) },
+  { name: 'ttl', controller: 'ttl', stage: 'admission', create: (c) => new TtlController(c.registry) },
   { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },

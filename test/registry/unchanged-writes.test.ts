@@ -34,6 +34,8 @@ describe('writes that change only managedFields timestamps', { timeout: 60_000 }
     server = await memoryServer({ controllers: ['*', '-deployment', '-replicaset', '-replicationcontroller'] });
     // The Job controller writes the applied Job's status: a change of its own, not the apply's.
     server = await memoryServer({ controllers: ['*', '-job'] });
+    // The StatefulSet's controller would write its status and move its resourceVersion.
+    server = await memoryServer({ controllers: ['*', '-statefulset'] });
     await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: REAPPLY_NAMESPACE } } }), 201);
   });
   after(() => server.close());

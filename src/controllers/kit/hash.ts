@@ -15,6 +15,16 @@ export function fnv32a(bytes: Uint8Array, seed = 0x811c9dc5): number {
   return h;
 }
 
+/** FNV-1, 32 bits (multiply, then xor): Go's fnv.New32, which the reference's ControllerRevision names use. */
+export function fnv32(bytes: Uint8Array, seed = 0x811c9dc5): number {
+  let h = seed >>> 0;
+  for (const b of bytes) {
+    h = Math.imul(h, 0x01000193) >>> 0;
+    h = (h ^ b) >>> 0;
+  }
+  return h;
+}
+
 /** Every character of the decimal text mapped into the alphabet, as the reference's rand.SafeEncodeString. */
 export function safeEncode(text: string): string {
   let out = '';
