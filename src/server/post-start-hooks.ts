@@ -100,8 +100,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
   { name: 'serviceaccount-token', controller: 'serviceaccount-token', stage: 'admission', create: (c) => (c.issuer && c.material ? new TokenController(c.registry, c.issuer, c.material.caCert) : undefined) },
   { name: 'namespace-defaults', stage: 'admission', create: namespaceDefaults },
-  // The service accounts kube-controller-manager's controllers write as (--use-service-account-credentials).
-  { name: 'controller-service-accounts', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? task(() => ensureControllerServiceAccounts(c.registry, c.options.controllers)) : undefined) },
+  // The service accounts kube-controller-manager's controllers write as (--use-service-account-credentials);
+  // made as first-start objects (a chain that refuses every write must not keep the server from starting).
+  { name: 'controller-service-accounts', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? task(() => ensureControllerServiceAccounts(c.serverRegistry, c.options.controllers)) : undefined) },
   // The `kubernetes` Service points at the port actually served.
   {
     name: 'kubernetes-service', stage: 'serving', reportsAs: 'bootstrap-controller',

@@ -1,5 +1,6 @@
 // End to end: `kubectl apply --server-side` of the same manifests twice, a second apart — the
 // second writes nothing (the resourceVersions stay, no watch hears anything), as on the reference.
+import { WORKLOAD_CONTROLLERS } from '../../src/controllers/kit/selection.js';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { capstanForSuite, ok } from './harness.js';
 
 describe('kubectl apply --server-side of unchanged manifests', { timeout: 90_000 }, () => {
   // The StatefulSet's controller would write its status and move its resourceVersion.
-  const capstan = capstanForSuite(['--controllers', '*,-statefulset']);
+  const capstan = capstanForSuite(['--controllers', ['*', ...WORKLOAD_CONTROLLERS.map((name) => `-${name}`)].join(',')]);
 
   it('the second apply stores nothing and sends no watch event', async () => {
     const kc = capstan.current.kubeconfig;

@@ -2,6 +2,7 @@
 // reference: a server-side apply of the same manifests a second later, or a PUT of the stored
 // object with a quantity spelled another way, keeps the resourceVersion and the managedFields
 // times, and no watch hears of it. (kubectl apply --server-side twice: test/e2e/reapply.test.ts.)
+import { WORKLOAD_CONTROLLERS } from '../../src/controllers/kit/selection.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
@@ -30,12 +31,9 @@ describe('writes that change only managedFields timestamps', { timeout: 60_000 }
     Promise.all(REAPPLIED.map(({ collection }, i) => collectWatch(server.url, `${collection}?watch=1&resourceVersion=${from[i]!.metadata.resourceVersion}`)));
 
   before(async () => {
-    // Only the test's own writes: no workload controller writes the Deployments reapplied here.
-    server = await memoryServer({ controllers: ['*', '-deployment', '-replicaset', '-replicationcontroller'] });
-    // The Job controller writes the applied Job's status: a change of its own, not the apply's.
-    server = await memoryServer({ controllers: ['*', '-job'] });
-    // The StatefulSet's controller would write its status and move its resourceVersion.
-    server = await memoryServer({ controllers: ['*', '-statefulset'] });
+    // Only the test's own writes: the workload controllers would write the status of what is
+    // reapplied here (Deployments, Jobs, StatefulSets) and move its resourceVersion.
+    server = await memoryServer({ controllers: ['*', ...WORKLOAD_CONTROLLERS.map((name) => `-${name}`)] });
     await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: REAPPLY_NAMESPACE } } }), 201);
   });
   after(() => server.close());
