@@ -52,6 +52,7 @@ import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
 import { openApiInfoVersion, versionInfo } from './version.js';
 import { buildSecurity } from './security.js';
+import { setUpAggregation } from './aggregation-setup.js';
 import { nodeTlsOptions } from './tls-options.js';
 import { answerClientError } from './unreadable-requests.js';
 
@@ -141,6 +142,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   ctx.authorizer = security.services.authorizer;
   // The review and token resources answer from the server's authorizer, authenticator and issuer.
   serverRegistry.provide(security.services);
+  ctx.aggregation = await setUpAggregation(options, registry, material, provided.clientCa);
   await hooks.run('admission');
 
   let shuttingDown = false;
@@ -149,8 +151,10 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const log: HealthCheck = { name: 'log', check: () => undefined };
   // Built after the stages that decide which hooks run here (all but `serving`).
   const informerSync = hooks.readiness('informer-sync', 'watch-caches');
+  const autoregisterCompletion = hooks.readiness('autoregister-completion', 'apiservice-autoregistration');
   const health = new Health(healthEndpoints([
     ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...(informerSync ? [informerSync] : []), ...hooks.healthChecks(),
+    ...(autoregisterCompletion ? [autoregisterCompletion] : []),
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
   ], options.livezGracePeriodMs, startedAt));
   // ComponentStatus: the controllers run here, the storage checked here; no scheduler runs at all.
@@ -188,6 +192,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     reset: resetServer,
     rememberFirstState,
     metrics,
+    aggregator: ctx.aggregation?.aggregator,
   });
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([

@@ -1,0 +1,58 @@
+// The aggregation layer's wiring: the front-proxy identity from the flags (or capstan's own CA and
+// client certificate in the cert dir), the aggregator the routes ask, and what the
+// extension-apiserver-authentication ConfigMap publishes.
+import { readFileSync } from 'node:fs';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { Aggregator } from '../aggregator/aggregator.js';
+import { authenticationInfo, DEFAULT_HEADERS, type FrontProxyConfig } from '../aggregator/front-proxy.js';
+import type { Registry } from '../registry/store.js';
+import { ensureFrontProxyMaterial, FRONT_PROXY_CLIENT_NAME, type ServingMaterial } from './certs.js';
+import type { HookContext } from './hooks.js';
+import type { Options } from './options.js';
+
+function readFlagFile(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`--${flag} ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** The front proxy's CA, client certificate and header names; none on plain HTTP. */
+export async function frontProxyConfig(options: Options, material: ServingMaterial | undefined): Promise<FrontProxyConfig | undefined> {
+  if (!material) return undefined;
+  const headers = {
+    usernameHeaders: options.requestheaderUsernameHeaders.length > 0 ? options.requestheaderUsernameHeaders : [...DEFAULT_HEADERS.usernameHeaders],
+    groupHeaders: options.requestheaderGroupHeaders.length > 0 ? options.requestheaderGroupHeaders : [...DEFAULT_HEADERS.groupHeaders],
+    extraHeadersPrefixes: options.requestheaderExtraHeadersPrefix.length > 0 ? options.requestheaderExtraHeadersPrefix : [...DEFAULT_HEADERS.extraHeadersPrefixes],
+  };
+  if (options.proxyClientCertFile || options.proxyClientKeyFile || options.requestheaderClientCaFile) {
+    if (!options.proxyClientCertFile || !options.proxyClientKeyFile || !options.requestheaderClientCaFile) {
+      throw new Error('--proxy-client-cert-file, --proxy-client-key-file and --requestheader-client-ca-file are given together');
+    }
+    const requestheaderCa = readFlagFile('requestheader-client-ca-file', options.requestheaderClientCaFile);
+    const clientCert = readFlagFile('proxy-client-cert-file', options.proxyClientCertFile);
+    const clientKey = readFlagFile('proxy-client-key-file', options.proxyClientKeyFile);
+    try {
+      if (!new X509Certificate(clientCert).checkPrivateKey(createPrivateKey(clientKey))) throw new Error('not the key of the certificate');
+    } catch (err) {
+      throw new Error(`--proxy-client-key-file ${options.proxyClientKeyFile}: ${(err as Error).message}`);
+    }
+    return { requestheaderCa, clientCert, clientKey, allowedNames: options.requestheaderAllowedNames, ...headers };
+  }
+  const own = await ensureFrontProxyMaterial(options.certDir ?? `${options.dataDir}/pki`);
+  return {
+    requestheaderCa: own.caCert, clientCert: own.clientCert, clientKey: own.clientKey,
+    allowedNames: options.requestheaderAllowedNames.length > 0 ? options.requestheaderAllowedNames : [FRONT_PROXY_CLIENT_NAME],
+    ...headers,
+  };
+}
+
+/** The aggregation part of the hooks' context; undefined when APIServices are not served. */
+export async function setUpAggregation(options: Options, registry: Registry, material: ServingMaterial | undefined, clientCa: string | undefined): Promise<HookContext['aggregation']> {
+  const config = await frontProxyConfig(options, material);
+  const aggregator = await Aggregator.create(registry, config, { responseTimeoutMs: options.requestTimeoutMs, recheckMs: options.apiServiceRecheckMs });
+  if (!aggregator) return undefined;
+  const clientCas = [clientCa, material?.caCert].filter((c): c is string => c !== undefined).join('');
+  return { aggregator, ...(config ? { authenticationInfo: authenticationInfo(clientCas || undefined, config) } : {}) };
+}
