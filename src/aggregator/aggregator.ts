@@ -37,8 +37,9 @@ export class Aggregator {
     if (!info) return undefined;
     const informer = await registry.informer(info);
     const resolver = await ServiceResolver.of(registry);
-    const proxy = config ? new ExtensionProxy(resolver, config, { responseTimeoutMs: options.responseTimeoutMs }) : undefined;
-    return new Aggregator(informer, proxy, new AvailabilityController(registry, resolver, config, { recheckMs: options.recheckMs }));
+    const availability = new AvailabilityController(registry, resolver, config, { recheckMs: options.recheckMs });
+    const proxy = config ? new ExtensionProxy(resolver, config, { responseTimeoutMs: options.responseTimeoutMs, unreachable: () => availability.recheck() }) : undefined;
+    return new Aggregator(informer, proxy, availability);
   }
 
   /** The remote APIService serving /apis/<group>/<version>, if one does. */

@@ -61,6 +61,11 @@ export class AvailabilityController {
     await this.running;
   }
 
+  /** Checks every APIService again now (the proxy could not reach one). */
+  recheck(): void {
+    if (this.informer) this.schedule();
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     if (this.running) {

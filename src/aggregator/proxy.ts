@@ -26,6 +26,8 @@ const TIMED_OUT = 'Timeout: request did not complete within requested timeout - 
 export interface ProxyOptions {
   /** How long the extension server has to answer with its headers. */
   readonly responseTimeoutMs: number;
+  /** Told when an endpoint could not be reached: the availability is checked again at once rather than at the next period. */
+  readonly unreachable?: () => void;
 }
 
 /**
@@ -137,6 +139,7 @@ export class ExtensionProxy {
       });
       upstream.on('error', (err) => {
         if (settled) return;
+        this.options.unreachable?.();
         // As the reference's proxy: the dial's or TLS's error, as text, 503.
         if (!res.headersSent) sendText(res, 503, `${describe(err, target)}\n`);
         else res.destroy();
