@@ -2,21 +2,19 @@
 // (its own client certificate, and the user in request headers), and the
 // extension-apiserver-authentication ConfigMap that tells extension servers what to trust.
 import type { UserInfo } from '../api/user.js';
+import { isRequestHeader, type RequestHeaderNames } from '../auth/request-header.js';
 import { StatusError } from '../errors.js';
 import { jsonEqual, type JsonObject } from '../json.js';
 import type { Registry } from '../registry/store.js';
 import { AGGREGATOR_WRITER } from './apiservice-objects.js';
 
-export interface FrontProxyConfig {
+export interface FrontProxyConfig extends RequestHeaderNames {
   /** PEM of the CA that signs front-proxy client certificates (--requestheader-client-ca-file, or capstan's own). */
   readonly requestheaderCa: string;
   /** The client certificate and key capstan presents to extension servers. */
   readonly clientCert: string;
   readonly clientKey: string;
   readonly allowedNames: readonly string[];
-  readonly usernameHeaders: readonly string[];
-  readonly groupHeaders: readonly string[];
-  readonly extraHeadersPrefixes: readonly string[];
 }
 
 /** What capstan uses when the --requestheader-*-headers flags are not given (kubeadm's values). */
@@ -28,10 +26,7 @@ export const DEFAULT_HEADERS = {
 
 /** Whether a request header is one of the front proxy's (a client's own is never passed on). */
 export function isIdentityHeader(name: string, config: FrontProxyConfig): boolean {
-  const lower = name.toLowerCase();
-  return config.usernameHeaders.some((h) => h.toLowerCase() === lower)
-    || config.groupHeaders.some((h) => h.toLowerCase() === lower)
-    || config.extraHeadersPrefixes.some((p) => lower.startsWith(p.toLowerCase()));
+  return isRequestHeader(name, config);
 }
 
 /** The headers that tell an extension server who the user is: the first of each configured name. */
@@ -53,27 +48,6 @@ export function identityHeaders(user: UserInfo, config: FrontProxyConfig): Recor
 
 function escapeExtraKey(key: string): string {
   return encodeURIComponent(key.toLowerCase()).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** The user a front-proxy request names in its headers; undefined when it names none. */
-export function userFromHeaders(headers: Record<string, string | string[] | undefined>, config: Pick<FrontProxyConfig, 'usernameHeaders' | 'groupHeaders' | 'extraHeadersPrefixes'>): UserInfo | undefined {
-  const values = (name: string): string[] => {
-    const v = headers[name.toLowerCase()];
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
-  };
-  const name = config.usernameHeaders.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '');
-  if (name === undefined) return undefined;
-  const groups = config.groupHeaders.flatMap((h) => values(h));
-  const extra: Record<string, string[]> = {};
-  for (const prefix of config.extraHeadersPrefixes) {
-    const lowerPrefix = prefix.toLowerCase();
-    for (const [header, value] of Object.entries(headers)) {
-      if (!header.startsWith(lowerPrefix) || value === undefined) continue;
-      const key = decodeURIComponent(header.slice(lowerPrefix.length));
-      extra[key] = [...(extra[key] ?? []), ...(Array.isArray(value) ? value : [value])];
-    }
-  }
-  return { name, groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
 }
 
 const CONFIGMAP_NAMESPACE = 'kube-system';

@@ -6,6 +6,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { Aggregator } from '../aggregator/aggregator.js';
 import { authenticationInfo, DEFAULT_HEADERS, type FrontProxyConfig } from '../aggregator/front-proxy.js';
 import type { Registry } from '../registry/store.js';
+import type { RequestHeaderOptions } from '../auth/request-header.js';
 import { ensureFrontProxyMaterial, FRONT_PROXY_CLIENT_NAME, type ServingMaterial } from './certs.js';
 import type { HookContext } from './hooks.js';
 import type { Options } from './options.js';
@@ -55,4 +56,32 @@ export async function setUpAggregation(options: Options, registry: Registry, mat
   if (!aggregator) return undefined;
   const clientCas = [clientCa, material?.caCert].filter((c): c is string => c !== undefined).join('');
   return { aggregator, ...(config ? { authenticationInfo: authenticationInfo(clientCas || undefined, config) } : {}) };
+}
+
+/** Each certificate of a PEM bundle. */
+function certificatesOf(flag: string, path: string, pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`--${flag} ${path}: no PEM certificate in it`);
+  return blocks.map((b) => new X509Certificate(b));
+}
+
+/**
+ * Front-proxy authentication of requests to capstan itself, when --requestheader-client-ca-file is
+ * given: the options, and the CA's PEM for the listener to verify such certificates with.
+ */
+export function requestHeaderAuthentication(options: Options, clientCa: string | undefined, material: ServingMaterial | undefined): { options: RequestHeaderOptions; caPem: string } | undefined {
+  if (!options.requestheaderClientCaFile || !material) return undefined;
+  const caPem = readFlagFile('requestheader-client-ca-file', options.requestheaderClientCaFile);
+  const clientCas = [...(clientCa ? certificatesOf('client-ca-file', options.clientCaFile ?? '', clientCa) : []), new X509Certificate(material.caCert)];
+  return {
+    caPem,
+    options: {
+      cas: certificatesOf('requestheader-client-ca-file', options.requestheaderClientCaFile, caPem),
+      clientCas,
+      allowedNames: options.requestheaderAllowedNames,
+      usernameHeaders: options.requestheaderUsernameHeaders.length > 0 ? options.requestheaderUsernameHeaders : [...DEFAULT_HEADERS.usernameHeaders],
+      groupHeaders: options.requestheaderGroupHeaders.length > 0 ? options.requestheaderGroupHeaders : [...DEFAULT_HEADERS.groupHeaders],
+      extraHeadersPrefixes: options.requestheaderExtraHeadersPrefix.length > 0 ? options.requestheaderExtraHeadersPrefix : [...DEFAULT_HEADERS.extraHeadersPrefixes],
+    },
+  };
 }

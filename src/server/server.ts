@@ -52,7 +52,7 @@ import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
 import { openApiInfoVersion, versionInfo } from './version.js';
 import { buildSecurity } from './security.js';
-import { setUpAggregation } from './aggregation-setup.js';
+import { requestHeaderAuthentication, setUpAggregation } from './aggregation-setup.js';
 import { nodeTlsOptions } from './tls-options.js';
 import { answerClientError } from './unreadable-requests.js';
 
@@ -133,7 +133,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     if (sa?.otherVerificationKeys) process.stderr.write(`note: --service-account-key-file: ${sa.otherVerificationKeys} key(s) besides the signing key's are not used (capstan verifies tokens it signed)\n`);
   }
   const material = ctx.material;
+  const requestHeader = requestHeaderAuthentication(options, provided.clientCa, material);
   const { security, issuer } = await buildSecurity(registry, {
+    ...(requestHeader ? { requestHeader: requestHeader.options } : {}),
     insecure: options.insecure, material, tokenAuthFile: options.tokenAuthFile,
     anonymousAuth: options.anonymousAuth, authorizationMode: options.authorizationMode,
     serviceAccountIssuer: options.serviceAccountIssuer,
@@ -228,7 +230,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       key: provided.serving?.key ?? material.serverKey,
       cert: provided.serving?.cert ?? material.serverCert,
       // Client certificates are asked for, verified against the client CA, and never required.
-      ca: provided.clientCa ? [provided.clientCa, material.caCert] : material.caCert,
+      ca: [...(provided.clientCa ? [provided.clientCa] : []), material.caCert, ...(requestHeader ? [requestHeader.caPem] : [])],
       requestCert: true,
       rejectUnauthorized: false,
       ...nodeTlsOptions(options.tlsMinVersion ?? '', options.tlsCipherSuites),
