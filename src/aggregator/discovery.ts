@@ -41,7 +41,8 @@ export function mergedGroupList(served: Buffer, remote: readonly RemoteGroup[]):
   if (remote.length === 0) return served;
   const doc = decodeJson(served);
   const groups = (Array.isArray(doc.groups) ? doc.groups : []).filter(isObject);
-  const priorityOf = (name: string) => builtinGroupPriority(name) ?? CRD_PRIORITY.group;
+  // The aggregator's own group comes first, before every APIService's, as the reference lists it.
+  const priorityOf = (name: string) => (name === 'apiregistration.k8s.io' ? Infinity : builtinGroupPriority(name) ?? CRD_PRIORITY.group);
   const names = new Set(groups.map((g) => g.name));
   for (const group of [...remote].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : 1))) {
     // A group served here too (a CRD's, a built-in's) is the served one's.
