@@ -12,6 +12,8 @@ import { AvailabilityController } from './availability.js';
 import { apiGroupDocument, mergedGroupList, remoteGroups, type RemoteGroup } from './discovery.js';
 import type { FrontProxyConfig } from './front-proxy.js';
 import { ExtensionProxy } from './proxy.js';
+import { OpenApiDownloads } from './openapi.js';
+import type { ExtensionOpenApi } from '../endpoints/openapi.js';
 import { ServiceResolver } from './service-resolver.js';
 
 export interface AggregatorOptions {
@@ -29,7 +31,13 @@ export class Aggregator {
     private readonly informer: Informer,
     private readonly proxy: ExtensionProxy | undefined,
     readonly availability: AvailabilityController,
+    private readonly openApi: OpenApiDownloads | undefined,
   ) {}
+
+  /** Hands the extension servers' OpenAPI v2 parts to `listener`, now and whenever they change. */
+  onOpenApiChange(listener: (parts: readonly ExtensionOpenApi[]) => void): void {
+    this.openApi?.onChange(listener);
+  }
 
   /** Undefined when APIServices are not served. */
   static async create(registry: Registry, config: FrontProxyConfig | undefined, options: AggregatorOptions): Promise<Aggregator | undefined> {
@@ -37,9 +45,10 @@ export class Aggregator {
     if (!info) return undefined;
     const informer = await registry.informer(info);
     const resolver = await ServiceResolver.of(registry);
-    const availability = new AvailabilityController(registry, resolver, config, { recheckMs: options.recheckMs });
+    const openApi = config ? new OpenApiDownloads(config) : undefined;
+    const availability = new AvailabilityController(registry, resolver, config, { recheckMs: options.recheckMs }, openApi);
     const proxy = config ? new ExtensionProxy(resolver, config, { responseTimeoutMs: options.responseTimeoutMs, unreachable: () => availability.recheck() }) : undefined;
-    return new Aggregator(informer, proxy, availability);
+    return new Aggregator(informer, proxy, availability, openApi);
   }
 
   /** The remote APIService serving /apis/<group>/<version>, if one does. */
@@ -71,6 +80,7 @@ export class Aggregator {
    * serve, and everything under /apis/<group>/<version>. False when the path is not theirs.
    */
   async handle(req: IncomingMessage, res: ServerResponse, path: string, user: UserInfo, out: Output): Promise<boolean> {
+    if (path.startsWith('/openapi/v3/apis/')) return this.openApiV3(req, res, path, user, out);
     if (!path.startsWith('/apis/')) return false;
     const [group, version] = path.slice('/apis/'.length).split('/');
     if (!group) return false;
@@ -88,6 +98,20 @@ export class Aggregator {
       return true;
     }
     await this.proxy.forward(req, res, user, remote.view, out);
+    return true;
+  }
+
+  /** /openapi/v3/apis/<group>/<version> of a remote APIService: its server's own document. */
+  private async openApiV3(req: IncomingMessage, res: ServerResponse, path: string, user: UserInfo, out: Output): Promise<boolean> {
+    const [group, version, rest] = path.slice('/openapi/v3/apis/'.length).split('/');
+    if (!group || !version || rest !== undefined) return false;
+    const remote = this.remote(group, version);
+    if (!remote) return false;
+    if (!remote.available || !this.proxy) {
+      sendText(res, 503, 'service unavailable\n');
+      return true;
+    }
+    await this.proxy.forward(req, res, user, remote.view, out, `/openapi/v3/apis/${group}/${version}`);
     return true;
   }
 }

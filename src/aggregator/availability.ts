@@ -10,6 +10,7 @@ import type { Informer, Subscription } from '../registry/informers.js';
 import type { Registry } from '../registry/store.js';
 import { apiServiceInfo, setAvailable, viewOf, type APIServiceView, type AvailableCondition } from './apiservice-objects.js';
 import { identityHeaders, type FrontProxyConfig } from './front-proxy.js';
+import type { OpenApiDownloads } from './openapi.js';
 import { tlsFor } from './proxy.js';
 import { isResolved, type Resolved, type ServiceResolver } from './service-resolver.js';
 
@@ -38,6 +39,7 @@ export class AvailabilityController {
     private readonly resolver: ServiceResolver,
     private readonly config: FrontProxyConfig | undefined,
     private readonly options: AvailabilityOptions,
+    private readonly openApi?: OpenApiDownloads,
   ) {}
 
   async start(): Promise<void> {
@@ -85,21 +87,24 @@ export class AvailabilityController {
 
   private async checkAll(): Promise<void> {
     const objects = this.informer!.list();
+    const passed: Array<{ view: APIServiceView; target: Resolved }> = [];
     await Promise.all(objects.map(async (obj: JsonObject) => {
       const view = viewOf(obj);
-      const wanted = view.service ? await this.check(view) : LOCAL;
+      const wanted = view.service ? await this.check(view, passed) : LOCAL;
       if (this.stopped) return;
       // The informer's newest copy: the check took a while.
       const current = this.informer!.get(undefined, view.name);
       if (current) await setAvailable(this.registry, this.info!, current, wanted);
     }));
+    if (!this.stopped) await this.openApi?.refresh(passed);
   }
 
-  private async check(view: APIServiceView): Promise<AvailableCondition> {
+  private async check(view: APIServiceView, passed: Array<{ view: APIServiceView; target: Resolved }>): Promise<AvailableCondition> {
     const target = this.resolver.resolve(view.service!);
     if (!isResolved(target)) return { status: 'False', reason: target.reason, message: target.message };
     if (!this.config) return { status: 'False', reason: 'FailedDiscoveryCheck', message: 'no front-proxy client certificate to call the service with' };
     const failure = await this.discoveryFailure(view, target);
+    if (failure === undefined) passed.push({ view, target });
     return failure === undefined ? PASSED : { status: 'False', reason: 'FailedDiscoveryCheck', message: failure };
   }
 

@@ -34,10 +34,9 @@ export interface ProxyOptions {
  * The path as the client sent it, checked to stay under the group-version's prefix: no `.` or `..`
  * segment, no encoded slash or backslash, nothing undecodable. Throws a 400 Status otherwise.
  */
-export function checkedPath(rawUrl: string, group: string, version: string): string {
+export function checkedPath(rawUrl: string, group: string, version: string, prefix = `/apis/${group}/${version}`): string {
   const q = rawUrl.indexOf('?');
   const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
-  const prefix = `/apis/${group}/${version}`;
   if (path !== prefix && !path.startsWith(`${prefix}/`)) throw badRequest(`the path ${JSON.stringify(path)} is not under ${prefix}`);
   for (const segment of path.split('/')) {
     let decoded: string;
@@ -75,10 +74,10 @@ export class ExtensionProxy {
   constructor(private readonly resolver: ServiceResolver, private readonly config: FrontProxyConfig, private readonly options: ProxyOptions) {}
 
   /** Sends the request on to the APIService's server and its answer back. Resolves when the exchange ends. */
-  async forward(req: IncomingMessage, res: ServerResponse, user: UserInfo, apiService: APIServiceView, out: Output): Promise<void> {
+  async forward(req: IncomingMessage, res: ServerResponse, user: UserInfo, apiService: APIServiceView, out: Output, prefix?: string): Promise<void> {
     let path: string;
     try {
-      path = checkedPath(req.url ?? '/', apiService.group, apiService.version);
+      path = checkedPath(req.url ?? '/', apiService.group, apiService.version, prefix);
     } catch (err) {
       return sendStatusError(res, err, out);
     }

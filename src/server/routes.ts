@@ -73,6 +73,10 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
     }
     if (path === RESET_PATH || path === FIRST_STATE_PATH) return firstState(ctx, routes, path);
     if (path === '/openapi/v2') return serveOpenApiV2(res, req, routes.openapi);
+    // A remote APIService's v3 document is its server's.
+    if (routes.aggregator && path.startsWith('/openapi/v3/apis/') && !servedHere(routes.definitions, path.slice('/openapi/v3'.length))) {
+      if (await routes.aggregator.handle(req, res, path, ctx.user, out)) return;
+    }
     if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
     if (path.startsWith('/openapi/v3/')) {
       const doc = routes.openapi.v3Document(path.slice('/openapi/v3/'.length));

@@ -183,10 +183,12 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     firstState = await FirstState.of(storage);
   };
   let discovery: Discovery | undefined;
+  const openapi = new OpenApi(definitions, served, openApiInfoVersion());
+  ctx.aggregation?.aggregator.onOpenApiChange((parts) => openapi.setExtensions(parts));
   const routes = router({
     definitions,
     health,
-    openapi: new OpenApi(definitions, served, openApiInfoVersion()),
+    openapi,
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
     resources: new ResourceHandler(registry, security.context, admission, { features: featureGates, metrics, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds }),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),

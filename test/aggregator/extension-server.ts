@@ -43,6 +43,25 @@ const RESOURCE_LIST = {
   ],
 };
 
+const NODE_METRICS = 'io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics';
+const OBJECT_META = { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' };
+
+/** A small part of what metrics-server's /openapi/v2 says (paths of its group and others, its kinds, a shared definition). */
+const OPENAPI_V2 = {
+  swagger: '2.0', info: { title: 'Kubernetes metrics-server', version: 'v0.6.2' },
+  paths: {
+    [`/apis/${GV}/nodes`]: { get: { operationId: 'listMetricsV1beta1NodeMetrics', responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetricsList' } } } } },
+    '/version/': { get: { operationId: 'getCodeVersion', responses: { 200: { description: 'OK' } } } },
+  },
+  definitions: {
+    [NODE_METRICS]: { type: 'object', properties: { metadata: OBJECT_META, usage: { type: 'object' } }, 'x-kubernetes-group-version-kind': [{ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'NodeMetrics' }] },
+    'io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetricsList': { type: 'object', properties: { items: { type: 'array', items: { $ref: `#/definitions/${NODE_METRICS}` } } } },
+    'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { type: 'object', description: 'the extension\'s copy' },
+  },
+};
+
+const OPENAPI_V3 = { openapi: '3.0.0', info: { title: 'Kubernetes metrics-server', version: 'v0.6.2' }, paths: { [`/apis/${GV}/nodes`]: { get: { responses: { 200: { description: 'OK' } } } } }, components: { schemas: {} } };
+
 export function nodeMetrics(name: string, cpu: string, memory: string): object {
   return { metadata: { name, creationTimestamp: new Date().toISOString(), labels: { 'kubernetes.io/hostname': name } }, timestamp: new Date().toISOString(), window: '10.062s', usage: { cpu, memory } };
 }
@@ -111,6 +130,8 @@ export class ExtensionServer {
     const url = new URL(req.url ?? '/', 'https://x');
     const path = url.pathname;
     if (path === `/apis/${GV}`) return send(200, RESOURCE_LIST);
+    if (path === '/openapi/v2') return send(200, OPENAPI_V2);
+    if (path === `/openapi/v3/apis/${GV}`) return send(200, OPENAPI_V3);
     if (path === `/apis/${GV}/nodes`) return send(200, { kind: 'NodeMetricsList', apiVersion: GV, metadata: {}, items: this.nodes });
     const m = /^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/([^/]+)\/pods$/.exec(path);
     if (m) {
