@@ -124,13 +124,9 @@ export class ExtensionProxy {
           return finish();
         }
         res.writeHead(answer.statusCode ?? 502, back);
-        // Each chunk at once: a watch's events reach the client as they come.
-        res.flushHeaders?.();
-        answer.on('data', (chunk: Buffer) => res.write(chunk));
-        answer.on('end', () => {
-          res.end();
-          finish();
-        });
+        // Piped: each chunk goes on as it comes (a watch's events), at the pace the client reads.
+        answer.pipe(res);
+        answer.on('end', finish);
         answer.on('error', () => {
           res.destroy();
           finish();

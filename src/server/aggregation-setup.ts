@@ -9,6 +9,7 @@ import type { Registry } from '../registry/store.js';
 import type { RequestHeaderOptions } from '../auth/request-header.js';
 import { ensureFrontProxyMaterial, FRONT_PROXY_CLIENT_NAME, type ServingMaterial } from './certs.js';
 import type { HookContext } from './hooks.js';
+import { sharedPkiDir } from './shared-pki.js';
 import type { Options } from './options.js';
 
 function readFlagFile(flag: string, path: string): string {
@@ -19,6 +20,15 @@ function readFlagFile(flag: string, path: string): string {
   }
 }
 
+/**
+ * Where capstan's own front-proxy files live: the cert dir; for test servers given the shared TLS
+ * material, beside it (made once for all of them, as the rest of it).
+ */
+function frontProxyDir(options: Options): string {
+  if (options.certDir) return options.certDir;
+  return options.servingMaterial ? sharedPkiDir() : `${options.dataDir}/pki`;
+}
+
 /** The front proxy's CA, client certificate and header names; none on plain HTTP. */
 export async function frontProxyConfig(options: Options, material: ServingMaterial | undefined): Promise<FrontProxyConfig | undefined> {
   if (!material) return undefined;
@@ -27,26 +37,26 @@ export async function frontProxyConfig(options: Options, material: ServingMateri
     groupHeaders: options.requestheaderGroupHeaders.length > 0 ? options.requestheaderGroupHeaders : [...DEFAULT_HEADERS.groupHeaders],
     extraHeadersPrefixes: options.requestheaderExtraHeadersPrefix.length > 0 ? options.requestheaderExtraHeadersPrefix : [...DEFAULT_HEADERS.extraHeadersPrefixes],
   };
-  if (options.proxyClientCertFile || options.proxyClientKeyFile || options.requestheaderClientCaFile) {
-    if (!options.proxyClientCertFile || !options.proxyClientKeyFile || !options.requestheaderClientCaFile) {
-      throw new Error('--proxy-client-cert-file, --proxy-client-key-file and --requestheader-client-ca-file are given together');
-    }
-    const requestheaderCa = readFlagFile('requestheader-client-ca-file', options.requestheaderClientCaFile);
-    const clientCert = readFlagFile('proxy-client-cert-file', options.proxyClientCertFile);
-    const clientKey = readFlagFile('proxy-client-key-file', options.proxyClientKeyFile);
+  if (Boolean(options.proxyClientCertFile) !== Boolean(options.proxyClientKeyFile)) {
+    throw new Error('--proxy-client-cert-file and --proxy-client-key-file are given together');
+  }
+  // What is not given is capstan's own: its front-proxy CA, its client certificate.
+  const own = options.requestheaderClientCaFile && options.proxyClientCertFile ? undefined : await ensureFrontProxyMaterial(frontProxyDir(options));
+  const requestheaderCa = options.requestheaderClientCaFile ? readFlagFile('requestheader-client-ca-file', options.requestheaderClientCaFile) : own!.caCert;
+  let clientCert = own?.clientCert ?? '';
+  let clientKey = own?.clientKey ?? '';
+  if (options.proxyClientCertFile && options.proxyClientKeyFile) {
+    clientCert = readFlagFile('proxy-client-cert-file', options.proxyClientCertFile);
+    clientKey = readFlagFile('proxy-client-key-file', options.proxyClientKeyFile);
     try {
       if (!new X509Certificate(clientCert).checkPrivateKey(createPrivateKey(clientKey))) throw new Error('not the key of the certificate');
     } catch (err) {
       throw new Error(`--proxy-client-key-file ${options.proxyClientKeyFile}: ${(err as Error).message}`);
     }
-    return { requestheaderCa, clientCert, clientKey, allowedNames: options.requestheaderAllowedNames, ...headers };
   }
-  const own = await ensureFrontProxyMaterial(options.certDir ?? `${options.dataDir}/pki`);
-  return {
-    requestheaderCa: own.caCert, clientCert: own.clientCert, clientKey: own.clientKey,
-    allowedNames: options.requestheaderAllowedNames.length > 0 ? options.requestheaderAllowedNames : [FRONT_PROXY_CLIENT_NAME],
-    ...headers,
-  };
+  // capstan's own front proxy is named front-proxy-client; a given CA's names are the operator's to give.
+  const allowedNames = options.requestheaderAllowedNames.length > 0 || options.requestheaderClientCaFile ? options.requestheaderAllowedNames : [FRONT_PROXY_CLIENT_NAME];
+  return { requestheaderCa, clientCert, clientKey, allowedNames, ...headers };
 }
 
 /** The aggregation part of the hooks' context; undefined when APIServices are not served. */

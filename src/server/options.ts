@@ -307,6 +307,8 @@ export const SETTINGS = {
   requestHeaderTimeoutMs: unflagged(32_000),
   /** How often every remote APIService's availability is checked besides on changes (the reference: 30 s). */
   apiServiceRecheckMs: unflagged(30_000),
+  /** Whether the local APIServices are made (tests that count the store's revisions from the start turn them off). */
+  localApiServices: unflagged(true),
   /** klog's verbosity: 0 logs the start and errors; 3 and up one line per request, as the reference. */
   verbosity: level('v', 'v', 'log level: 0 logs the start and errors, 3 and up one line per request'),
   /** Where the request log's lines go; stderr when absent (tests and embedders collect them). */

@@ -144,7 +144,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   ctx.authorizer = security.services.authorizer;
   // The review and token resources answer from the server's authorizer, authenticator and issuer.
   serverRegistry.provide(security.services);
-  ctx.aggregation = await setUpAggregation(options, registry, material, provided.clientCa);
+  ctx.aggregation = await setUpAggregation(options, serverRegistry, material, provided.clientCa);
   await hooks.run('admission');
 
   let shuttingDown = false;
