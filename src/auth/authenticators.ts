@@ -2,6 +2,8 @@
 // bearer token (--token-auth-file, then service-account JWTs), then anonymous.
 
 import { readFileSync } from 'node:fs';
+import type { X509Certificate } from 'node:crypto';
+import { authenticateRequestHeader, type RequestHeaderOptions } from './request-header.js';
 import type { AuthenticationResult, RequestCredentials } from './types.js';
 import type { UserInfo } from '../api/user.js';
 import {
@@ -144,6 +146,8 @@ export interface AuthenticatorOptions {
   anonymous: boolean;
   /** Whether the service account (and the bound pod/secret, or the legacy token's secret) still exist with the token's uids. */
   serviceAccountExists?: (ref: ServiceAccountRef, bound?: BoundObjectRef, secretName?: string) => boolean;
+  /** Front-proxy (request-header) authentication, when --requestheader-client-ca-file is given. */
+  requestHeader?: RequestHeaderOptions;
 }
 
 /**
@@ -158,6 +162,7 @@ export interface PeerCredentials extends RequestCredentials {
 /** The TLS side of a request, as node's TLSSocket (or an HTTP/2 session socket proxy) exposes it. */
 interface PeerSocket {
   authorized?: boolean;
+  getPeerX509Certificate?: () => X509Certificate | undefined;
   getPeerCertificate?: (detailed?: boolean) => { subject?: Record<string, string | string[] | undefined> } | null | undefined;
 }
 
@@ -186,7 +191,8 @@ function peerOf(socket: PeerSocket): Omit<PeerCredentials, 'headers'> {
   if (!peer || !peer.subject || Object.keys(peer).length === 0) return {};
   if (socket.authorized !== true) return { clientCertificateRejected: true };
   const { CN, O } = peer.subject;
-  return { clientCertificate: { subject: { CN: Array.isArray(CN) ? CN[0] : CN, O } } };
+  const certificate = socket.getPeerX509Certificate?.();
+  return { clientCertificate: { subject: { CN: Array.isArray(CN) ? CN[0] : CN, O }, ...(certificate ? { certificate } : {}) } };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -267,7 +273,13 @@ export function authenticator(options: AuthenticatorOptions): (req: RequestCrede
     let failed = (req as PeerCredentials).clientCertificateRejected === true;
 
     const cert = req.clientCertificate;
-    if (cert && cert.subject.CN) {
+    // A front proxy's certificate: the user is the one its headers name.
+    if (cert && options.requestHeader) {
+      const proxied = authenticateRequestHeader(cert.certificate, cert.subject.CN, req.headers, options.requestHeader);
+      if (proxied === 'not-a-user') failed = true;
+      else if (proxied) return withAuthenticatedGroup(proxied);
+    }
+    if (cert && cert.subject.CN && !failed) {
       const o = cert.subject.O;
       const groups = o === undefined ? [] : Array.isArray(o) ? [...o] : [o];
       return withAuthenticatedGroup({ name: cert.subject.CN, groups });

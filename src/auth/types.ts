@@ -1,4 +1,5 @@
 // The shapes shared by authentication, authorization and the review APIs.
+import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../api/user.js';
 import type { AccessAttributes, AccessDecision } from '../registry/services.js';
 
@@ -15,7 +16,7 @@ export interface Authorizer {
 export interface RequestCredentials {
   headers: Record<string, string | string[] | undefined>;
   /** The verified client certificate chain's leaf, when the TLS client presented one the server verified. */
-  clientCertificate?: { subject: { CN?: string; O?: string | string[] } };
+  clientCertificate?: { subject: { CN?: string; O?: string | string[] }; certificate?: X509Certificate };
 }
 
 /** undefined: no credential of this kind present; 'invalid': a credential was present and is bad (401). */

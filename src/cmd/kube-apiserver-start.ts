@@ -28,7 +28,8 @@ export const KUBE_APISERVER_DIALECT: Dialect = {
 };
 
 /** The options naming files, made absolute against the caller's working folder (the host runs in its own). */
-const PATH_OPTIONS = ['certDir', 'tlsCertFile', 'tlsPrivateKeyFile', 'clientCaFile', 'tokenAuthFile', 'serviceAccountSigningKeyFile', 'dataDir', 'auditPolicyFile', 'auditWebhookConfigFile'] as const;
+const PATH_OPTIONS = ['certDir', 'tlsCertFile', 'tlsPrivateKeyFile', 'clientCaFile', 'tokenAuthFile', 'serviceAccountSigningKeyFile', 'dataDir', 'auditPolicyFile', 'auditWebhookConfigFile',
+  'requestheaderClientCaFile', 'proxyClientCertFile', 'proxyClientKeyFile'] as const;
 
 function absolute(options: Options, cwd: string): void {
   for (const key of PATH_OPTIONS) {

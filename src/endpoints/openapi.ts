@@ -167,8 +167,17 @@ function madeV3Bytes(doc: JsonObject): OpenApiDocumentBytes {
  * time. Each is serialized once, and again after the set of definitions changed; /openapi/v2 as
  * Protobuf is made from the JSON on first request.
  */
+/** An extension API server's part of /openapi/v2: its paths and definitions as comma-separated JSON members. */
+export interface ExtensionOpenApi {
+  readonly paths: Buffer;
+  readonly definitions: Buffer;
+  /** Identifies the two (a digest of them). */
+  readonly digest: Buffer;
+}
+
 export class OpenApi {
   private v2?: OpenApiDocumentBytes;
+  private extensions: readonly ExtensionOpenApi[] = [];
   private builtinV2Text?: BuiltinV2;
   /** The Protobuf form of /openapi/v2, and the JSON document it was made from. */
   private v2Protobuf?: { from: OpenApiDocumentBytes; body: Buffer };
@@ -237,15 +246,23 @@ export class OpenApi {
     if (!this.v2) {
       const builtin = this.builtinV2();
       const parts = openApiV2Texts(runtime);
+      const extensions = this.extensions;
       const identity = createHash('sha512').update(builtin.digest);
       for (const p of parts) identity.update(p.digest);
+      for (const e of extensions) identity.update(e.digest);
       this.v2 = assembled(identity, () => builtin.pieces.flatMap((piece) => {
-        if (piece === 'paths') return joined([builtin.paths, ...parts.map((p) => p.paths)]);
-        if (piece === 'definitions') return joined([builtin.definitions, ...parts.map((p) => p.schemas)]);
+        if (piece === 'paths') return joined([builtin.paths, ...parts.map((p) => p.paths), ...extensions.map((e) => e.paths)]);
+        if (piece === 'definitions') return joined([builtin.definitions, ...parts.map((p) => p.schemas), ...extensions.map((e) => e.definitions)]);
         return [piece];
       }));
     }
     return this.v2;
+  }
+
+  /** The extension servers' parts of /openapi/v2 from now on (the aggregator's downloads). */
+  setExtensions(parts: readonly ExtensionOpenApi[]): void {
+    this.extensions = parts;
+    this.v2 = undefined;
   }
 
   /**

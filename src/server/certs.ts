@@ -130,12 +130,12 @@ function validity(days: number): { notBefore: Date; notAfter: Date } {
   return { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + days * 24 * 60 * 60 * 1000) };
 }
 
-async function createCa(): Promise<{ cert: string; key: string }> {
+async function createCa(commonName = CA_COMMON_NAME): Promise<{ cert: string; key: string }> {
   const x509 = await loadX509();
   const key = await generateEcKey();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
-    name: [{ CN: [CA_COMMON_NAME] }],
+    name: [{ CN: [commonName] }],
     ...validity(CA_DAYS),
     keys: key.pair,
     signingAlgorithm: EC_ALG,
@@ -500,4 +500,66 @@ export async function signCertificateRequest(material: Pick<ServingMaterial, 'ca
     extensions,
   });
   return cert.toString('pem') + '\n';
+}
+
+/** The front proxy's CA and the client certificate capstan calls extension API servers with. */
+export interface FrontProxyMaterial {
+  caCert: string;
+  caKey: string;
+  clientCert: string;
+  clientKey: string;
+}
+
+/** kubeadm's names for them. */
+export const FRONT_PROXY_FILES = {
+  caCert: 'front-proxy-ca.crt',
+  caKey: 'front-proxy-ca.key',
+  clientCert: 'front-proxy-client.crt',
+  clientKey: 'front-proxy-client.key',
+} as const satisfies Record<keyof FrontProxyMaterial, string>;
+
+export const FRONT_PROXY_CLIENT_NAME = 'front-proxy-client';
+
+/**
+ * capstan's own front-proxy CA and client certificate in certDir (0600 files), made when missing
+ * or no longer good; used when --requestheader-client-ca-file and --proxy-client-* are not given.
+ */
+export async function ensureFrontProxyMaterial(certDir: string): Promise<FrontProxyMaterial> {
+  await mkdir(certDir, { recursive: true, mode: 0o700 });
+  const path = (file: keyof FrontProxyMaterial) => join(certDir, FRONT_PROXY_FILES[file]);
+  let caCert = await readIfExists(path('caCert'));
+  let caKey = await readIfExists(path('caKey'));
+  let ca = parseCert(caCert);
+  const key = parseKey(caKey);
+  if (!ca || !key || !ca.ca || !ca.checkPrivateKey(key) || !usableUntil(ca, RENEW_BEFORE_MS)) {
+    const made = await createCa('front-proxy-ca');
+    await writeAtomic(path('caKey'), made.key, 0o600);
+    await writeAtomic(path('caCert'), made.cert, 0o600);
+    caCert = made.cert;
+    caKey = made.key;
+    ca = new X509Certificate(made.cert);
+  }
+  let clientCert = await readIfExists(path('clientCert'));
+  let clientKey = await readIfExists(path('clientKey'));
+  if (!leafIsGood(clientCert, clientKey, ca, (cert) => cert.subject.split('\n').includes(`CN=${FRONT_PROXY_CLIENT_NAME}`))) {
+    const leaf = await issueLeaf(caCert!, caKey!, { commonName: FRONT_PROXY_CLIENT_NAME, usage: 'client', days: LEAF_DAYS });
+    await writeAtomic(path('clientKey'), leaf.key, 0o600);
+    await writeAtomic(path('clientCert'), leaf.cert, 0o600);
+    clientCert = leaf.cert;
+    clientKey = leaf.key;
+  }
+  return { caCert: caCert!, caKey: caKey!, clientCert: clientCert!, clientKey: clientKey! };
+}
+
+/** A CA of its own, not written anywhere (tests make their extension servers' with it). */
+export function newCertificateAuthority(commonName: string): Promise<{ cert: string; key: string }> {
+  return createCa(commonName);
+}
+
+/** A certificate signed by `ca`: a server's for names, or a client's for a user (CN) and groups (O). */
+export function issueCertificate(
+  ca: { cert: string; key: string },
+  request: { commonName: string; organizations?: string[]; dnsNames?: string[]; ipAddresses?: string[]; usage: 'server' | 'client' },
+): Promise<{ cert: string; key: string }> {
+  return issueLeaf(ca.cert, ca.key, { ...request, days: LEAF_DAYS });
 }

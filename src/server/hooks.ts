@@ -10,6 +10,7 @@ import type { Authorizer } from '../auth/types.js';
 import type { TokenIssuer } from '../auth/tokens.js';
 import type { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import type { Registry } from '../registry/store.js';
+import type { Aggregator } from '../aggregator/aggregator.js';
 import type { ServingMaterial } from './certs.js';
 import type { HealthCheck } from './health.js';
 import type { Options } from './options.js';
@@ -49,6 +50,8 @@ export interface HookContext {
   issuer?: TokenIssuer;
   /** The port served; from the `serving` stage on. */
   port(): number;
+  /** The aggregation layer (none when APIServices are not served) and what the extension-apiserver-authentication ConfigMap publishes. Known from the `admission` stage on. */
+  aggregation?: { aggregator: Aggregator; authenticationInfo?: Record<string, string> };
 }
 
 /** A controller as the server runs it. */

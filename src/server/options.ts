@@ -226,6 +226,14 @@ export const SETTINGS = {
   tlsCertFile: optionalText('tls-cert-file', 'serve with this certificate (and --tls-private-key-file) instead'),
   tlsPrivateKeyFile: optionalText('tls-private-key-file', 'the private key of --tls-cert-file'),
   clientCaFile: optionalText('client-ca-file', "trust client certificates signed by this CA (as well as capstan's own)"),
+  /** The front proxy (the aggregation layer): capstan's identity toward extension API servers, and the request headers it trusts. */
+  requestheaderClientCaFile: optionalText('requestheader-client-ca-file', 'the front-proxy CA: client certificates signed by it may say who the user is in the request headers below; capstan makes its own in <cert-dir> when not given'),
+  requestheaderAllowedNames: list('requestheader-allowed-names', 'common names a front-proxy client certificate may have (any, when empty)'),
+  requestheaderUsernameHeaders: list('requestheader-username-headers', 'request headers that say the user name, first set wins (X-Remote-User when not given)'),
+  requestheaderGroupHeaders: list('requestheader-group-headers', 'request headers that say the groups (X-Remote-Group when not given)'),
+  requestheaderExtraHeadersPrefix: list('requestheader-extra-headers-prefix', 'prefixes of request headers that say extra user information (X-Remote-Extra- when not given)'),
+  proxyClientCertFile: optionalText('proxy-client-cert-file', 'the client certificate capstan calls extension API servers with (signed by --requestheader-client-ca-file)'),
+  proxyClientKeyFile: optionalText('proxy-client-key-file', 'the private key of --proxy-client-cert-file'),
   /** Go's name of the lowest TLS version served; none is TLS 1.2. */
   tlsMinVersion: checked<string | undefined>('tls-min-version', 'string', undefined, `minimum TLS version supported: ${TLS_VERSION_NAMES.join(', ')} (TLS 1.2 when not given)`, checkTlsVersion),
   /** Go's names of the TLS 1.2 cipher suites served (TLS 1.3's are always on); none: the defaults. */
@@ -299,6 +307,10 @@ export const SETTINGS = {
   insecure: toggle('insecure-serving', 'plain HTTP, where requests without credentials act as an administrator: for tests on loopback only, never for a reachable server'),
   /** How long a client may take to send a request's headers before its connection is closed (the reference's ReadHeaderTimeout, 32s). */
   requestHeaderTimeoutMs: unflagged(32_000),
+  /** How often every remote APIService's availability is checked besides on changes (the reference: 30 s). */
+  apiServiceRecheckMs: unflagged(30_000),
+  /** Whether the local APIServices are made (tests that count the store's revisions from the start turn them off). */
+  localApiServices: unflagged(true),
   /** klog's verbosity: 0 logs the start and errors; 3 and up one line per request, as the reference. */
   verbosity: level('v', 'v', 'log level: 0 logs the start and errors, 3 and up one line per request'),
   /** Where the request log's lines go; stderr when absent (tests and embedders collect them). */

@@ -33,6 +33,8 @@ import { ResourceQuotaController } from '../controllers/quota.js';
 import { reconcileBootstrapPolicy, startAggregationController } from '../controllers/rbac.js';
 import { StorageProtectionController } from '../controllers/storage-protection.js';
 import { TokenController } from '../controllers/token.js';
+import { AuthenticationInfoPublisher } from '../aggregator/front-proxy.js';
+import { LocalAPIServices } from '../aggregator/local-apiservices.js';
 import { signCertificateRequest } from './certs.js';
 import { started, task, type HookContext, type PostStartHook } from './hooks.js';
 
@@ -75,6 +77,13 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
     name: 'apiextensions-controllers', stage: 'admission', reportsAs: 'start-apiextensions-controllers',
     create: (c) => (c.registry.definitions.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(c.registry, crdServingEngine(c.featureGates)) : undefined),
   },
+  // The aggregation layer: what extension servers trust, the APIServices' availability, the local
+  // APIServices (autoregister-completion waits for them). Objects of the server's own, written
+  // without admission as the first-start ones (a chain that refuses every write must not stop the start).
+  { name: 'authentication-info', stage: 'admission', reportsAs: 'start-cluster-authentication-info-controller', create: (c) => (c.aggregation?.authenticationInfo ? new AuthenticationInfoPublisher(c.serverRegistry, c.aggregation.authenticationInfo) : undefined) },
+  { name: 'apiservice-registration', stage: 'admission', reportsAs: 'apiservice-registration-controller', create: (c) => (c.aggregation ? task(async () => {}) : undefined) },
+  { name: 'apiservice-availability', stage: 'admission', reportsAs: 'apiservice-status-available-controller', create: (c) => c.aggregation?.aggregator.availability },
+  { name: 'apiservice-autoregistration', stage: 'admission', reportsAs: 'kube-apiserver-autoregistration', create: (c) => (c.aggregation && c.options.localApiServices ? new LocalAPIServices(c.serverRegistry) : undefined) },
   { name: 'namespace', controller: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
   { name: 'resourcequota', controller: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
   { name: 'garbagecollector', controller: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },

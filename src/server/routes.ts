@@ -15,6 +15,7 @@ import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from './is
 import { versionInfo } from './version.js';
 import { metricsEndpoint, observeHealthRequest } from './metrics-endpoint.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
+import type { Aggregator } from '../aggregator/aggregator.js';
 
 export interface Routes {
   definitions: ResourceDefinitions;
@@ -33,6 +34,8 @@ export interface Routes {
   rememberFirstState(): Promise<void>;
   /** What /metrics serves; absent when metrics are off (then /metrics is not found). */
   metrics?: ServerMetrics;
+  /** The aggregation layer: remote APIServices' paths and groups; absent when APIServices are not served. */
+  aggregator?: Aggregator;
 }
 
 /** capstan's own paths (not the reference's): test environments reset the server between tests, */
@@ -70,14 +73,23 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
     }
     if (path === RESET_PATH || path === FIRST_STATE_PATH) return firstState(ctx, routes, path);
     if (path === '/openapi/v2') return serveOpenApiV2(res, req, routes.openapi);
+    // A remote APIService's v3 document is its server's.
+    if (routes.aggregator && path.startsWith('/openapi/v3/apis/') && !servedHere(routes.definitions, path.slice('/openapi/v3'.length))) {
+      if (await routes.aggregator.handle(req, res, path, ctx.user, out)) return;
+    }
     if (path === '/openapi/v3') return sendBytes(res, 200, routes.openapi.v3RootDocument(), out);
     if (path.startsWith('/openapi/v3/')) {
       const doc = routes.openapi.v3Document(path.slice('/openapi/v3/'.length));
       if (doc) return serveOpenApi(res, req, doc, query.has('hash'));
       return sendText(res, 404, '404 page not found\n');
     }
+    // A group-version served here is never a remote APIService's (the aggregator is not asked).
+    if (routes.aggregator && path.startsWith('/apis/') && !servedHere(routes.definitions, path)) {
+      if (await routes.aggregator.handle(req, res, path, ctx.user, out)) return;
+    }
     if (path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/')) {
-      const doc = routes.discovery().document(path);
+      const served = routes.discovery().document(path);
+      const doc = served && path === '/apis' && routes.aggregator ? routes.aggregator.groupList(served) : served;
       if (doc) {
         try {
           const { format } = negotiate(req.headers.accept);
@@ -91,6 +103,14 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
     if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return notFound(ctx, routes.definitions);
     await routes.resources.handle(req, res, info, query, ctx.user, ctx.received);
   };
+}
+
+/** Whether /apis/<group>[/<version>…] names a group (and version) this server serves itself. */
+function servedHere(definitions: ResourceDefinitions, path: string): boolean {
+  const [group, version] = path.slice('/apis/'.length).split('/');
+  if (!group) return true;
+  if (version === undefined || version === '') return definitions.group(group) !== undefined;
+  return definitions.resources(group, version) !== undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
 // APIs need of the registry (handed in by the server's wiring).
 import type { IncomingMessage } from 'node:http';
 import { authenticator, credentialsFromRequest, loadTokenFile } from '../auth/authenticators.js';
+import type { RequestHeaderOptions } from '../auth/request-header.js';
 import { alwaysAllow, Guard, withMasters } from '../auth/guard.js';
 import { missingRights, RbacAuthorizer, type PolicyRule, type RbacSource, type Role, type RoleBinding } from '../auth/rbac.js';
 import { StatusError } from '../errors.js';
@@ -28,6 +29,8 @@ export interface SecurityOptions {
   authorizationMode: 'RBAC' | 'AlwaysAllow';
   /** The iss of the tokens issued, and the API audience; API_AUDIENCE when absent. */
   serviceAccountIssuer?: string;
+  /** Front-proxy authentication (--requestheader-client-ca-file). */
+  requestHeader?: RequestHeaderOptions;
 }
 
 export interface Security {
@@ -136,6 +139,7 @@ export async function buildSecurity(registry: Registry, options: SecurityOptions
     apiAudiences: [apiAudience],
     anonymous: options.anonymousAuth,
     serviceAccountExists: (ref) => exists(ref),
+    ...(options.requestHeader ? { requestHeader: options.requestHeader } : {}),
   });
   let rbac: RbacAuthorizer | undefined;
   let authorizer: Authorizer = alwaysAllow;

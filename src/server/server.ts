@@ -52,6 +52,7 @@ import { rootPaths } from './root-paths.js';
 import { router } from './routes.js';
 import { openApiInfoVersion, versionInfo } from './version.js';
 import { buildSecurity } from './security.js';
+import { requestHeaderAuthentication, setUpAggregation } from './aggregation-setup.js';
 import { nodeTlsOptions } from './tls-options.js';
 import { answerClientError } from './unreadable-requests.js';
 
@@ -132,7 +133,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     if (sa?.otherVerificationKeys) process.stderr.write(`note: --service-account-key-file: ${sa.otherVerificationKeys} key(s) besides the signing key's are not used (capstan verifies tokens it signed)\n`);
   }
   const material = ctx.material;
+  const requestHeader = requestHeaderAuthentication(options, provided.clientCa, material);
   const { security, issuer } = await buildSecurity(registry, {
+    ...(requestHeader ? { requestHeader: requestHeader.options } : {}),
     insecure: options.insecure, material, tokenAuthFile: options.tokenAuthFile,
     anonymousAuth: options.anonymousAuth, authorizationMode: options.authorizationMode,
     serviceAccountIssuer: options.serviceAccountIssuer,
@@ -141,6 +144,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   ctx.authorizer = security.services.authorizer;
   // The review and token resources answer from the server's authorizer, authenticator and issuer.
   serverRegistry.provide(security.services);
+  ctx.aggregation = await setUpAggregation(options, serverRegistry, material, provided.clientCa);
   await hooks.run('admission');
 
   let shuttingDown = false;
@@ -149,8 +153,10 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const log: HealthCheck = { name: 'log', check: () => undefined };
   // Built after the stages that decide which hooks run here (all but `serving`).
   const informerSync = hooks.readiness('informer-sync', 'watch-caches');
+  const autoregisterCompletion = hooks.readiness('autoregister-completion', 'apiservice-autoregistration');
   const health = new Health(healthEndpoints([
     ping, log, storageCheck, { ...storageCheck, name: 'etcd-readiness' }, ...(informerSync ? [informerSync] : []), ...hooks.healthChecks(),
+    ...(autoregisterCompletion ? [autoregisterCompletion] : []),
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
   ], options.livezGracePeriodMs, startedAt));
   // ComponentStatus: the controllers run here, the storage checked here; no scheduler runs at all.
@@ -177,10 +183,12 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     firstState = await FirstState.of(storage);
   };
   let discovery: Discovery | undefined;
+  const openapi = new OpenApi(definitions, served, openApiInfoVersion());
+  ctx.aggregation?.aggregator.onOpenApiChange((parts) => openapi.setExtensions(parts));
   const routes = router({
     definitions,
     health,
-    openapi: new OpenApi(definitions, served, openApiInfoVersion()),
+    openapi,
     discovery: () => (discovery ??= new Discovery(definitions, { serverAddress: `${options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress}:${ctx.port()}` })),
     resources: new ResourceHandler(registry, security.context, admission, { features: featureGates, metrics, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds }),
     rootPaths: () => rootPaths(definitions, health, issuerDocs !== undefined),
@@ -188,6 +196,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     reset: resetServer,
     rememberFirstState,
     metrics,
+    aggregator: ctx.aggregation?.aggregator,
   });
   // The filters, outermost first (the reference's order); then the routes.
   const handle = filterChain([
@@ -223,7 +232,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       key: provided.serving?.key ?? material.serverKey,
       cert: provided.serving?.cert ?? material.serverCert,
       // Client certificates are asked for, verified against the client CA, and never required.
-      ca: provided.clientCa ? [provided.clientCa, material.caCert] : material.caCert,
+      ca: [...(provided.clientCa ? [provided.clientCa] : []), material.caCert, ...(requestHeader ? [requestHeader.caPem] : [])],
       requestCert: true,
       rejectUnauthorized: false,
       ...nodeTlsOptions(options.tlsMinVersion ?? '', options.tlsCipherSuites),

@@ -41,6 +41,8 @@ describe('command-line options', () => {
         auditLogFormat: 'json', auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1', auditLogBatchBufferSize: 10000, auditLogBatchMaxSize: 1,
         auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookBatchBufferSize: 10000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
         auditWebhookBatchThrottleEnable: true, auditWebhookBatchThrottleQps: 10, auditWebhookBatchThrottleBurst: 15, auditWebhookInitialBackoffMs: 10_000, auditWebhookVersion: 'audit.k8s.io/v1',
+        requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [],
+        proxyClientCertFile: undefined, proxyClientKeyFile: undefined, apiServiceRecheckMs: 30_000, localApiServices: true,
       },
     });
     const admission = parseOptions(['--enable-admission-plugins', 'AlwaysPullImages,NodeRestriction', '--disable-admission-plugins=ResourceQuota']).options;

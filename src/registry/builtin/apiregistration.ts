@@ -9,6 +9,8 @@ export const apiregistration: BuiltinGroup = {
   standardFinalizers: false,
   resources: {
     apiservices: {
+      // A path segment (the reference checks the name is `<version>.<group>`: `v1.` for the core group).
+      nameRule: 'path',
       defaults: { v1: defaultAPIService },
       table: apiServiceTable,
     },

@@ -1,0 +1,90 @@
+// The extension servers' OpenAPI v2 in /openapi/v2, as the reference's OpenAPI aggregation
+// controller: each Available remote APIService's server is asked for its /openapi/v2 (as
+// system:kube-aggregator, through the front proxy) when the APIServices are checked; its paths
+// under the APIService's group-version, and its definitions the served document does not already
+// have, are handed to the served document.
+import { createHash } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
+import { swaggerDocument } from '../api/openapi-documents.js';
+import type { ExtensionOpenApi } from '../endpoints/openapi.js';
+import { jsonMembers } from '../endpoints/openapi-generated.js';
+import { isObject } from '../json.js';
+import type { APIServiceView } from './apiservice-objects.js';
+import { identityHeaders, type FrontProxyConfig } from './front-proxy.js';
+import { tlsFor } from './proxy.js';
+import type { Resolved } from './service-resolver.js';
+
+const DOWNLOAD_TIMEOUT_MS = 5_000;
+const CHECKER = { name: 'system:kube-aggregator', groups: ['system:masters'] };
+
+export class OpenApiDownloads {
+  private readonly parts = new Map<string, ExtensionOpenApi>();
+  private listener: ((parts: readonly ExtensionOpenApi[]) => void) | undefined;
+
+  constructor(private readonly config: FrontProxyConfig) {}
+
+  /** Called with every part whenever the set changes. */
+  onChange(listener: (parts: readonly ExtensionOpenApi[]) => void): void {
+    this.listener = listener;
+    listener([...this.parts.values()]);
+  }
+
+  /** Downloads again the documents of the Available remote APIServices (and forgets the others'). */
+  async refresh(available: ReadonlyArray<{ view: APIServiceView; target: Resolved }>): Promise<void> {
+    let changed = false;
+    const names = new Set(available.map((a) => a.view.name));
+    for (const name of [...this.parts.keys()]) {
+      if (!names.has(name)) {
+        this.parts.delete(name);
+        changed = true;
+      }
+    }
+    await Promise.all(available.map(async ({ view, target }) => {
+      const doc = await this.download(view, target).catch(() => undefined);
+      if (!doc) return;
+      const part = partOf(doc, view);
+      if (this.parts.get(view.name)?.digest.equals(part.digest)) return;
+      this.parts.set(view.name, part);
+      changed = true;
+    }));
+    if (changed) this.listener?.([...this.parts.values()].sort((a, b) => Buffer.compare(a.digest, b.digest)));
+  }
+
+  private download(view: APIServiceView, target: Resolved): Promise<Record<string, unknown> | undefined> {
+    const host = target.host.includes(':') ? `[${target.host}]` : target.host;
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(`https://${host}:${target.port}/openapi/v2`, {
+        method: 'GET', agent: false, headers: { Accept: 'application/json', ...identityHeaders(CHECKER, this.config) }, ...tlsFor(view, this.config),
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          if ((res.statusCode ?? 0) !== 200) return resolve(undefined);
+          try {
+            const doc: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            resolve(isObject(doc) ? doc : undefined);
+          } catch {
+            resolve(undefined);
+          }
+        });
+        res.on('error', reject);
+      });
+      const timer = setTimeout(() => req.destroy(new Error('timed out')), DOWNLOAD_TIMEOUT_MS);
+      timer.unref();
+      req.on('error', reject);
+      req.end();
+    });
+  }
+}
+
+/** The APIService's paths and the definitions the served document lacks, as JSON members. */
+function partOf(doc: Record<string, unknown>, view: APIServiceView): ExtensionOpenApi {
+  const prefix = `/apis/${view.group}/${view.version}`;
+  const paths = Object.entries(isObject(doc.paths) ? doc.paths : {}).filter(([p]) => p === prefix || p.startsWith(`${prefix}/`));
+  const builtin = swaggerDocument().definitions;
+  const definitions = Object.entries(isObject(doc.definitions) ? doc.definitions : {}).filter(([name]) => !(name in builtin));
+  const pathText = Buffer.from(jsonMembers(paths));
+  const definitionText = Buffer.from(jsonMembers(definitions));
+  return { paths: pathText, definitions: definitionText, digest: createHash('sha512').update(pathText).update('\0').update(definitionText).digest() };
+}
