@@ -86,7 +86,8 @@ describe('what the controllers make, against the reference\'s tables', { timeout
     for (const ns of ['ref-create', 'ref-create-quota']) assert.equal((await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
     for (const name of CREATES) {
       const c = fixture(`create/${name}`);
-      const r = await call(server.url, 'POST', c.request.path, { body: c.request.body });
+      // As the recorder sent them: its User-Agent names the field manager (`recorder`).
+      const r = await call(server.url, 'POST', c.request.path, { body: c.request.body, headers: { 'User-Agent': 'recorder/1.0 (record.mjs; node)' } });
       assert.equal(r.status, 201, `${name}: ${r.text}`);
     }
   });
