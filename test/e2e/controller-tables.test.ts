@@ -35,7 +35,6 @@ const TABLES = [
  */
 const PENDING: Readonly<Record<string, string>> = {
   'apps-v1-daemonsets': 'the reference\'s row has no annotations (deprecated.daemonset.template.generation is still in its managedFields); not understood yet',
-  'apps-v1-controllerrevisions': 'the DaemonSet\'s revision is log-agent-fb5d6f459 in the reference, log-agent-8d9f57c5f here: its template hash differs though Deployments\' match',
   'core-v1-events': 'the reference\'s binder met the claim before it had marked the new volume Available (FailedBinding, bound at a resync): a race of that run; capstan binds at once',
 };
 

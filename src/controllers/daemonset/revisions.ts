@@ -51,7 +51,8 @@ export async function constructHistory(
       owner: ds, data, revision: nextRevisionNumber(all),
       labels: { ...((metadataOf(templateOfSet(ds))['labels'] ?? {}) as Record<string, string>) },
       annotations: (metadataOf(ds)['annotations'] ?? undefined) as Record<string, string> | undefined,
-      hash: (count) => podTemplateHash(templateOfSet(ds), count), hashLabel: POD_REVISION_LABEL,
+      // The reference hashes the set's own collision count: none until a name has collided.
+      hash: (count) => daemonRevisionHash(ds, collisionCount === undefined && count === 0 ? undefined : count), hashLabel: POD_REVISION_LABEL,
     };
     const made = await createRevision(registry, info, writer, draft, collisionCount ?? 0);
     // The reference only writes a collision count once a name has collided.
