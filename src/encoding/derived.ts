@@ -11,7 +11,7 @@
 // The parsed object, about twice the size of the bytes, is kept only while it is among the last
 // few parsed: the watchers of one event, and the forms made of one version in turn, share it,
 // and the parses of a list still die young.
-import type { JsonObject } from '../json.js';
+import { type JsonObject, isObject } from '../json.js';
 import { typePrefix } from './lists.js';
 import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
 import { readCopy } from './read-copy.js';
@@ -123,12 +123,34 @@ export function stringifiedObject(bytes: Buffer): Buffer {
 
 // ---- PartialObjectMetadata ----
 
-/** The object's metadata as JSON.stringify writes it ({} when it has none). */
+/**
+ * Annotations that exist only in the versioned object: the reference keeps these fields in its
+ * internal types' spec (moved there by conversion), so metadata taken from the internal object —
+ * PartialObjectMetadata, a Table row's object — does not have them.
+ */
+const VERSIONED_ONLY_ANNOTATIONS: Readonly<Record<string, string>> = {
+  DaemonSet: 'deprecated.daemonset.template.generation',
+  Deployment: 'deprecated.deployment.rollback.to',
+};
+
+/** The metadata as the reference's internal object has it. */
+function internalMetadata(obj: JsonObject): unknown {
+  const meta: unknown = obj['metadata'] ?? {};
+  const annotation = typeof obj['kind'] === 'string' ? VERSIONED_ONLY_ANNOTATIONS[obj['kind']] : undefined;
+  if (!annotation || !isObject(meta) || !isObject(meta['annotations']) || !(annotation in meta['annotations'])) return meta;
+  const annotations = { ...meta['annotations'] };
+  delete annotations[annotation];
+  const copy: JsonObject = { ...meta, annotations };
+  if (Object.keys(annotations).length === 0) delete copy['annotations'];
+  return copy;
+}
+
+/** The object's metadata as JSON.stringify writes it ({} when it has none), as the internal object has it. */
 function metadataJson(bytes: Buffer): Buffer {
   const d = entry(bytes);
   if (!d.metadata) {
     const obj = parsedObject(bytes);
-    const text = Buffer.from(JSON.stringify(obj['metadata'] ?? {}));
+    const text = Buffer.from(JSON.stringify(internalMetadata(obj)));
     d.metadata = metadataSlice(bytes, obj, text) ?? unpooled(text);
   }
   return d.metadata;

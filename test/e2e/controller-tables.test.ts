@@ -34,7 +34,6 @@ const TABLES = [
  * that the entry is removed.
  */
 const PENDING: Readonly<Record<string, string>> = {
-  'apps-v1-daemonsets': 'the reference\'s row has no annotations (deprecated.daemonset.template.generation is still in its managedFields); not understood yet',
   'core-v1-events': 'the reference\'s binder met the claim before it had marked the new volume Available (FailedBinding, bound at a resync): a race of that run; capstan binds at once',
 };
 

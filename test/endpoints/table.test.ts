@@ -48,6 +48,17 @@ describe('Table', () => {
     });
   }
 
+  it('a DaemonSet\'s metadata as the reference\'s internal object has it: its template-generation annotation only in the full object', async () => {
+    const body = { metadata: { name: 'agent', annotations: { team: 'a' } }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'fluentd' }] } } } };
+    assert.equal((await call(server.url, 'POST', '/apis/apps/v1/namespaces/default/daemonsets', { body })).status, 201);
+    const full = await call(server.url, 'GET', '/apis/apps/v1/namespaces/default/daemonsets/agent');
+    assert.deepEqual(full.json.metadata.annotations, { 'deprecated.daemonset.template.generation': '1', team: 'a' });
+    const partial = await call(server.url, 'GET', '/apis/apps/v1/namespaces/default/daemonsets/agent', { headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' } });
+    assert.deepEqual(partial.json.metadata.annotations, { team: 'a' });
+    const table = await call(server.url, 'GET', '/apis/apps/v1/namespaces/default/daemonsets', { headers: { Accept: TABLE } });
+    assert.deepEqual(table.json.rows[0].object.metadata.annotations, { team: 'a' });
+  });
+
   it('an empty Table: rows null from the default columns, [] from a resource\'s own printer', async () => {
     await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'empty-tables' } } });
     // LimitRanges print with the default columns (Name, Created At), as in the reference.
