@@ -3,6 +3,7 @@
 // has a ready endpoint for it, and its discovery document (GET /apis/<group>/<version>, as
 // system:kube-aggregator) answers 2xx within 5 s. Checked on every change to APIServices, Services
 // and Endpoints, and again every `recheckMs` (30 s).
+import { SerialRun } from '../registry/serial-run.js';
 import { request as httpsRequest } from 'node:https';
 import type { JsonObject } from '../json.js';
 import type { ResourceInfo } from '../registry/definitions.js';
@@ -30,9 +31,7 @@ export class AvailabilityController {
   private subscription: Subscription | undefined;
   private unsubscribeServices: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly runs = new SerialRun(() => this.checkAll(), 'apiservice availability');
 
   constructor(
     private readonly registry: Registry,
@@ -46,43 +45,25 @@ export class AvailabilityController {
     this.info = apiServiceInfo(this.registry);
     if (!this.info) return;
     this.informer = await this.registry.informer(this.info);
-    const changed = () => this.schedule();
+    const changed = () => this.runs.request();
     this.subscription = this.informer.subscribe({ added: changed, updated: changed, deleted: changed }, { replay: false });
     this.unsubscribeServices = this.resolver.subscribe(changed);
     this.timer = setInterval(changed, this.options.recheckMs);
     this.timer.unref();
-    this.schedule();
-    await this.running;
+    this.runs.request();
+    await this.runs.current();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.subscription?.stop();
     this.unsubscribeServices?.();
     clearInterval(this.timer);
-    await this.running;
+    await this.runs.stop();
   }
 
   /** Checks every APIService again now (the proxy could not reach one). */
   recheck(): void {
-    if (this.informer) this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.checkAll()
-      .catch((err: unknown) => console.error('apiservice availability:', err))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.schedule();
-        }
-      });
+    if (this.informer) this.runs.request();
   }
 
   private async checkAll(): Promise<void> {
@@ -91,12 +72,12 @@ export class AvailabilityController {
     await Promise.all(objects.map(async (obj: JsonObject) => {
       const view = viewOf(obj);
       const wanted = view.service ? await this.check(view, passed) : LOCAL;
-      if (this.stopped) return;
+      if (this.runs.stopped) return;
       // The informer's newest copy: the check took a while.
       const current = this.informer!.get(undefined, view.name);
       if (current) await setAvailable(this.registry, this.info!, current, wanted);
     }));
-    if (!this.stopped) await this.openApi?.refresh(passed);
+    if (!this.runs.stopped) await this.openApi?.refresh(passed);
   }
 
   private async check(view: APIServiceView, passed: Array<{ view: APIServiceView; target: Resolved }>): Promise<AvailableCondition> {

@@ -3,6 +3,7 @@
 // back to the table's spec once, at start — deleted later, it comes back at the next start) and one
 // per group-version of every CustomResourceDefinition (automanaged=true: made, corrected and
 // deleted as the CRDs come and go). An APIService without the label is the user's: left alone.
+import { SerialRun } from '../registry/serial-run.js';
 import { isObject, jsonEqual, type JsonObject } from '../json.js';
 import { StatusError } from '../errors.js';
 import type { ResourceInfo } from '../registry/definitions.js';
@@ -29,9 +30,7 @@ export class LocalAPIServices {
   private readonly synced = new Set<string>();
   private subscription: Subscription | undefined;
   private unsubscribeDefinitions: (() => void) | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly runs = new SerialRun(() => this.reconcile(), 'apiservice autoregistration');
 
   constructor(private readonly registry: Registry) {}
 
@@ -47,21 +46,20 @@ export class LocalAPIServices {
       }
     }
     const informer = await this.registry.informer(info);
-    this.subscription = informer.subscribe({ updated: () => this.schedule(), deleted: () => this.schedule() }, { replay: false });
-    this.unsubscribeDefinitions = this.registry.definitions.subscribe(() => this.schedule());
-    this.schedule();
-    await this.running;
+    this.subscription = informer.subscribe({ updated: () => this.runs.request(), deleted: () => this.runs.request() }, { replay: false });
+    this.unsubscribeDefinitions = this.registry.definitions.subscribe(() => this.runs.request());
+    this.runs.request();
+    await this.runs.current();
     const deadline = Date.now() + COMPLETION_WAIT_MS;
-    while (!this.stopped && Date.now() < deadline && [...this.onStart.keys()].some((name) => !isAvailableNow(informer.get(undefined, name)))) {
+    while (!this.runs.stopped && Date.now() < deadline && [...this.onStart.keys()].some((name) => !isAvailableNow(informer.get(undefined, name)))) {
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.subscription?.stop();
     this.unsubscribeDefinitions?.();
-    await this.running;
+    await this.runs.stop();
   }
 
   private isBuiltin(group: string, version: string): boolean {
@@ -80,23 +78,6 @@ export class LocalAPIServices {
       }
     }
     return out;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.reconcile()
-      .catch((err: unknown) => console.error('apiservice autoregistration:', err))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.schedule();
-        }
-      });
   }
 
   private async reconcile(): Promise<void> {

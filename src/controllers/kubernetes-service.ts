@@ -2,6 +2,7 @@
 // the cluster find the API server. Kept as the reference's bootstrap controller and master
 // endpoint reconciler keep them: made at start, made again when deleted, and put back when their
 // ports or address drift (on any change to them, and every 10 s). A client of the registry.
+import { SerialRun } from '../registry/serial-run.js';
 import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { familyOfIp } from '../registry/allocators/ip-range.js';
@@ -35,9 +36,7 @@ export function advertisedAddress(advertise: string | undefined, bindAddress: st
 export class KubernetesServiceController {
   private readonly subscriptions: Subscription[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly runs = new SerialRun(() => this.reconcile(), 'kubernetes service');
 
   constructor(private readonly registry: Registry, private readonly options: KubernetesServiceOptions) {}
 
@@ -50,39 +49,20 @@ export class KubernetesServiceController {
     await this.reconcile().catch((err: unknown) => console.error('kubernetes service:', err));
     for (const info of [this.info('', 'v1', 'services'), this.info('', 'v1', 'endpoints'), this.info('discovery.k8s.io', 'v1', 'endpointslices')]) {
       const changed = (o: ObjectVersion) => {
-        if (o.name === NAME && o.namespace === NAMESPACE) this.schedule();
+        if (o.name === NAME && o.namespace === NAMESPACE) this.runs.request();
       };
       const informer = await this.registry.informer(info);
       this.subscriptions.push(informer.subscribe({ added: changed, updated: changed, deleted: changed }, { replay: false }));
     }
-    this.timer = setInterval(() => this.schedule(), RESYNC_MS);
+    this.timer = setInterval(() => this.runs.request(), RESYNC_MS);
     this.timer.unref();
   }
 
   /** Stops watching and waits for a reconcile under way. */
   async stop(): Promise<void> {
-    this.stopped = true;
     for (const s of this.subscriptions) s.stop();
     clearInterval(this.timer);
-    await this.running;
-  }
-
-  /** One reconcile at a time; changes during one bring another. */
-  private schedule(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.reconcile()
-      .catch((err: unknown) => console.error('kubernetes service:', err))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.schedule();
-        }
-      });
+    await this.runs.stop();
   }
 
   async reconcile(): Promise<void> {
