@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseOptions } from '../../src/cmd/options.js';
 import { prepareKubeApiserver } from '../../src/cmd/kube-apiserver-start.js';
 import { EventRecorder } from '../../src/controllers/kit/events.js';
-import { encodedHash, fnv32a, safeEncode } from '../../src/controllers/kit/hash.js';
+import { fnv32a, podTemplateHash, safeEncode } from '../../src/controllers/kit/hash.js';
 import { claim, controllerOf, controllerReference, podFromTemplate } from '../../src/controllers/kit/owned.js';
 import { controllerEnabled, parseControllers } from '../../src/controllers/kit/selection.js';
 import { WorkQueue } from '../../src/controllers/kit/work-queue.js';
@@ -123,8 +123,8 @@ describe('hashes', { timeout: 5_000 }, () => {
     assert.equal(fnv32a(Buffer.from('a')), 0xe40c292c);
     assert.equal(fnv32a(Buffer.from('foobar')), 0xbf9cf968);
     assert.equal(safeEncode('0123456789'), 'bcdfghjklm'.split('').map((_, i) => 'bcdfghjklmnpqrstvwxz2456789'[(48 + i) % 27]).join(''));
-    assert.doesNotMatch(encodedHash(Buffer.from('anything'), 3), /[aeiou013]/);
-    assert.notEqual(encodedHash(Buffer.from('x'), 0), encodedHash(Buffer.from('x'), 1));
+    assert.doesNotMatch(podTemplateHash({ metadata: { labels: { app: 'anything' } } }, 3), /[aeiou013]/);
+    assert.notEqual(podTemplateHash({ metadata: { labels: { app: 'x' } } }, 0), podTemplateHash({ metadata: { labels: { app: 'x' } } }, 1));
   });
 });
 

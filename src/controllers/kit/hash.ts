@@ -32,17 +32,6 @@ export function safeEncode(text: string): string {
   return out;
 }
 
-/** A 32-bit hash with a collision count folded in (little-endian, as the reference writes it), safely encoded. */
-export function encodedHash(bytes: Uint8Array, collisionCount?: number): string {
-  let h = fnv32a(bytes);
-  if (collisionCount !== undefined) {
-    const c = Buffer.alloc(4);
-    c.writeUInt32LE(collisionCount >>> 0);
-    h = fnv32a(c, h);
-  }
-  return safeEncode(String(h));
-}
-
 /**
  * The `pod-template-hash` of a Deployment's template (as stored, i.e. defaulted), as the reference
  * computes it: FNV-32a over go-spew's printout of the Go PodTemplateSpec, then, when the Deployment
