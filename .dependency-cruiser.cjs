@@ -20,7 +20,7 @@ const MAY_IMPORT = {
   admission: ['metrics', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
   controllers: ['auth', 'registry', 'quota', 'encoding', 'api', 'json.ts', 'errors.ts'],
   endpoints: ['metrics', 'audit', 'admission', 'auth', 'registry', 'fieldmanager', 'encoding', 'api', 'json.ts', 'errors.ts'],
-  aggregator: ['endpoints', 'auth', 'registry', 'encoding', 'api', 'json.ts', 'errors.ts'],
+  aggregator: ['metrics', 'endpoints', 'auth', 'registry', 'encoding', 'api', 'json.ts', 'errors.ts'],
   server: ['aggregator', 'metrics', 'audit', 'apiextensions', 'endpoints', 'controllers', 'admission', 'auth', 'registry', 'quota', 'fieldmanager', 'encoding', 'api', 'storage', 'json.ts', 'errors.ts'],
   host: [],
   embed: ['host', 'server', 'encoding', 'api', 'json.ts', 'errors.ts'],

@@ -14,6 +14,7 @@ import type { FrontProxyConfig } from './front-proxy.js';
 import { ExtensionProxy } from './proxy.js';
 import { OpenApiDownloads } from './openapi.js';
 import type { ExtensionOpenApi } from '../endpoints/openapi.js';
+import type { AggregatorMetrics } from '../metrics/aggregator.js';
 import { ServiceResolver } from './service-resolver.js';
 
 export interface AggregatorOptions {
@@ -40,13 +41,14 @@ export class Aggregator {
   }
 
   /** Undefined when APIServices are not served. */
-  static async create(registry: Registry, config: FrontProxyConfig | undefined, options: AggregatorOptions): Promise<Aggregator | undefined> {
+  static async create(registry: Registry, config: FrontProxyConfig | undefined, options: AggregatorOptions, metrics?: AggregatorMetrics): Promise<Aggregator | undefined> {
     const info = apiServiceInfo(registry);
     if (!info) return undefined;
     const informer = await registry.informer(info);
     const resolver = await ServiceResolver.of(registry);
     const openApi = config ? new OpenApiDownloads(config) : undefined;
-    const availability = new AvailabilityController(registry, resolver, config, { recheckMs: options.recheckMs }, openApi);
+    const availability = new AvailabilityController(registry, resolver, config, { recheckMs: options.recheckMs }, openApi, metrics);
+    metrics?.followApiServices(() => informer.list().map((o) => [viewOf(o).name, isAvailable(o)] as const));
     const proxy = config ? new ExtensionProxy(resolver, config, { responseTimeoutMs: options.responseTimeoutMs, unreachable: () => availability.recheck() }) : undefined;
     return new Aggregator(informer, proxy, availability, openApi);
   }

@@ -71,11 +71,11 @@ export function apiServiceInfo(registry: Registry): ResourceInfo | undefined {
 /**
  * Sets the Available condition through the status subresource when it differs; the transition
  * time moves only when the status does, as the reference's. A conflict (someone wrote meanwhile)
- * is left to the next check.
+ * is left to the next check. True when it wrote.
  */
-export async function setAvailable(registry: Registry, info: ResourceInfo, current: JsonObject, wanted: AvailableCondition): Promise<void> {
+export async function setAvailable(registry: Registry, info: ResourceInfo, current: JsonObject, wanted: AvailableCondition): Promise<boolean> {
   const old = availableCondition(current);
-  if (old && old.status === wanted.status && old.reason === wanted.reason && old.message === wanted.message) return;
+  if (old && old.status === wanted.status && old.reason === wanted.reason && old.message === wanted.message) return false;
   const condition: JsonObject = {
     type: 'Available', status: wanted.status,
     lastTransitionTime: old && old.status === wanted.status && typeof old.lastTransitionTime === 'string' ? old.lastTransitionTime : rfc3339(new Date()),
@@ -86,8 +86,9 @@ export async function setAvailable(registry: Registry, info: ResourceInfo, curre
   const name = String((current.metadata as JsonObject).name);
   try {
     await registry.update(info, undefined, name, { ...current, status: { ...status, conditions: [...others, condition] } }, 'status', AGGREGATOR_WRITER);
+    return true;
   } catch (err) {
-    if (err instanceof StatusError && (err.code === 409 || err.code === 404)) return;
+    if (err instanceof StatusError && (err.code === 409 || err.code === 404)) return false;
     throw err;
   }
 }

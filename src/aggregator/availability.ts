@@ -11,6 +11,7 @@ import type { Informer, Subscription } from '../registry/informers.js';
 import type { Registry } from '../registry/store.js';
 import { apiServiceInfo, setAvailable, viewOf, type APIServiceView, type AvailableCondition } from './apiservice-objects.js';
 import { identityHeaders, type FrontProxyConfig } from './front-proxy.js';
+import type { AggregatorMetrics } from '../metrics/aggregator.js';
 import type { OpenApiDownloads } from './openapi.js';
 import { tlsFor } from './proxy.js';
 import { isResolved, type Resolved, type ServiceResolver } from './service-resolver.js';
@@ -39,6 +40,7 @@ export class AvailabilityController {
     private readonly config: FrontProxyConfig | undefined,
     private readonly options: AvailabilityOptions,
     private readonly openApi?: OpenApiDownloads,
+    private readonly metrics?: AggregatorMetrics,
   ) {}
 
   async start(): Promise<void> {
@@ -75,7 +77,7 @@ export class AvailabilityController {
       if (this.runs.stopped) return;
       // The informer's newest copy: the check took a while.
       const current = this.informer!.get(undefined, view.name);
-      if (current) await setAvailable(this.registry, this.info!, current, wanted);
+      if (current && await setAvailable(this.registry, this.info!, current, wanted) && wanted.status !== 'True') this.metrics?.markedUnavailable(view.name, wanted.reason);
     }));
     if (!this.runs.stopped) await this.openApi?.refresh(passed);
   }

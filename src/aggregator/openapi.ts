@@ -1,8 +1,12 @@
-// The extension servers' OpenAPI v2 in /openapi/v2, as the reference's OpenAPI aggregation
-// controller: each Available remote APIService's server is asked for its /openapi/v2 (as
-// system:kube-aggregator, through the front proxy) when the APIServices are checked; its paths
-// under the APIService's group-version, and its definitions the served document does not already
-// have, are handed to the served document.
+// The extension servers' OpenAPI in /openapi/v2 and the /openapi/v3 root, as the reference's
+// OpenAPI aggregation controllers: each Available remote APIService's server is asked for its
+// /openapi/v2 and its /openapi/v3 root (as system:kube-aggregator, through the front proxy) when
+// the APIServices are checked. Of v2, its paths under the APIService's group-version, and its
+// definitions the served document does not already have, go into the served document; of the v3
+// root, the entry of the APIService's group-version (with the server's own serverRelativeURL,
+// whose hash is the server's) goes into the served root. The reference takes every entry of the
+// extension's root; only the APIService's own is taken here, so that an extension server cannot
+// stand in for another group's documents.
 import { createHash } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { swaggerDocument } from '../api/openapi-documents.js';
@@ -40,9 +44,9 @@ export class OpenApiDownloads {
       }
     }
     await Promise.all(available.map(async ({ view, target }) => {
-      const doc = await this.download(view, target).catch(() => undefined);
-      if (!doc) return;
-      const part = partOf(doc, view);
+      const [v2, v3Root] = await Promise.all(['/openapi/v2', '/openapi/v3'].map((path) => this.download(view, target, path).catch(() => undefined)));
+      if (!v2 && !v3Root) return;
+      const part = partOf(v2, v3Root, view);
       if (this.parts.get(view.name)?.digest.equals(part.digest)) return;
       this.parts.set(view.name, part);
       changed = true;
@@ -50,10 +54,10 @@ export class OpenApiDownloads {
     if (changed) this.listener?.([...this.parts.values()].sort((a, b) => Buffer.compare(a.digest, b.digest)));
   }
 
-  private download(view: APIServiceView, target: Resolved): Promise<Record<string, unknown> | undefined> {
+  private download(view: APIServiceView, target: Resolved, path: string): Promise<Record<string, unknown> | undefined> {
     const host = target.host.includes(':') ? `[${target.host}]` : target.host;
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(`https://${host}:${target.port}/openapi/v2`, {
+      const req = httpsRequest(`https://${host}:${target.port}${path}`, {
         method: 'GET', agent: false, headers: { Accept: 'application/json', ...identityHeaders(CHECKER, this.config) }, ...tlsFor(view, this.config),
       }, (res) => {
         const chunks: Buffer[] = [];
@@ -78,13 +82,21 @@ export class OpenApiDownloads {
   }
 }
 
-/** The APIService's paths and the definitions the served document lacks, as JSON members. */
-function partOf(doc: Record<string, unknown>, view: APIServiceView): ExtensionOpenApi {
+/**
+ * Of the v2 document, the APIService's paths and the definitions the served document lacks, as JSON
+ * members; of the v3 root, the APIService's group-version's entry.
+ */
+function partOf(v2: Record<string, unknown> | undefined, v3Root: Record<string, unknown> | undefined, view: APIServiceView): ExtensionOpenApi {
   const prefix = `/apis/${view.group}/${view.version}`;
-  const paths = Object.entries(isObject(doc.paths) ? doc.paths : {}).filter(([p]) => p === prefix || p.startsWith(`${prefix}/`));
+  const paths = Object.entries(v2 && isObject(v2.paths) ? v2.paths : {}).filter(([p]) => p === prefix || p.startsWith(`${prefix}/`));
   const builtin = swaggerDocument().definitions;
-  const definitions = Object.entries(isObject(doc.definitions) ? doc.definitions : {}).filter(([name]) => !(name in builtin));
+  const definitions = Object.entries(v2 && isObject(v2.definitions) ? v2.definitions : {}).filter(([name]) => !(name in builtin));
   const pathText = Buffer.from(jsonMembers(paths));
   const definitionText = Buffer.from(jsonMembers(definitions));
-  return { paths: pathText, definitions: definitionText, digest: createHash('sha512').update(pathText).update('\0').update(definitionText).digest() };
+  const key = prefix.slice(1);
+  const entry = v3Root && isObject(v3Root.paths) ? v3Root.paths[key] : undefined;
+  const url = isObject(entry) && typeof entry.serverRelativeURL === 'string' ? entry.serverRelativeURL : undefined;
+  const v3 = url !== undefined && url.startsWith(`/openapi/v3/${key}`) ? { path: key, serverRelativeURL: url } : undefined;
+  const digest = createHash('sha512').update(pathText).update('\0').update(definitionText).update('\0').update(url ?? '').digest();
+  return { paths: pathText, definitions: definitionText, ...(v3 ? { v3 } : {}), digest };
 }

@@ -2,13 +2,17 @@
 // APIService goes, as it came (path, query, body, streamed both ways, watches included), to a
 // ready endpoint of the APIService's Service, over HTTPS with capstan's front-proxy client
 // certificate and the user in the front proxy's headers. The client's own credentials and any
-// identity headers it sent are not passed on.
+// identity headers it sent are not passed on. A request to switch protocols (SPDY, WebSocket)
+// is passed on as one; when the extension server switches, the two connections are joined and
+// carry bytes both ways until either ends.
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:http';
 import { checkServerIdentity } from 'node:tls';
 import type { UserInfo } from '../api/user.js';
 import { badRequest, StatusError } from '../errors.js';
 import { sendStatusError, sendText, type Output } from '../endpoints/request.js';
+import { upgradedConnection, type UpgradedConnection } from '../endpoints/upgrade.js';
+import type { Duplex } from 'node:stream';
 import type { APIServiceView } from './apiservice-objects.js';
 import { identityHeaders, isIdentityHeader, type FrontProxyConfig } from './front-proxy.js';
 import { isResolved, type Resolved, type ServiceResolver } from './service-resolver.js';
@@ -95,6 +99,8 @@ export class ExtensionProxy {
       }
       Object.assign(headers, identityHeaders(user, this.config));
       headers.host = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+      const upgrade = upgradedConnection(res);
+      if (upgrade) Object.assign(headers, { connection: 'Upgrade', upgrade: req.headers.upgrade ?? '' });
       const upstream = httpsRequest({
         host: target.host, port: target.port, method: req.method, path, headers, agent: false,
         ...tlsFor(apiService, this.config),
@@ -113,12 +119,20 @@ export class ExtensionProxy {
         finish();
       }, this.options.responseTimeoutMs);
       timer.unref();
+      upstream.on('upgrade', (answer: IncomingMessage, theirs: Duplex, theirHead: Buffer) => {
+        clearTimeout(timer);
+        if (!upgrade || res.headersSent || res.writableEnded) {
+          theirs.destroy();
+          return finish();
+        }
+        res.writeHead(101, { ...returnedHeaders(answer), connection: 'Upgrade', upgrade: answer.headers.upgrade ?? '' });
+        res.end();
+        join(upgrade, theirs, theirHead);
+        finish();
+      });
       upstream.on('response', (answer) => {
         clearTimeout(timer);
-        const back: OutgoingHttpHeaders = {};
-        for (const [name, value] of Object.entries(answer.headers)) {
-          if (!NOT_RETURNED.has(name) && value !== undefined) back[name] = value;
-        }
+        const back = returnedHeaders(answer);
         if (res.headersSent || res.writableEnded) {
           answer.destroy();
           return finish();
@@ -148,6 +162,31 @@ export class ExtensionProxy {
       req.pipe(upstream);
     });
   }
+}
+
+/** The extension server's response headers that go back to the client. */
+function returnedHeaders(answer: IncomingMessage): OutgoingHttpHeaders {
+  const back: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (!NOT_RETURNED.has(name) && value !== undefined) back[name] = value;
+  }
+  return back;
+}
+
+/** The client's connection and the extension server's, switched to their new protocol, joined: bytes flow both ways until either side ends. */
+function join(client: UpgradedConnection, theirs: Duplex, theirHead: Buffer): void {
+  const ours = client.socket;
+  if (theirHead.length > 0) ours.write(theirHead);
+  if (client.head.length > 0) theirs.write(client.head);
+  const close = () => {
+    ours.destroy();
+    theirs.destroy();
+  };
+  theirs.on('error', close);
+  theirs.on('close', close);
+  ours.on('close', close);
+  theirs.pipe(ours);
+  ours.pipe(theirs);
 }
 
 function describe(err: Error, target: Resolved): string {

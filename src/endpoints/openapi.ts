@@ -171,6 +171,8 @@ function madeV3Bytes(doc: JsonObject): OpenApiDocumentBytes {
 export interface ExtensionOpenApi {
   readonly paths: Buffer;
   readonly definitions: Buffer;
+  /** The extension's entry of the /openapi/v3 root, when its server has one. */
+  readonly v3?: { readonly path: string; readonly serverRelativeURL: string };
   /** Identifies the two (a digest of them). */
   readonly digest: Buffer;
 }
@@ -263,6 +265,7 @@ export class OpenApi {
   setExtensions(parts: readonly ExtensionOpenApi[]): void {
     this.extensions = parts;
     this.v2 = undefined;
+    this.v3Root = undefined;
   }
 
   /**
@@ -333,7 +336,9 @@ export class OpenApi {
         const doc = this.v3Entry(path)!;
         paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.etag.slice(1, -1)}` };
       }
-      this.v3Root = Buffer.from(JSON.stringify({ paths }));
+      // The extension servers' group-versions (never one served here: those are not proxied).
+      for (const { v3 } of this.extensions) if (v3 && !(v3.path in paths)) paths[v3.path] = { serverRelativeURL: v3.serverRelativeURL };
+      this.v3Root = Buffer.from(JSON.stringify({ paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }));
     }
     return this.v3Root;
   }

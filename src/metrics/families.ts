@@ -78,6 +78,14 @@ export const STORAGE_OBJECTS: Family<'resource'> = {
   name: 'apiserver_storage_objects', stability: 'STABLE', labels: ['resource'],
   help: 'Number of stored objects at the time of last check split by kind.',
 };
+export const UNAVAILABLE_APISERVICE: Family<'name'> = {
+  name: 'aggregator_unavailable_apiservice', stability: 'ALPHA', labels: ['name'],
+  help: 'Gauge of APIServices which are marked as unavailable broken down by APIService name.',
+};
+export const UNAVAILABLE_APISERVICE_TOTAL: Family<'name' | 'reason'> = {
+  name: 'aggregator_unavailable_apiservice_total', stability: 'ALPHA', labels: ['name', 'reason'],
+  help: 'Counter of APIServices which are marked as unavailable broken down by APIService name and reason.',
+};
 export const ETCD_REQUEST_DURATION: HistogramFamily<'operation' | 'type'> = {
   name: 'etcd_request_duration_seconds', stability: 'ALPHA', labels: ['operation', 'type'], buckets: LATENCY_BUCKETS,
   help: 'Etcd request latency in seconds for each operation and object type.',

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { Aggregator } from '../aggregator/aggregator.js';
 import { authenticationInfo, DEFAULT_HEADERS, type FrontProxyConfig } from '../aggregator/front-proxy.js';
+import type { AggregatorMetrics } from '../metrics/aggregator.js';
 import type { Registry } from '../registry/store.js';
 import type { RequestHeaderOptions } from '../auth/request-header.js';
 import { ensureFrontProxyMaterial, FRONT_PROXY_CLIENT_NAME, type ServingMaterial } from './certs.js';
@@ -60,9 +61,11 @@ export async function frontProxyConfig(options: Options, material: ServingMateri
 }
 
 /** The aggregation part of the hooks' context; undefined when APIServices are not served. */
-export async function setUpAggregation(options: Options, registry: Registry, material: ServingMaterial | undefined, clientCa: string | undefined): Promise<HookContext['aggregation']> {
+export async function setUpAggregation(
+  options: Options, registry: Registry, material: ServingMaterial | undefined, clientCa: string | undefined, metrics?: AggregatorMetrics,
+): Promise<HookContext['aggregation']> {
   const config = await frontProxyConfig(options, material);
-  const aggregator = await Aggregator.create(registry, config, { responseTimeoutMs: options.requestTimeoutMs, recheckMs: options.apiServiceRecheckMs });
+  const aggregator = await Aggregator.create(registry, config, { responseTimeoutMs: options.requestTimeoutMs, recheckMs: options.apiServiceRecheckMs }, metrics);
   if (!aggregator) return undefined;
   const clientCas = [clientCa, material?.caCert].filter((c): c is string => c !== undefined).join('');
   return { aggregator, ...(config ? { authenticationInfo: authenticationInfo(clientCas || undefined, config) } : {}) };

@@ -4,6 +4,7 @@
 import { CRD_SCHEMA_ENGINE } from '../apiextensions/engine.js';
 import { installCrdStrategy } from '../apiextensions/strategy.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createSecureServer } from 'node:http2';
 import { TLSSocket } from 'node:tls';
 import type { AddressInfo, Server, Socket } from 'node:net';
@@ -14,6 +15,7 @@ import type { ResourceDefinitions } from '../registry/definitions.js';
 import { Discovery } from '../endpoints/discovery.js';
 import { OpenApi } from '../endpoints/openapi.js';
 import { ResourceHandler } from '../endpoints/resources.js';
+import { upgradeResponse } from '../endpoints/upgrade.js';
 import { FirstState } from '../registry/reset.js';
 import { Registry, SYSTEM_USER } from '../registry/store.js';
 import { AdmissionChain, enabledPlugins } from '../admission/chain.js';
@@ -144,7 +146,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   ctx.authorizer = security.services.authorizer;
   // The review and token resources answer from the server's authorizer, authenticator and issuer.
   serverRegistry.provide(security.services);
-  ctx.aggregation = await setUpAggregation(options, serverRegistry, material, provided.clientCa);
+  ctx.aggregation = await setUpAggregation(options, serverRegistry, material, provided.clientCa, metrics?.aggregator);
   await hooks.run('admission');
 
   let shuttingDown = false;
@@ -247,6 +249,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     Object.assign(server, { maxHeaderSize: MAX_HEADER_BYTES + 4096, headersTimeout: headerTimeout, connectionsCheckingInterval });
   }
   server.on('clientError', answerClientError);
+  // Requests to switch protocols (HTTP/1.1 only) take the same way, answered on their socket.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, upgradeResponse(req, socket, head)));
   // Every connection, so that close() ends them (HTTP/2 sessions and keep-alive sockets alike).
   const sockets = new Set<Socket>();
   server.on(material ? 'secureConnection' : 'connection', (socket: Socket) => {

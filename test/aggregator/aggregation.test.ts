@@ -2,6 +2,7 @@
 // identity, proxying (lists, watches, errors passed through), the security cases, availability.
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { issueClientCertificate } from '../../src/server/certs.js';
 import { call, mustOk, readReply, until, type ClientTls, type Reply } from '../helpers.js';
-import { ExtensionServer, nodeMetrics, podMetrics } from './extension-server.js';
+import { ExtensionServer, nodeMetrics, OPENAPI_V3_HASH, podMetrics } from './extension-server.js';
 import { availableOf, NAMESPACE, registerExtension, SERVICE } from './register.js';
 
 const APISERVICE = 'v1beta1.metrics.k8s.io';
@@ -22,6 +23,35 @@ function rawGet(base: string, path: string, tls: ClientTls, headers: Record<stri
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A request to switch protocols, written by hand over TLS (HTTP/1.1), with `early` bytes right after its headers. */
+class RawUpgrade {
+  received = '';
+  ended = false;
+  private constructor(readonly socket: TLSSocket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => { this.received += chunk; });
+    socket.on('end', () => { this.ended = true; });
+    socket.on('error', () => { this.ended = true; });
+  }
+
+  static open(base: string, path: string, tls: ClientTls, headers: Record<string, string>, early = ''): Promise<RawUpgrade> {
+    const url = new URL(base);
+    return new Promise((resolve, reject) => {
+      const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ALPNProtocols: ['http/1.1'], ...tls }, () => {
+        const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, 'Connection: Upgrade', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+        socket.write(`${lines.join('\r\n')}\r\n\r\n${early}`);
+        resolve(new RawUpgrade(socket));
+      });
+      socket.once('error', reject);
+    });
+  }
+
+  /** Waits until what was received contains `text`. */
+  async waitFor(text: string): Promise<void> {
+    await until(() => `${JSON.stringify(text)} in ${JSON.stringify(this.received)}`, () => this.received.includes(text), 5_000);
+  }
 }
 
 describe('aggregation layer', { timeout: 120_000 }, () => {
@@ -164,7 +194,66 @@ describe('aggregation layer', { timeout: 120_000 }, () => {
       assert.equal(r.json.kind, 'Status');
     }
     // (The availability checks and OpenAPI downloads go on meanwhile: only those reached it.)
-    assert.deepEqual(ext.seen.slice(before).filter((r) => r.url !== '/apis/metrics.k8s.io/v1beta1' && r.url !== '/openapi/v2'), [], 'nothing else reached the extension');
+    assert.deepEqual(ext.seen.slice(before).filter((r) => !['/apis/metrics.k8s.io/v1beta1', '/openapi/v2', '/openapi/v3'].includes(r.url)), [], 'nothing else reached the extension');
+  });
+
+  it('lists the extension\'s group-version in the /openapi/v3 root with its own hash, and no other entry of its root', async () => {
+    const root = await until('the v3 root names metrics.k8s.io', async () => {
+      const r = await call(server.url, 'GET', '/openapi/v3', { tls });
+      return r.json?.paths?.['apis/metrics.k8s.io/v1beta1'] ? r.json : undefined;
+    });
+    const url = `/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=${OPENAPI_V3_HASH}`;
+    assert.deepEqual(root.paths['apis/metrics.k8s.io/v1beta1'], { serverRelativeURL: url });
+    assert.match(root.paths['api/v1'].serverRelativeURL, /^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]+$/);
+    const keys = Object.keys(root.paths);
+    assert.deepEqual(keys, [...keys].sort());
+    const doc = await mustOk(call(server.url, 'GET', url, { tls }));
+    assert.equal(doc.json.info.title, 'Kubernetes metrics-server');
+  });
+
+  it('switches protocols through the proxy and joins the two connections, with the front-proxy identity', async () => {
+    const before = ext.seen.length;
+    const up = await RawUpgrade.open(server.url, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-1/exec?command=sh', tls, {
+      Upgrade: 'SPDY/3.1', Authorization: 'Bearer not-for-the-extension', 'X-Remote-User': 'mallory', 'X-Remote-Group': 'evil',
+    }, 'early');
+    await up.waitFor('echo:early');
+    assert.match(up.received, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+    const head = up.received.slice(0, up.received.indexOf('\r\n\r\n')).toLowerCase();
+    assert.match(head, /\r\nupgrade: spdy\/3\.1(\r\n|$)/);
+    assert.match(head, /\r\nconnection: upgrade(\r\n|$)/);
+    assert.ok(up.received.includes('\r\n\r\nhello kubernetes-admin\n'), up.received);
+    up.socket.write('ping');
+    await up.waitFor('echo:ping');
+    const seen = ext.seen.slice(before).find((r) => r.url.includes('/exec'))!;
+    assert.equal(seen.clientCn, 'front-proxy-client');
+    assert.equal(seen.headers['authorization'], undefined);
+    assert.equal(seen.headers['x-remote-user'], 'kubernetes-admin');
+    assert.equal(seen.headers['x-remote-group'], 'system:masters, system:authenticated');
+    assert.equal(seen.headers['upgrade'], 'SPDY/3.1');
+    up.socket.destroy();
+    // The server goes on answering.
+    await mustOk(call(server.url, 'GET', '/apis/metrics.k8s.io/v1beta1/nodes', { tls }));
+  });
+
+  it('answers an upgrade the extension refuses with its refusal, and closes the connection', async () => {
+    const mallory = await issueClientCertificate(server.material!, 'mallory', ['system:masters']);
+    const up = await RawUpgrade.open(server.url, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-1/exec', { ca: tls.ca, cert: mallory.cert, key: mallory.key }, { Upgrade: 'SPDY/3.1' });
+    await until('closed', () => up.ended, 5_000);
+    assert.match(up.received, /^HTTP\/1\.1 403 Forbidden\r\n/);
+    const body = JSON.parse(up.received.slice(up.received.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, ''));
+    assert.equal(body.reason, 'Forbidden');
+    assert.match(body.message, /User "mallory" cannot list/);
+  });
+
+  it('refuses an upgrade its own authorization denies before anything is dialed', async () => {
+    const nobody = await issueClientCertificate(server.material!, 'nobody', []);
+    const before = ext.seen.length;
+    const up = await RawUpgrade.open(server.url, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-1/exec', { ca: tls.ca, cert: nobody.cert, key: nobody.key }, { Upgrade: 'websocket' });
+    await until('closed', () => up.ended, 5_000);
+    assert.match(up.received, /^HTTP\/1\.1 403 Forbidden\r\n/);
+    assert.match(up.received, /"reason":"Forbidden"/);
+    assert.match(up.received, /User \\"nobody\\" cannot get resource \\"pods\/exec\\" in API group \\"metrics.k8s.io\\"/);
+    assert.equal(ext.seen.slice(before).filter((r) => r.url.includes('/exec')).length, 0);
   });
 
   it('streams a watch through the proxy', async () => {
@@ -213,9 +302,15 @@ describe('aggregation layer', { timeout: 120_000 }, () => {
     assert.equal(r.text, 'service unavailable\n');
     const apis = await mustOk(call(server.url, 'GET', '/apis', { tls }));
     assert.ok(!apis.json.groups.some((g: { name: string }) => g.name === 'metrics.k8s.io'));
+    // The reference's availability metrics: the gauge for every APIService, the counter by reason.
+    const metrics = (await mustOk(call(server.url, 'GET', '/metrics', { tls }))).text;
+    assert.match(metrics, /^aggregator_unavailable_apiservice\{name="v1beta1\.metrics\.k8s\.io"\} 1$/m);
+    assert.match(metrics, /^aggregator_unavailable_apiservice\{name="v1\.apps"\} 0$/m);
+    assert.match(metrics, /^aggregator_unavailable_apiservice_total\{name="v1beta1\.metrics\.k8s\.io",reason="FailedDiscoveryCheck"\} [1-9]\d*$/m);
     await ext.listen();
     await until('Available again', async () => (await availableOf(server.url, tls, APISERVICE))?.status === 'True');
     await mustOk(call(server.url, 'GET', '/apis/metrics.k8s.io/v1beta1/nodes', { tls }));
+    assert.match((await mustOk(call(server.url, 'GET', '/metrics', { tls }))).text, /^aggregator_unavailable_apiservice\{name="v1beta1\.metrics\.k8s\.io"\} 0$/m);
   });
 
   it('says MissingEndpoints and ServiceNotFound, and dials nothing else', async () => {

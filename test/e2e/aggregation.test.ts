@@ -1,5 +1,6 @@
 // The aggregation layer end to end: the real capstan command, the real kubectl, and a small
-// metrics-server stand-in registered by an APIService: `kubectl get apiservices` and `kubectl top`.
+// metrics-server stand-in registered by an APIService: `kubectl get apiservices`, `kubectl top`,
+// and a WebSocket stream of @kubernetes/client-node through the proxy.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -74,6 +75,26 @@ describe('aggregation end to end (kubectl)', { timeout: 120_000 }, () => {
     const rows = out.trim().split('\n').map((l) => l.trim().split(/\s+/));
     assert.deepEqual(rows[0], ['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)']);
     assert.deepEqual(rows.slice(1), [['node-a', '250m', '12%', '1024Mi', '25%'], ['node-b', '1500m', '75%', '2048Mi', '50%']], out);
+  });
+
+  it('@kubernetes/client-node opens a WebSocket stream through capstan to the extension server', async () => {
+    const k8s = await import('@kubernetes/client-node');
+    // The handler its Exec and Attach use (not exported from the package's index).
+    const { WebSocketHandler } = await import('@kubernetes/client-node/dist/web-socket-handler.js');
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(capstan.current.kubeconfig);
+    const stdout: string[] = [];
+    const ws = await new WebSocketHandler(kc).connect('/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-1/exec?command=sh&stdin=true&stdout=true', null, (stream: number, data: Buffer) => {
+      if (stream === 1) stdout.push(data.toString('utf8'));
+      return true;
+    });
+    try {
+      await until('the extension\'s greeting', () => stdout.includes('hello kubernetes-admin'), 5_000);
+      ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('ping')]));
+      await until('stdin written back', () => stdout.includes('echo:ping'), 5_000);
+    } finally {
+      ws.close();
+    }
   });
 
   it('kubectl top says the Metrics API is not available once the extension stops', async () => {
