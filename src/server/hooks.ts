@@ -1,8 +1,11 @@
 // Post-start hooks: the server's own first-start objects and the in-process controllers, each
 // started at its stage of the server's start, stopped at close, and checked for readiness. Those
 // doing the work of one of the reference's post-start hooks show as poststarthook/<name> in
-// /healthz, /livez and /readyz, as the reference's do.
+// /healthz, /livez and /readyz, as the reference's do. With leader election on (servers sharing
+// one store), the hooks that are kube-controller-manager's work run only while this server holds
+// the kube-controller-manager Lease, and stop when it loses it.
 import { controllerEnabled } from '../controllers/kit/selection.js';
+import { LeaderElector, type LeaderElectionConfig } from '../controllers/kit/leader-election.js';
 import type { FeatureGates } from '../api/feature-gates.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionServices } from '../admission/types.js';
@@ -72,6 +75,11 @@ export interface PostStartHook {
   readonly reportsAs?: string;
   /** The kube-controller-manager controller this hook is (a --controllers name); runs only when selected. */
   readonly controller?: string;
+  /**
+   * Work kube-controller-manager does that has no --controllers name of its own here (or a node
+   * agent's): like a named controller, it runs only on the elected server when servers share a store.
+   */
+  readonly managerWork?: true;
   /** The controller, or undefined when this server does not run it (options, plain HTTP). */
   create(ctx: HookContext): Controller | undefined;
 }
@@ -97,13 +105,22 @@ interface Running {
   /** Undefined until its stage has run, then the controller (null when it does not run here). */
   controller?: Controller | null;
   ready: boolean;
+  /** Waits for this server to lead (leader election on, and a manager hook). */
+  elected?: boolean;
+}
+
+/** Whether a hook is kube-controller-manager's work (elected when servers share a store). */
+function isManagerWork(hook: PostStartHook): boolean {
+  return hook.controller !== undefined || hook.managerWork === true;
 }
 
 /** The hooks of one server: started stage by stage, stopped together, checked for health. */
 export class PostStartHooks {
   private readonly hooks: Running[];
+  private elector: LeaderElector | undefined;
 
-  constructor(hooks: readonly PostStartHook[], private readonly ctx: HookContext) {
+  /** `election`: how this server competes for the controllers (none: it runs them itself). */
+  constructor(hooks: readonly PostStartHook[], private readonly ctx: HookContext, private readonly election?: LeaderElectionConfig) {
     const names = new Set<string>();
     for (const h of hooks) {
       if (names.has(h.name)) throw new Error(`post-start hook "${h.name}" is declared twice`);
@@ -116,16 +133,55 @@ export class PostStartHooks {
   async run(stage: HookStage): Promise<void> {
     for (const running of this.hooks) {
       if (running.hook.stage !== stage) continue;
-      const selected = running.hook.controller === undefined || controllerEnabled(running.hook.controller, this.ctx.options.controllers);
-      const controller = selected ? running.hook.create(this.ctx) ?? null : null;
-      running.controller = controller;
-      await controller?.start();
-      running.ready = true;
+      if (this.election && isManagerWork(running.hook)) {
+        running.elected = true;
+        continue;
+      }
+      await this.startHook(running);
     }
   }
 
-  /** Stops every started hook, in their declared order. */
+  /**
+   * With leader election: competes for the Lease from now on, running the manager's hooks while
+   * this server leads; resolves after the first try. Called once the writes it makes are admitted.
+   */
+  async elect(): Promise<void> {
+    if (!this.election) return;
+    const info = this.ctx.registry.definitions.lookup('coordination.k8s.io', 'v1', 'leases');
+    if (!info) throw new Error('leader election needs coordination.k8s.io/v1 leases to be served');
+    const elected = this.hooks.filter((r) => r.elected);
+    this.elector = new LeaderElector(this.ctx.registry, info, this.election, {
+      started: async () => {
+        for (const running of elected) await this.startHook(running);
+      },
+      stopped: async () => {
+        for (const running of [...elected].reverse()) {
+          await running.controller?.stop();
+          running.controller = undefined;
+          running.ready = false;
+        }
+      },
+    });
+    await this.elector.start();
+  }
+
+  /** Whether this server runs the manager's hooks now (always, without leader election). */
+  leads(): boolean {
+    return !this.election || (this.elector?.isLeader() ?? false);
+  }
+
+  /** Creates and starts one hook's controller (none when it is not selected or does not run here). */
+  private async startHook(running: Running): Promise<void> {
+    const selected = running.hook.controller === undefined || controllerEnabled(running.hook.controller, this.ctx.options.controllers);
+    const controller = selected ? running.hook.create(this.ctx) ?? null : null;
+    running.controller = controller;
+    await controller?.start();
+    running.ready = true;
+  }
+
+  /** Stops every started hook, in their declared order (the elected ones first, releasing the Lease). */
   async stop(): Promise<void> {
+    await this.elector?.stop();
     for (const running of this.hooks) await running.controller?.stop();
   }
 
@@ -168,8 +224,8 @@ export class PostStartHooks {
     return this.hooks.filter((r) => r.hook.reportsAs === undefined).every((r) => this.isReady(r));
   }
 
-  /** Ready once started; a hook that does not run here has nothing to wait for. */
+  /** Ready once started; a hook that does not run here (or, elected, runs on the leader) has nothing to wait for. */
   private isReady(r: Running): boolean {
-    return r.controller === null || r.ready;
+    return r.controller === null || r.ready || (r.elected === true && !this.leads());
   }
 }

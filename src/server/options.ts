@@ -99,6 +99,15 @@ function boolean(name: string, value: boolean, help: string): Setting<boolean> {
   return { default: value, flag: { name, takes: 'bool', help, parse } };
 }
 
+/** A bool flag whose default is decided later from other settings (shown as `shownDefault`). */
+function optionalBoolean(name: string, help: string, shownDefault: string): Setting<boolean | undefined> {
+  const parse = (t: string): boolean => {
+    if (t !== 'true' && t !== 'false') throw new OptionsError(`--${name}: must be true or false, not "${t}"`);
+    return t === 'true';
+  };
+  return { default: undefined, flag: { name, takes: 'bool', help, shownDefault, parse } };
+}
+
 /** Off unless given: `--name` alone turns it on. */
 const toggle = (name: string, help: string): Setting<boolean> => ({ default: false, flag: { name, help, parse: (t) => t === 'true' } });
 
@@ -274,6 +283,13 @@ export const SETTINGS = {
   /** kube-controller-manager's --controllers: which in-process controllers run (`*`, `name`, `-name`). */
   controllers: checked('controllers', 'strings', ['*'], 'controllers to run (comma-separated, as kube-controller-manager\'s): \'*\' turns on every controller on by default, \'foo\' turns on foo, \'-foo\' turns off foo', parseControllers),
   /** kube-controller-manager's --terminated-pod-gc-threshold: terminated pods kept before podgc deletes the oldest (0: no limit). */
+  /** kube-controller-manager's leader election: on by default when the store is shared (etcd), off on a store only this server opens. */
+  leaderElect: optionalBoolean('leader-elect', 'run the controllers only while this server holds the kube-controller-manager Lease in kube-system, so that servers sharing one etcd run them once', 'true with --storage etcd'),
+  leaderElectLeaseDurationMs: duration('leader-elect-lease-duration', '15s', 'how long a candidate that is not the leader waits, after it last saw the Lease change, before it takes the Lease'),
+  leaderElectRenewDeadlineMs: duration('leader-elect-renew-deadline', '10s', 'how long the leader tries to renew the Lease before it stops leading'),
+  leaderElectRetryPeriodMs: duration('leader-elect-retry-period', '2s', 'how long candidates wait between tries to take or renew the Lease'),
+  leaderElectResourceName: text('leader-elect-resource-name', 'kube-controller-manager', 'the name of the Lease the controllers are elected by'),
+  leaderElectResourceNamespace: text('leader-elect-resource-namespace', 'kube-system', 'the namespace of that Lease'),
   terminatedPodGcThreshold: integer('terminated-pod-gc-threshold', 12500, 0, 'number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods; if <= 0, the terminated pod garbage collector is disabled', (n) => `--terminated-pod-gc-threshold ${n} can't be a negative number`),
   /** CIDR(s) Service cluster IPs come from: one, or an IPv4 and an IPv6 one separated by a comma. */
   serviceClusterIpRange: text('service-cluster-ip-range', DEFAULT_SERVICE_CLUSTER_IP_RANGE, 'CIDR(s) Service cluster IPs are allocated from; one, or an IPv4 and an IPv6 one for dual-stack'),

@@ -87,7 +87,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'namespace', controller: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
   { name: 'resourcequota', controller: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
   { name: 'garbagecollector', controller: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },
-  { name: 'pod-termination', stage: 'admission', create: (c) => new PodTermination(c.registry) },
+  { name: 'pod-termination', stage: 'admission', managerWork: true, create: (c) => new PodTermination(c.registry) },
   { name: 'disruption', controller: 'disruption', stage: 'admission', create: (c) => new DisruptionController(c.registry) },
   { name: 'replicaset', controller: 'replicaset', stage: 'admission', create: (c) => new ReplicaSetController(c.registry) },
   { name: 'replicationcontroller', controller: 'replicationcontroller', stage: 'admission', create: (c) => new ReplicaSetController(c.registry, REPLICATION_CONTROLLER) },
@@ -104,11 +104,11 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'statefulset', controller: 'statefulset', stage: 'admission', create: (c) => new StatefulSetController(c.registry) },
   { name: 'daemonset', controller: 'daemonset', stage: 'admission', create: (c) => new DaemonSetController(c.registry) },
   { name: 'ttl', controller: 'ttl', stage: 'admission', create: (c) => new TtlController(c.registry) },
-  { name: 'storage-protection', stage: 'admission', create: (c) => new StorageProtectionController(c.registry) },
+  { name: 'storage-protection', stage: 'admission', managerWork: true, create: (c) => new StorageProtectionController(c.registry) },
   // The cluster CA signs approved requests of the built-in signers (none on a plain-HTTP server).
   { name: 'csrsigning', controller: 'csrsigning', stage: 'admission', create: (c) => (c.material ? new CsrSigningController(c.registry, (pem, signing) => signCertificateRequest(c.material!, pem, signing)) : undefined) },
   { name: 'serviceaccount-token', controller: 'serviceaccount-token', stage: 'admission', create: (c) => (c.issuer && c.material ? new TokenController(c.registry, c.issuer, c.material.caCert) : undefined) },
-  { name: 'namespace-defaults', stage: 'admission', create: namespaceDefaults },
+  { name: 'namespace-defaults', stage: 'admission', managerWork: true, create: namespaceDefaults },
   // The service accounts kube-controller-manager's controllers write as (--use-service-account-credentials);
   // made as first-start objects (a chain that refuses every write must not keep the server from starting).
   { name: 'controller-service-accounts', stage: 'admission', create: (c) => (c.options.namespaceDefaults ? task(() => ensureControllerServiceAccounts(c.serverRegistry, c.options.controllers)) : undefined) },

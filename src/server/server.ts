@@ -5,6 +5,8 @@ import { CRD_SCHEMA_ENGINE } from '../apiextensions/engine.js';
 import { installCrdStrategy } from '../apiextensions/strategy.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { createSecureServer } from 'node:http2';
 import { TLSSocket } from 'node:tls';
 import type { AddressInfo, Server, Socket } from 'node:net';
@@ -29,6 +31,7 @@ import { storedObjectCounts } from './storage-objects.js';
 import { ServiceAllocators } from '../registry/allocators/service-allocation.js';
 import { attachServiceAllocators } from '../registry/allocators/service-strategy.js';
 import { advertisedAddress } from '../controllers/kubernetes-service.js';
+import type { LeaderElectionConfig } from '../controllers/kit/leader-election.js';
 import type { ComponentHealth } from '../registry/services.js';
 import { ensureServingMaterial, requestedServingNames, type ServingMaterial } from './certs.js';
 import { readProvidedFiles } from './flag-files.js';
@@ -123,7 +126,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     options, featureGates, serverRegistry, registry, admission, admissionServices, serviceAllocators,
     port: () => port ?? failed('the port is not known before the server listens'),
   };
-  const hooks = new PostStartHooks(POST_START_HOOKS, ctx);
+  const hooks = new PostStartHooks(POST_START_HOOKS, ctx, leaderElection(options));
   await hooks.run('storage');
   await hooks.run('caches');
   if (!options.insecure) {
@@ -148,6 +151,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   serverRegistry.provide(security.services);
   ctx.aggregation = await setUpAggregation(options, serverRegistry, material, provided.clientCa, metrics?.aggregator);
   await hooks.run('admission');
+  await hooks.elect();
 
   let shuttingDown = false;
   const storageCheck: HealthCheck = { name: 'etcd', check: () => (storage.currentRevision() >= 0 ? undefined : 'storage unavailable') };
@@ -367,4 +371,16 @@ function startCompactor(storage: Storage, windowMs: number): { stop(): void } {
   }, period);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * How this server competes for kube-controller-manager's work: on a shared store (etcd) by default,
+ * as `<hostname>_<uuid>` like kube-controller-manager; undefined when it runs the controllers itself.
+ */
+function leaderElection(options: Options): LeaderElectionConfig | undefined {
+  if (!(options.leaderElect ?? options.storage === 'etcd')) return undefined;
+  return {
+    namespace: options.leaderElectResourceNamespace, name: options.leaderElectResourceName, identity: `${hostname()}_${randomUUID()}`,
+    leaseDurationMs: options.leaderElectLeaseDurationMs, renewDeadlineMs: options.leaderElectRenewDeadlineMs, retryPeriodMs: options.leaderElectRetryPeriodMs,
+  };
 }
