@@ -1,12 +1,17 @@
 // The `kubernetes` Service in `default`, its Endpoints and its EndpointSlice: how clients inside
 // the cluster find the API server. Kept as the reference's bootstrap controller and master
 // endpoint reconciler keep them: made at start, made again when deleted, and put back when their
-// ports or address drift (on any change to them, and every 10 s). A client of the registry.
+// ports or address drift (on any change to them, and every 10 s). A client of the registry. On a
+// store several servers share, the endpoints are every live server's address (the reference's
+// lease reconciler, registry/master-leases.ts), and a change another server made is not answered
+// at once (only a deletion is): servers that disagree on a port then take turns every 10 s, as the
+// reference's, instead of rewriting each other without pause.
 import { SerialRun } from '../registry/serial-run.js';
 import type { ResourceInfo } from '../registry/definitions.js';
 import { StatusError } from '../errors.js';
 import { familyOfIp } from '../registry/allocators/ip-range.js';
 import { metadataOf } from '../registry/objects.js';
+import type { MasterLeases } from '../registry/master-leases.js';
 import { SYSTEM_WRITER, type Registry } from '../registry/store.js';
 import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { type JsonObject, jsonEqual } from '../json.js';
@@ -18,6 +23,8 @@ export interface KubernetesServiceOptions {
   address: string;
   /** The server's secure port. */
   port: number;
+  /** On a store other servers share: where the live servers' addresses are kept. */
+  masterLeases?: MasterLeases;
 }
 
 const NAMESPACE = 'default';
@@ -52,7 +59,8 @@ export class KubernetesServiceController {
         if (o.name === NAME && o.namespace === NAMESPACE) this.runs.request();
       };
       const informer = await this.registry.informer(info);
-      this.subscriptions.push(informer.subscribe({ added: changed, updated: changed, deleted: changed }, { replay: false }));
+      const shared = this.options.masterLeases !== undefined;
+      this.subscriptions.push(informer.subscribe(shared ? { deleted: changed } : { added: changed, updated: changed, deleted: changed }, { replay: false }));
     }
     this.timer = setInterval(() => this.runs.request(), RESYNC_MS);
     this.timer.unref();
@@ -63,12 +71,22 @@ export class KubernetesServiceController {
     for (const s of this.subscriptions) s.stop();
     clearInterval(this.timer);
     await this.runs.stop();
+    await this.options.masterLeases?.remove();
+  }
+
+  /** The servers' addresses: this one's, or every live one's on a shared store. */
+  private async addresses(): Promise<string[]> {
+    const leases = this.options.masterLeases;
+    if (!leases) return [this.options.address];
+    await leases.renew();
+    return leases.live();
   }
 
   async reconcile(): Promise<void> {
     await this.ensureService();
+    const addresses = await this.addresses();
     try {
-      await this.ensureEndpoints();
+      await this.ensureEndpoints(addresses);
     } catch (err) {
       // Endpoints may not name a loopback address (the reference refuses it too, and its
       // reconciler logs the same error); the Service and its EndpointSlice are kept regardless.
@@ -76,7 +94,7 @@ export class KubernetesServiceController {
       if (!this.endpointsRefused) console.error(`note: the kubernetes Service has no Endpoints: ${this.options.address} is a loopback address (give --advertise-address a reachable one)`);
       this.endpointsRefused = true;
     }
-    await this.ensureEndpointSlice();
+    await this.ensureEndpointSlice(addresses);
   }
 
   /** The Endpoints were refused (a loopback advertise address): said once, not every resync. */
@@ -104,9 +122,9 @@ export class KubernetesServiceController {
     });
   }
 
-  private async ensureEndpoints(): Promise<void> {
+  private async ensureEndpoints(addresses: readonly string[]): Promise<void> {
     const info = this.info('', 'v1', 'endpoints');
-    const subsets = [{ addresses: [{ ip: this.options.address }], ports: [{ name: PORT_NAME, port: this.options.port, protocol: 'TCP' }] }];
+    const subsets = [{ addresses: addresses.map((ip) => ({ ip })), ports: [{ name: PORT_NAME, port: this.options.port, protocol: 'TCP' }] }];
     // The EndpointSlice is written here too, so the mirroring controller is told to leave it.
     const skipMirror = 'endpointslice.kubernetes.io/skip-mirror';
     const current = await this.registry.getObject(info, NAMESPACE, NAME);
@@ -123,11 +141,11 @@ export class KubernetesServiceController {
     });
   }
 
-  private async ensureEndpointSlice(): Promise<void> {
+  private async ensureEndpointSlice(addresses: readonly string[]): Promise<void> {
     const info = this.info('discovery.k8s.io', 'v1', 'endpointslices');
     const addressType = familyOfIp(this.options.address) === 'IPv6' ? 'IPv6' : 'IPv4';
     const labels = { 'kubernetes.io/service-name': NAME };
-    const endpoints = [{ addresses: [this.options.address], conditions: { ready: true } }];
+    const endpoints = addresses.map((address) => ({ addresses: [address], conditions: { ready: true } }));
     const ports = [{ name: PORT_NAME, protocol: 'TCP', port: this.options.port }];
     const desired: JsonObject = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: NAME, namespace: NAMESPACE, labels }, addressType, endpoints, ports };
     const current = await this.registry.getObject(info, NAMESPACE, NAME);

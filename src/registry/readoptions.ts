@@ -9,8 +9,12 @@ import type { ResourceInfo } from './definitions.js';
 import { metadataOf } from './objects.js';
 
 export type ReadPlan =
-  /** The current state, at least as new as `notOlderThan` (wait for it when the store is behind). */
-  | { kind: 'current'; notOlderThan?: number; limit?: number; afterKey?: string }
+  /**
+   * The current state, at least as new as `notOlderThan` (wait for it when the store is behind);
+   * `consistent` (no resourceVersion asked for): as new as every write made before the read, on
+   * any server sharing the store.
+   */
+  | { kind: 'current'; notOlderThan?: number; limit?: number; afterKey?: string; consistent?: true }
   /** Exactly the state at `revision` (410 when it is no longer retained). */
   | { kind: 'exact'; revision: number; limit?: number; afterKey?: string /* continue: start key, inclusive */ };
 
@@ -67,7 +71,7 @@ export function readPlan(options: ListOptions): ReadPlan {
     if (token.revision === -1) return { kind: 'current', limit, afterKey: token.start };
     return { kind: 'exact', revision: token.revision, limit, afterKey: token.start };
   }
-  if (rv === undefined) return { kind: 'current', limit };
+  if (rv === undefined) return { kind: 'current', limit, consistent: true };
   // "0": any version — from the cache, whole (the reference's cache does not page).
   if (rv === 0) return { kind: 'current' };
   if (match === 'Exact') return { kind: 'exact', revision: rv, limit };

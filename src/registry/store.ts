@@ -7,7 +7,7 @@ import {
   alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, methodNotAllowed, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
-import { Cacher } from '../storage/cacher.js';
+import { Cacher, type CacheListResult } from '../storage/cacher.js';
 import { collectionPrefix, objectKey, referenceStorageKey, resourcePrefix } from './keys.js';
 import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
@@ -292,6 +292,32 @@ export class Registry {
     }
   }
 
+  /**
+   * Before a consistent read from the caches, when other servers write to the store too: waits
+   * (up to the reference's 3 s) for the caches to reach the store's revision now. False when they
+   * did not: the read then goes to the store itself.
+   */
+  private async cachesCaughtUp(): Promise<boolean> {
+    if (!this.storage.latestRevision) return true;
+    const revision = await this.storage.latestRevision();
+    const deadline = Date.now() + TOO_LARGE_WAIT_MS;
+    // Usually a few milliseconds behind (another server's write on its way): short pauses first.
+    for (let pause = 1; this.storage.currentRevision() < revision; pause = Math.min(pause * 2, 50)) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+    return true;
+  }
+
+  /** A consistent list read from the store itself (the caches fell behind): the newest state, selected and paged as the caches would. */
+  private async listFromStore(prefix: string, afterKey: string | undefined, limit: number | undefined, filter: ((value: Buffer) => boolean) | undefined): Promise<CacheListResult> {
+    const read = await this.storage.list(prefix, { latest: true, ...(afterKey !== undefined ? { afterKey } : {}) });
+    const values = read.items.filter((item) => !filter || filter(item.value));
+    if (!limit || values.length <= limit) return { items: values.map((v) => v.value), revision: read.revision };
+    const page = values.slice(0, limit);
+    return { items: page.map((v) => v.value), revision: read.revision, continueAfter: page.at(-1)!.key, ...(filter ? {} : { remaining: values.length - limit }) };
+  }
+
   async get(info: ResourceInfo, namespace: string | undefined, name: string, options: GetOptions = {}): Promise<Buffer> {
     const computed = info.definition.hooks.computed;
     if (computed) {
@@ -301,7 +327,10 @@ export class Registry {
     }
     const { resourceVersion } = options;
     if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
-    const value = (await this.cacher(info)).get(objectKey(info, namespace, name));
+    const key = objectKey(info, namespace, name);
+    const value = resourceVersion === undefined && !(await this.cachesCaughtUp())
+      ? (await this.storage.get(key))?.value
+      : (await this.cacher(info)).get(key);
     if (!value) throw notFound(qr(info), name);
     return this.served(info, value);
   }
@@ -382,10 +411,11 @@ export class Registry {
     let result;
     if (plan.kind === 'current') {
       if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan);
-      result = cacher.list({
-        prefix, limit: plan.limit, startKey: plan.afterKey !== undefined ? prefix + plan.afterKey : undefined,
-        filter: filter && ((v) => filter(decodeJson(v))), countRemaining: !filter,
-      });
+      const startKey = plan.afterKey !== undefined ? prefix + plan.afterKey : undefined;
+      const filterValue = filter && ((v: Buffer) => filter(decodeJson(v)));
+      result = plan.consistent && !(await this.cachesCaughtUp())
+        ? await this.listFromStore(prefix, startKey, plan.limit, filterValue)
+        : cacher.list({ prefix, limit: plan.limit, startKey, filter: filterValue, countRemaining: !filter });
     } else {
       if (plan.revision > this.storage.currentRevision()) await this.waitForRevision(plan.revision);
       try {

@@ -35,6 +35,7 @@ import { StorageProtectionController } from '../controllers/storage-protection.j
 import { TokenController } from '../controllers/token.js';
 import { AuthenticationInfoPublisher } from '../aggregator/front-proxy.js';
 import { LocalAPIServices } from '../aggregator/local-apiservices.js';
+import { MasterLeases } from '../registry/master-leases.js';
 import { signCertificateRequest } from './certs.js';
 import { started, task, type HookContext, type PostStartHook } from './hooks.js';
 
@@ -118,6 +119,8 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
     create: (c) => (c.options.kubernetesService
       ? new KubernetesServiceController(c.registry, {
         clusterIp: c.serviceAllocators.kubernetesServiceIp(), address: advertisedAddress(c.options.advertiseAddress, c.options.bindAddress), port: c.port(),
+        // Servers sharing etcd list each other (the reference's lease endpoint reconciler).
+        ...(c.options.storage === 'etcd' ? { masterLeases: new MasterLeases(c.registry.storage, advertisedAddress(c.options.advertiseAddress, c.options.bindAddress)) } : {}),
       })
       : undefined),
   },

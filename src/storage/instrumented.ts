@@ -10,11 +10,16 @@ import type { Encode, ListOptions, ListResult, Storage, Stored, WatchListener, W
 export type TypeOfKey = (key: string, list: boolean) => string;
 
 export class InstrumentedStorage implements Storage {
+  readonly latestRevision?: () => Promise<number>;
+
   constructor(
     private readonly inner: Storage,
     private readonly metrics: StorageMetrics,
     private readonly typeOf: TypeOfKey,
-  ) {}
+  ) {
+    const latest = inner.latestRevision;
+    if (latest) this.latestRevision = () => latest.call(inner);
+  }
 
   private async timed<T>(operation: StorageOperation, type: string, run: () => Promise<T>): Promise<T> {
     const started = performance.now();

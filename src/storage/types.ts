@@ -19,6 +19,11 @@ export interface ListOptions {
   afterKey?: string;
   /** At most this many items; `more` tells whether others follow. Absent or 0 means no limit. */
   limit?: number;
+  /**
+   * Read the store's newest state rather than the state its watchers have been given (they differ
+   * only for a store other servers write too: see `latestRevision`).
+   */
+  latest?: boolean;
 }
 
 export interface ListResult {
@@ -89,6 +94,12 @@ export interface Storage {
   compact(revision: number): Promise<void>;
   /** The revision of the newest write whose events watchers have been given (what a read at "now" reflects). */
   currentRevision(): number;
+  /**
+   * Only for a store other servers write too (etcd): its revision now, read from it, which
+   * currentRevision() reaches once the other servers' writes up to it have arrived. A consistent
+   * read waits for that before it reads from the caches.
+   */
+  latestRevision?(): Promise<number>;
   compactedRevision(): number;
   close(): Promise<void>;
 }

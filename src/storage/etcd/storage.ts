@@ -28,6 +28,13 @@
 //
 // Lists read at currentRevision() (an etcd range at that revision), so a list and a watch from its
 // revision fit together exactly; gets read etcd's newest state, as they serve writes.
+//
+// Several servers on one etcd. The feed watches every key of etcd, not only those under the
+// prefix: events outside it are not published, but they move currentRevision() on, so that it
+// reaches any revision etcd names (latestRevision(), one cheap linearizable read) as soon as the
+// feed has delivered everything before it. That is what lets a consistent read wait for this
+// server's caches to hold every write any server made before it, without trusting etcd 3.4's
+// progress notifications.
 
 import { compareKeys } from '../keys.js';
 import { checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp } from '../ops.js';
@@ -89,6 +96,7 @@ export class EtcdStorage implements Storage {
   /** Tombstone builders of this store's deletes in flight, by key. */
   private readonly tombstones = new Map<string, Tombstone[]>();
   private readonly prefix: string;
+  private readonly prefixBytes: Buffer;
   private readonly root: string;
   private readonly stamp: Stamp;
 
@@ -113,6 +121,7 @@ export class EtcdStorage implements Storage {
     openRevision: number,
   ) {
     this.prefix = prefix;
+    this.prefixBytes = Buffer.from(prefix);
     this.root = options.root ?? '';
     this.stamp = options.stamp;
     this.revision = openRevision;
@@ -140,6 +149,10 @@ export class EtcdStorage implements Storage {
       range.key = Buffer.concat([this.etcdKey(options.afterKey), Buffer.from([0])]);
     }
     const limit = options.limit !== undefined && options.limit > 0 ? Math.ceil(options.limit) : 0;
+    if (options.latest) {
+      const newest = await this.client.range({ ...range, limit });
+      return { items: newest.kvs.map((kv) => this.storedOf(kv)), revision: newest.revision, more: newest.more };
+    }
     let at = this.revision;
     let r;
     try {
@@ -194,6 +207,12 @@ export class EtcdStorage implements Storage {
     return this.revision;
   }
 
+  async latestRevision(): Promise<number> {
+    this.assertOpen();
+    // A read of one key (the prefix itself, which holds nothing): its header is etcd's revision now.
+    return (await this.client.range({ key: Buffer.from(this.prefix), limit: 1, countOnly: true })).revision;
+  }
+
   compactedRevision(): number {
     return this.compacted;
   }
@@ -221,6 +240,11 @@ export class EtcdStorage implements Storage {
   /** A key (or key prefix) of the store as etcd holds it: its root replaced by the prefix. */
   private toEtcd(key: string): string {
     return this.prefix + (this.root && key.startsWith(this.root) ? key.slice(this.root.length) : key);
+  }
+
+  /** Whether an etcd key is under the prefix. */
+  private owns(key: Buffer): boolean {
+    return key.length >= this.prefixBytes.length && key.subarray(0, this.prefixBytes.length).equals(this.prefixBytes);
   }
 
   /** A key etcd holds as the store names it. */
@@ -326,7 +350,7 @@ export class EtcdStorage implements Storage {
   }
 
   private startFeed(startRevision: number): EtcdWatch {
-    const { key, rangeEnd } = rangeOf(this.prefix);
+    const { key, rangeEnd } = rangeOf('');
     return new EtcdWatch(this.client, { key, rangeEnd, startRevision, prevKv: true }, {
       events: (events) => this.onFeed(events),
       compacted: (compactRevision) => this.onFeedCompacted(compactRevision),
@@ -335,16 +359,20 @@ export class EtcdStorage implements Storage {
 
   private onFeed(events: readonly WatchEvent[]): void {
     const out: StorageEvent[] = [];
+    const before = this.revision;
     for (const e of events) {
       const revision = e.kv.modRevision;
       if (revision <= this.revision) continue; // already published (a resumed watch overlaps)
-      out.push(this.eventOf(e));
+      // Keys outside the prefix are not this store's: they only move the revision on.
+      if (this.owns(e.kv.key)) out.push(this.eventOf(e));
       this.revision = revision;
     }
-    if (out.length === 0) return;
-    this.history.push(...out);
-    // Watchers first: their deliveries are queued before the writers' continuations.
-    this.hub.publish(out);
+    if (this.revision === before) return;
+    if (out.length > 0) {
+      this.history.push(...out);
+      // Watchers first: their deliveries are queued before the writers' continuations.
+      this.hub.publish(out);
+    }
     if (this.waiters.length === 0) return;
     const ready = this.waiters.filter((w) => w.revision <= this.revision);
     if (ready.length === 0) return;
