@@ -154,7 +154,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   await hooks.elect();
 
   let shuttingDown = false;
-  const storageCheck: HealthCheck = { name: 'etcd', check: () => (storage.currentRevision() >= 0 ? undefined : 'storage unavailable') };
+  // A store over the network is asked (etcd: the reference's read of <prefix>/health); a local one is there.
+  const storageCheck: HealthCheck = { name: 'etcd', check: () => (storage.unreachable ? storage.unreachable() : storage.currentRevision() >= 0 ? undefined : 'storage unavailable') };
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
   const log: HealthCheck = { name: 'log', check: () => undefined };
   // Built after the stages that decide which hooks run here (all but `serving`).

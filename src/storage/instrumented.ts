@@ -11,6 +11,7 @@ export type TypeOfKey = (key: string, list: boolean) => string;
 
 export class InstrumentedStorage implements Storage {
   readonly latestRevision?: () => Promise<number>;
+  readonly unreachable?: () => Promise<string | undefined>;
 
   constructor(
     private readonly inner: Storage,
@@ -19,6 +20,8 @@ export class InstrumentedStorage implements Storage {
   ) {
     const latest = inner.latestRevision;
     if (latest) this.latestRevision = () => latest.call(inner);
+    const unreachable = inner.unreachable;
+    if (unreachable) this.unreachable = () => unreachable.call(inner);
   }
 
   private async timed<T>(operation: StorageOperation, type: string, run: () => Promise<T>): Promise<T> {

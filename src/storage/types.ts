@@ -100,6 +100,8 @@ export interface Storage {
    * read waits for that before it reads from the caches.
    */
   latestRevision?(): Promise<number>;
+  /** For a store reached over the network (etcd): why it does not answer now, or undefined when it does. */
+  unreachable?(): Promise<string | undefined>;
   compactedRevision(): number;
   close(): Promise<void>;
 }

@@ -4,12 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EtcdClient, prefixRangeEnd } from '../../src/storage/etcd/client.js';
-import { until } from '../helpers.js';
+import { call, kubeconfigTls, until } from '../helpers.js';
 import { EtcdProcess, etcdMissing } from '../storage/etcd-process.js';
 import { ok, kubectl, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
@@ -88,5 +88,28 @@ describe('capstan on etcd', { skip: etcdMissing, timeout: 120_000 }, () => {
     } finally {
       client.close();
     }
+  });
+
+  it('reports etcd down in /readyz and /livez, as the reference\'s etcd check, and is ready again when it returns', { timeout: 60_000 }, async () => {
+    const kc = capstan!.kubeconfig;
+    const base = /server: (\S+)/.exec(readFileSync(kc, 'utf8'))![1]!;
+    const tls = kubeconfigTls(kc);
+    assert.equal((await call(base, 'GET', '/readyz', { tls })).status, 200);
+    await etcd.stop();
+    try {
+      const ready = await until('/readyz fails', async () => {
+        const r = await call(base, 'GET', '/readyz?verbose', { tls });
+        return r.status === 500 ? r : undefined;
+      }, 15_000, 200);
+      assert.match(ready.text, /^\[-\]etcd failed: reason withheld$/m);
+      const live = await call(base, 'GET', '/livez?verbose', { tls });
+      assert.equal(live.status, 500);
+      assert.match(live.text, /^\[-\]etcd failed: reason withheld$/m);
+    } finally {
+      await etcd.start();
+    }
+    await until('/readyz passes again', async () => (await call(base, 'GET', '/readyz', { tls })).status === 200, 20_000, 200);
+    await ok(kc, ['create', 'configmap', 'after-outage', '--from-literal=c=3']);
+    assert.match(await ok(kc, ['get', 'configmap', 'after-outage', '-o', 'name']), /configmap\/after-outage/);
   });
 });

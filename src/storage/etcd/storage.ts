@@ -54,6 +54,9 @@ import {
 } from './client.js';
 import { EtcdWatch, type WatchEvent } from './watch.js';
 
+/** How long the health check waits for etcd (the reference's --etcd-healthcheck-timeout). */
+const HEALTH_TIMEOUT_MS = 2_000;
+
 /** The revision given to encoders: etcd holds values without theirs (see above). */
 export const UNSTAMPED = 0;
 
@@ -205,6 +208,24 @@ export class EtcdStorage implements Storage {
 
   currentRevision(): number {
     return this.revision;
+  }
+
+  /** As the reference's etcd health check: a read of `<prefix>/health` that must answer within 2 s. */
+  async unreachable(): Promise<string | undefined> {
+    if (this.closed) return 'the store is closed';
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve('error getting data from etcd: context deadline exceeded'), HEALTH_TIMEOUT_MS);
+    });
+    const read = this.client.range({ key: Buffer.from(`${this.prefix}/health`), countOnly: true }).then(
+      () => undefined,
+      (err: unknown) => `error getting data from etcd: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    try {
+      return await Promise.race([read, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async latestRevision(): Promise<number> {
