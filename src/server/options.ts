@@ -229,6 +229,7 @@ export const SETTINGS = {
   shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
   /** From start, how long /livez counts unfinished post-start hooks as healthy (ms), as the reference's flag. */
   livezGracePeriodMs: duration('livez-grace-period', '0s', 'from the start, how long /livez takes post-start hooks that have not finished as healthy (/readyz never does)', true),
+  eventTtlMs: duration('event-ttl', '1h0m0s', 'amount of time to retain events (since they were last written)'),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
   /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */
   certDir: optionalText('cert-dir', 'where the CA, serving and admin certificates are kept; created on first start when no certificate is given', '"<data-dir>/pki"'),
