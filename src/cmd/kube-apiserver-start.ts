@@ -75,6 +75,8 @@ export async function prepareKubeApiserver(argv: string[], cwd: string): Promise
   if (standIn) options.etcdServers = [];
   // envtest starts kube-apiserver without a controller manager: nothing makes pods of Deployments there.
   if (!commandLine.given.has('controllers')) options.controllers = ['*', ...WORKLOAD_CONTROLLERS.map((name) => `-${name}`)];
+  // kube-apiserver elects nothing (no kube-controller-manager Lease appears in a test environment).
+  if (!commandLine.given.has('leader-elect')) options.leaderElect = false;
   if (!commandLine.given.has('storage')) options.storage = options.etcdServers.length > 0 ? 'etcd' : 'memory';
   let temporaryDataDir = false;
   if (!commandLine.given.has('data-dir')) {
