@@ -39,6 +39,8 @@ export interface EtcdServerTls {
 export interface EtcdProcessOptions {
   /** Serve clients over TLS (https://). */
   tls?: EtcdServerTls;
+  /** A member of a cluster: every member's name and peer URL (`name=http://…,…`) and the cluster's token. */
+  cluster?: { initial: string; token: string; name: string };
   /** What the readiness check connects with, for a TLS etcd. */
   clientTls?: EtcdTls;
 }
@@ -51,7 +53,7 @@ process.once('exit', () => {
 let seq = 0;
 
 export class EtcdProcess {
-  readonly name = `capstan-test-${process.pid}-${++seq}`;
+  readonly name: string;
   readonly dataDir = mkdtempSync(join(tmpdir(), 'capstan-etcd-'));
   private child: ChildProcess | undefined;
 
@@ -59,12 +61,25 @@ export class EtcdProcess {
     readonly clientPort: number,
     readonly peerPort: number,
     private readonly options: EtcdProcessOptions,
-  ) {}
+  ) {
+    this.name = options.cluster?.name ?? `capstan-test-${process.pid}-${++seq}`;
+  }
 
   static async start(options: EtcdProcessOptions = {}): Promise<EtcdProcess> {
     const p = new EtcdProcess(await freePort(), await freePort(), options);
     await p.start();
     return p;
+  }
+
+  /** A cluster of `size` members on loopback, started together (a member answers once a quorum elects a leader). */
+  static async cluster(size: number): Promise<EtcdProcess[]> {
+    const token = `capstan-cluster-${process.pid}-${++seq}`;
+    const ports = [];
+    for (let i = 0; i < size; i++) ports.push({ name: `${token}-${i}`, client: await freePort(), peer: await freePort() });
+    const initial = ports.map((p) => `${p.name}=http://127.0.0.1:${p.peer}`).join(',');
+    const members = ports.map((p) => new EtcdProcess(p.client, p.peer, { cluster: { initial, token, name: p.name } }));
+    await Promise.all(members.map((m) => m.start()));
+    return members;
   }
 
   get url(): string {
@@ -82,12 +97,12 @@ export class EtcdProcess {
       '--advertise-client-urls', this.url,
       '--listen-peer-urls', peer,
       '--initial-advertise-peer-urls', peer,
-      '--initial-cluster', `${this.name}=${peer}`,
+      '--initial-cluster', this.options.cluster?.initial ?? `${this.name}=${peer}`,
       '--initial-cluster-state', 'new',
-      '--initial-cluster-token', this.name,
-      // One member elects itself; short timeouts make that quick.
-      '--heartbeat-interval', '10',
-      '--election-timeout', '100',
+      '--initial-cluster-token', this.options.cluster?.token ?? this.name,
+      // One member elects itself; short timeouts make that quick (a cluster's members, on a busy machine, get more slack).
+      '--heartbeat-interval', this.options.cluster ? '50' : '10',
+      '--election-timeout', this.options.cluster ? '500' : '100',
       '--logger', 'zap',
       '--log-outputs', join(this.dataDir, 'etcd.log'),
     ];
