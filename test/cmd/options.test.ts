@@ -33,6 +33,8 @@ describe('command-line options', () => {
         anonymousAuth: true, authorizationMode: 'RBAC', advertiseAddress: undefined,
         enableAdmissionPlugins: [], disableAdmissionPlugins: [], serviceClusterIpRange: '10.96.0.0/12', serviceNodePortRange: '30000-32767',
         controllers: ['*'], terminatedPodGcThreshold: 12_500,
+        leaderElect: undefined, leaderElectLeaseDurationMs: 15_000, leaderElectRenewDeadlineMs: 10_000, leaderElectRetryPeriodMs: 2_000,
+        leaderElectResourceName: 'kube-controller-manager', leaderElectResourceNamespace: 'kube-system', eventTtlMs: 3_600_000,
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true, metrics: true,
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
@@ -81,13 +83,13 @@ describe('command-line options', () => {
   });
 
   it('in a dialect: its flags are accepted (both spellings), the handled ones returned, the rest listed once', () => {
-    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['event-ttl', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
-    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--event-ttl', '1h', '--profiling', '--event-ttl=2h', '--secure-port=0'], dialect);
+    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['goaway-chance', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
+    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--goaway-chance', '0.01', '--profiling', '--goaway-chance=0.02', '--secure-port=0'], dialect);
     assert.equal(c.handled.get('insecure-bind-address'), '10.0.0.1,10.0.0.2');
-    assert.deepEqual(c.unimplemented, ['event-ttl', 'profiling']);
+    assert.deepEqual(c.unimplemented, ['goaway-chance', 'profiling']);
     assert.equal(c.options.port, 0);
     assert.throws(() => parseOptions(['--no-such-flag'], dialect), /unknown flag: --no-such-flag/);
-    assert.throws(() => parseOptions(['--event-ttl'], dialect), /flag needs an argument: --event-ttl/);
+    assert.throws(() => parseOptions(['--goaway-chance'], dialect), /flag needs an argument: --goaway-chance/);
   });
 
   it('stores in etcd when --etcd-servers is given, and checks the etcd flags together', () => {
