@@ -179,7 +179,7 @@ describe('GetOptions', { timeout: 10_000 }, () => {
 describe('ListOptions', { timeout: 10_000 }, () => {
   it('default to the whole current collection', () => {
     assert.deepEqual(decodeListOptions(q(''), CONFIGMAPS, false), {});
-    assert.deepEqual(readPlan(decodeListOptions(q(''), CONFIGMAPS, false)), { kind: 'current', limit: undefined });
+    assert.deepEqual(readPlan(decodeListOptions(q(''), CONFIGMAPS, false)), { kind: 'current', limit: undefined, consistent: true });
   });
 
   it('parse selectors; empty ones select everything', () => {
