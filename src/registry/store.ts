@@ -174,13 +174,16 @@ export class Registry {
     }
     const prefix = resourcePrefix(definition);
     const informer = this.informers.get(prefix);
+    // Resources that share storage (events.k8s.io and core events) share its cache: it stays while either is served.
+    const shared = [...this.definitions.definitions()].some((d) => (d.group !== definition.group || d.resource !== definition.resource) && resourcePrefix(d) === prefix);
+    if (type === 'removed' && shared) return;
     if (type === 'removed') {
       informer?.stop();
       const cacher = this.cachers.get(prefix);
       this.cachers.delete(prefix);
       // Its watches end: clients see the stream close, as when the reference drops a resource.
       void cacher?.then((c) => c.stop(), () => undefined);
-    } else if (informer) {
+    } else if (informer && !shared) {
       informer.start(this.cacher(definition));
     } else if (this.cachesStarted) {
       this.cacher(definition).catch((err: unknown) => console.error(`starting the watch cache of ${prefix}:`, err));
@@ -246,7 +249,7 @@ export class Registry {
   async watch(info: ResourceInfo, namespace: string | undefined, request: WatchRequest, sink: WatchSink): Promise<Watch> {
     const cacher = await this.cacher(info);
     // Asked of every event for every watcher: the stored version's read is made once and kept.
-    const served = this.storageInfo(info).version === info.version ? info.definition.hooks.readStored : (value: Buffer) => this.served(info, value);
+    const served = this.storageInfo(info).apiVersion === info.apiVersion ? info.definition.hooks.readStored : (value: Buffer) => this.served(info, value);
     let watch: Watch | undefined;
     const ended = () => {
       this.clientWatches.delete(endNow);
@@ -317,7 +320,7 @@ export class Registry {
    */
   private served(info: ResourceInfo, stored: Buffer): Buffer | Promise<Buffer> {
     const value = info.definition.hooks.readStored?.(stored) ?? stored;
-    if (this.storageInfo(info).version === info.version) return value;
+    if (this.storageInfo(info).apiVersion === info.apiVersion) return value;
     if (!info.definition.hooks.convertByCall) return encodeJson(this.toVersion(info, decodeJson(value)));
     return this.fromStorage(info, decodeJson(value)).then((obj) => encodeJson(obj));
   }
@@ -411,7 +414,7 @@ export class Registry {
       metadata['continue'] = encodeContinue(result.revision, `${result.continueAfter.slice(prefix.length)}\u0000`);
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
-    const sameVersion = this.storageInfo(info).version === info.version;
+    const sameVersion = this.storageInfo(info).apiVersion === info.apiVersion;
     const read = info.definition.hooks.readStored;
     if (!sameVersion) return { metadata, items: await this.servedAll(info, result.items) };
     return { metadata, items: read ? result.items.map(read) : result.items };
@@ -445,10 +448,18 @@ export class Registry {
     meta['namespace'] = namespace;
   }
 
+  /**
+   * The group a 422 names: the stored object's (the reference names the kind of its internal
+   * object, so an events.k8s.io Event is refused as a core "Event").
+   */
+  private invalidGroup(info: ResourceInfo): string {
+    return this.storageInfo(info).group;
+  }
+
   private validate(info: ResourceInfo, obj: JsonObject): void {
     const meta = metadataOf(obj);
     const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...(info.definition.hooks.validateCreate?.(obj, info.version) ?? [])];
-    if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
+    if (errors.length) throw invalid(info.kind, this.invalidGroup(info), stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
   }
 
   /** The admission of a write by `ctx` (none when the writer brings none); `options` as reviews carry them. */
@@ -613,7 +624,7 @@ export class Registry {
       else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource) });
       await admission?.mutate(next, current);
       const errors = hooks.validateUpdate?.(next, current, info.version, subresource) ?? [];
-      if (errors.length) throw invalid(info.kind, info.group, name, errors);
+      if (errors.length) throw invalid(info.kind, this.invalidGroup(info), name, errors);
     } else {
       next = desired;
       this.applyDefaults(info, next);
@@ -642,7 +653,7 @@ export class Registry {
       }
       ctx.admit?.(next, namespace);
       const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...(hooks.validateUpdate?.(next, current, info.version, subresource) ?? [])];
-      if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
+      if (errors.length) throw invalid(info.kind, this.invalidGroup(info), String(meta['name'] ?? ''), errors);
     }
     await admission?.validate(next, current);
     metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];
