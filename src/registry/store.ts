@@ -489,6 +489,9 @@ export class Registry {
     const admission = this.admissionOf('CREATE', info, namespace, explicitName ?? '', ctx, ctx.options && writeOptionsObject(ctx.options));
     for (let attempt = 0; ; attempt++) {
       const obj = structuredClone(body);
+      // A body without apiVersion is in the endpoint's version: said so, so that conversions
+      // (to storage, for webhooks of an equivalent resource) know what they convert from.
+      obj['apiVersion'] ??= info.apiVersion;
       const m = metadataOf(obj);
       for (const k of ['uid', 'resourceVersion', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) delete m[k];
       this.applyDefaults(info, obj);
@@ -575,6 +578,7 @@ export class Registry {
       if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
       const currentObj = await this.fromStorage(info, decoded);
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
+      obj['apiVersion'] ??= info.apiVersion; // (as for a create)
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
       }

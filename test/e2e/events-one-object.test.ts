@@ -132,6 +132,16 @@ describe('core/v1 and events.k8s.io/v1 Events: one stored object', { timeout: 60
     assert.equal(stored.reportingComponent, 'example.com/scheduler');
   });
 
+  it('a body without apiVersion and kind is read as the endpoint\'s version', async () => {
+    const { apiVersion: _apiVersion, kind: _kind, ...bare } = newEvent('bare');
+    must(await call(server.url, 'POST', EVENTS, { body: bare }), 201);
+    const got = must(await call(server.url, 'GET', `${CORE}/bare`), 200).json;
+    assert.deepEqual([got.message, got.involvedObject.name, got.reportingComponent], ['Successfully assigned ev/web-1 to node-1', 'web-1', 'example.com/scheduler']);
+    const stored = JSON.parse((await server.storage.get(`/registry/events/${NS}/bare`))!.value.toString('utf8'));
+    assert.equal(stored.note, undefined, 'stored in core/v1\'s shape');
+    must(await call(server.url, 'DELETE', `${CORE}/bare`), 200);
+  });
+
   it('lists through both APIs hold the same objects, each in its own version', async () => {
     const core = must(await call(server.url, 'GET', CORE), 200).json;
     const events = must(await call(server.url, 'GET', EVENTS), 200).json;
