@@ -371,6 +371,27 @@ export class Registry {
     return inVersion(info, obj, String(obj['apiVersion'] ?? '').split('/').pop()!);
   }
 
+  /**
+   * The field manager's way to the resource's other served versions (those of a resource stored
+   * with it included), where managedFields entries written in them are compared. None for a
+   * resource converted by a call out (a CRD's conversion webhook): its entries compare as written.
+   */
+  private otherVersions(info: ResourceInfo): { inVersion?: (obj: JsonObject, apiVersion: string) => JsonObject | undefined } {
+    if (info.definition.hooks.convertByCall) return {};
+    return {
+      inVersion: (obj, apiVersion) => {
+        const prefix = resourcePrefix(info);
+        const target = [...this.definitions.definitions()]
+          .filter((d) => resourcePrefix(d) === prefix)
+          .flatMap((d) => this.definitions.versionsOf(d.group, d.resource))
+          .find((v) => v.apiVersion === apiVersion);
+        if (!target) return undefined;
+        const typed = typeof obj['apiVersion'] === 'string' ? obj : { ...obj, apiVersion: info.apiVersion };
+        return inVersion(target, typed, String(typed['apiVersion']).split('/').pop()!);
+      },
+    };
+  }
+
   /** A list as the options ask: the current state or an exact retained revision, selected, paged. */
   async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
     const plan = readPlan(options);
@@ -625,7 +646,7 @@ export class Registry {
       if (subresource !== 'binding') this.applyDefaults(info, desired);
       next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
-      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource) });
+      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);
       const errors = hooks.validateUpdate?.(next, current, info.version, subresource) ?? [];
       if (errors.length) throw invalid(info.kind, this.invalidGroup(info), name, errors);
@@ -646,7 +667,7 @@ export class Registry {
       }
       hooks.normalize?.(next);
       // A scale write records its own entry (the reference gives it no time).
-      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource) });
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
       const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
@@ -720,7 +741,7 @@ export class Registry {
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options, admission: options.admission };
-    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now(), ...resetFieldsOf(info, subresource) });
+    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now(), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
     } catch (err) {

@@ -235,6 +235,24 @@ describe('core/v1 and events.k8s.io/v1 Events: one stored object', { timeout: 60
     assert.deepEqual(again.metadata.managedFields.map((m: { manager: string; apiVersion: string }) => `${m.manager} ${m.apiVersion}`), ['new-recorder events.k8s.io/v1', 'old-recorder v1']);
   });
 
+  it('ownership is compared in each entry\'s own version: an apply through core/v1 conflicts with the owner of the note', async () => {
+    const apply = (path: string, manager: string, applied: unknown, force = false) =>
+      call(server.url, 'PATCH', `${path}?fieldManager=${manager}${force ? '&force=true' : ''}`, { body: applied, headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+    must(await apply(`${EVENTS}/owned`, 'new-recorder', newEvent('owned')), 201);
+    const change = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'owned' }, message: 'changed' };
+    const conflict = must(await apply(`${CORE}/owned`, 'old-recorder', change), 409).json;
+    assert.equal(conflict.message, 'Apply failed with 1 conflict: conflict with "new-recorder": .note');
+    const forced = must(await apply(`${CORE}/owned`, 'old-recorder', change, true), 200).json;
+    const fields = (r: { metadata: { managedFields: Array<{ manager: string; fieldsV1: Record<string, unknown> }> } }, manager: string) =>
+      Object.keys(r.metadata.managedFields.find((m) => m.manager === manager)!.fieldsV1).sort();
+    assert.deepEqual(fields(forced, 'new-recorder'), ['f:action', 'f:eventTime', 'f:reason', 'f:regarding', 'f:reportingController', 'f:reportingInstance', 'f:type']);
+    assert.deepEqual(fields(forced, 'old-recorder'), ['f:message']);
+    // An update through core/v1 takes the reason from the events.k8s.io owner, by its own name.
+    const patched = must(await call(server.url, 'PATCH', `${CORE}/owned?fieldManager=patcher`, { body: { reason: 'Rescheduled' }, headers: { 'Content-Type': 'application/merge-patch+json' } }), 200).json;
+    assert.deepEqual(fields(patched, 'new-recorder'), ['f:action', 'f:eventTime', 'f:regarding', 'f:reportingController', 'f:reportingInstance', 'f:type']);
+    assert.deepEqual(fields(patched, 'patcher'), ['f:reason']);
+  });
+
   it('an events.k8s.io Event that is not new-style is refused with the reference\'s 422, and nothing is stored', async () => {
     const before = server.storage.currentRevision();
     const bad = { ...newEvent('bad'), reportingController: undefined };
