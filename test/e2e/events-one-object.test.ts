@@ -315,6 +315,18 @@ describe('core/v1 and events.k8s.io/v1 Events: one stored object', { timeout: 60
     assert.equal(must(await call(server.url, 'GET', `${CORE}?labelSelector=sweep%3Dyes`), 200).json.items.length, 0);
   });
 
+  it('the garbage collector leaves events alone, as the reference ignores them (both groups)', async () => {
+    const owner = must(await call(server.url, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'owner' } } }), 201).json;
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }];
+    must(await call(server.url, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'dependent', ownerReferences } } }), 201);
+    must(await call(server.url, 'POST', EVENTS, { body: { ...newEvent('owned-event'), metadata: { name: 'owned-event', ownerReferences } } }), 201);
+    must(await call(server.url, 'POST', CORE, { body: { ...coreEvent('owned-core-event'), metadata: { name: 'owned-core-event', ownerReferences } } }), 201);
+    must(await call(server.url, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/owner`), 200);
+    await until('the dependent ConfigMap is collected', async () => (await call(server.url, 'GET', `/api/v1/namespaces/${NS}/configmaps/dependent`)).status === 404, 10_000, 50);
+    must(await call(server.url, 'GET', `${CORE}/owned-event`), 200);
+    must(await call(server.url, 'GET', `${EVENTS}/owned-core-event`), 200);
+  });
+
   it('a namespace\'s deletion removes its events once, whichever API wrote them', async () => {
     must(await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ev-doomed' } } }), 201);
     must(await call(server.url, 'POST', '/api/v1/namespaces/ev-doomed/events', { body: { ...coreEvent('one'), involvedObject: { kind: 'Pod', namespace: 'ev-doomed', name: 'p' } } }), 201);
