@@ -8,7 +8,7 @@
 // Each side comes out as Go writes its struct: its fields in the struct's order, zero values of
 // omitempty fields left out, struct values (the reference, the source) and times without
 // omitempty written even when empty ({} or null).
-import { isObject, type JsonObject } from '../../json.js';
+import type { JsonObject } from '../../json.js';
 
 /** How Go writes a field of the target struct. */
 type Emit = 'always' | 'omitempty';
@@ -80,8 +80,8 @@ function convert(obj: JsonObject, fields: readonly FieldMap[], kind: string, api
   return out;
 }
 
-export const CORE_EVENT_API_VERSION = 'v1';
-export const EVENTS_API_VERSION = 'events.k8s.io/v1';
+const CORE_EVENT_API_VERSION = 'v1';
+const EVENTS_API_VERSION = 'events.k8s.io/v1';
 
 /** An events.k8s.io/v1 Event as core/v1 writes it. */
 export function eventToCore(obj: JsonObject): JsonObject {
@@ -104,9 +104,4 @@ export function convertEvent(obj: JsonObject, fromApiVersion: string, toApiVersi
   const out = toCore ? eventToCore(obj) : eventFromCore(obj);
   out['apiVersion'] = toApiVersion;
   return out;
-}
-
-/** Whether a value is an Event in core/v1's shape (for readers that take either). */
-export function isCoreEvent(obj: JsonObject): boolean {
-  return obj['apiVersion'] === CORE_EVENT_API_VERSION || (obj['apiVersion'] === undefined && isObject(obj['involvedObject']));
 }
