@@ -145,6 +145,8 @@ export interface RegistryOptions {
 
 export class Registry {
   private readonly cachers = new Map<string, Promise<Cacher>>();
+  /** Stored versions in other served versions, by apiVersion (see convertedBytes). */
+  private readonly convertedCache = new WeakMap<Buffer, Map<string, WeakRef<Buffer>>>();
   /** What resources need from above the registry (see provide); shared with every view of it. */
   readonly services: RegistryServices = {};
   /** The informers handed out, by storage prefix (kept while the registry lives: they follow the definitions). */
@@ -321,8 +323,23 @@ export class Registry {
   private served(info: ResourceInfo, stored: Buffer): Buffer | Promise<Buffer> {
     const value = info.definition.hooks.readStored?.(stored) ?? stored;
     if (this.storageInfo(info).apiVersion === info.apiVersion) return value;
-    if (!info.definition.hooks.convertByCall) return encodeJson(this.toVersion(info, decodeJson(value)));
+    if (!info.definition.hooks.convertByCall) return this.convertedBytes(info, value);
     return this.fromStorage(info, decodeJson(value)).then((obj) => encodeJson(obj));
+  }
+
+  /**
+   * A stored version converted to `info`'s version, made once and shared while anyone holds it
+   * (every watcher of one event, lists in a row), so that the forms made of it (Table rows,
+   * Protobuf) are made once too; held weakly, as derived forms are (encoding/derived.ts).
+   */
+  private convertedBytes(info: ResourceInfo, value: Buffer): Buffer {
+    let byVersion = this.convertedCache.get(value);
+    const kept = byVersion?.get(info.apiVersion)?.deref();
+    if (kept) return kept;
+    const bytes = encodeJson(this.toVersion(info, decodeJson(value)));
+    if (!byVersion) this.convertedCache.set(value, (byVersion = new Map()));
+    byVersion.set(info.apiVersion, new WeakRef(bytes));
+    return bytes;
   }
 
   /** Stored objects in the requested version; one conversion call at a time, as the reference decodes them. */
