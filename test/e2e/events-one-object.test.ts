@@ -327,6 +327,18 @@ describe('core/v1 and events.k8s.io/v1 Events: one stored object', { timeout: 60
     must(await call(server.url, 'GET', `${EVENTS}/owned-core-event`), 200);
   });
 
+  it('quota counts each event once, whichever API wrote it (count/events.events.k8s.io; core events are not charged)', async () => {
+    must(await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ev-quota' } } }), 201);
+    must(await call(server.url, 'POST', '/api/v1/namespaces/ev-quota/events', { body: { ...coreEvent('one'), involvedObject: { kind: 'Pod', namespace: 'ev-quota', name: 'p' } } }), 201);
+    must(await call(server.url, 'POST', '/apis/events.k8s.io/v1/namespaces/ev-quota/events', { body: { ...newEvent('two'), regarding: { kind: 'Pod', namespace: 'ev-quota', name: 'p' } } }), 201);
+    must(await call(server.url, 'POST', '/api/v1/namespaces/ev-quota/resourcequotas', { body: { metadata: { name: 'q' }, spec: { hard: { 'count/events.events.k8s.io': '5', 'count/events': '5' } } } }), 201);
+    const used = await until('the quota\'s usage', async () => {
+      const q = must(await call(server.url, 'GET', '/api/v1/namespaces/ev-quota/resourcequotas/q'), 200).json;
+      return q.status?.used ?? false;
+    });
+    assert.deepEqual(used, { 'count/events.events.k8s.io': '2' });
+  });
+
   it('a namespace\'s deletion removes its events once, whichever API wrote them', async () => {
     must(await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ev-doomed' } } }), 201);
     must(await call(server.url, 'POST', '/api/v1/namespaces/ev-doomed/events', { body: { ...coreEvent('one'), involvedObject: { kind: 'Pod', namespace: 'ev-doomed', name: 'p' } } }), 201);
