@@ -109,6 +109,9 @@ export class GarbageCollector {
   /** Loads a resource's objects into the graph, then follows their changes (storage version). */
   private async followResource(info: ResourceInfo): Promise<void> {
     if (!info.verbs.includes('list') || !info.verbs.includes('watch')) return;
+    // Events (core and events.k8s.io: one storage) are the reference's ignored resources: never
+    // collected, never owners.
+    if (info.group === '' && info.resource === 'events') return;
     const informer = await this.registry.informer(info);
     if (this.watchers.has(informer.prefix) || this.stopped) return;
     this.watchers.set(informer.prefix, informer.subscribe({

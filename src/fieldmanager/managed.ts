@@ -35,6 +35,12 @@ export interface UpdateOptions {
    * endpoint's strategy), as paths of field names; replaces the status/spec rule above.
    */
   resetFields?: ReadonlyArray<readonly string[]>;
+  /**
+   * The object in another served version of its resource, by apiVersion (undefined when that
+   * version cannot be reached): an entry written in another version is compared there, as the
+   * reference's field manager converts for each entry. Absent: entries are compared as written.
+   */
+  inVersion?: (obj: Record<string, unknown>, apiVersion: string) => Record<string, unknown> | undefined;
 }
 
 export interface ApplyOptions extends UpdateOptions {
@@ -190,6 +196,49 @@ function clean(set: PathSet, ignored: PathSet): PathSet {
   return set.difference(STRIPPED).recursiveDifference(ignored);
 }
 
+interface Change {
+  changed: PathSet;
+  removed: PathSet;
+}
+
+/**
+ * What one write changed, in the version of each entry: the write's own comparison for entries of
+ * its version, the object converted and compared again for entries of another.
+ */
+class ChangesByVersion {
+  private readonly byVersion = new Map<string, Change>();
+
+  constructor(
+    private readonly gvk: GroupVersionKind,
+    own: Change,
+    private readonly before: Record<string, unknown> | undefined,
+    private readonly after: Record<string, unknown>,
+    private readonly options: UpdateOptions,
+  ) {
+    this.byVersion.set(apiVersionOf(gvk), own);
+  }
+
+  of(apiVersion: string): Change {
+    let change = this.byVersion.get(apiVersion);
+    if (change) return change;
+    change = this.convertedChange(apiVersion) ?? this.byVersion.get(apiVersionOf(this.gvk))!;
+    this.byVersion.set(apiVersion, change);
+    return change;
+  }
+
+  private convertedChange(apiVersion: string): Change | undefined {
+    const convert = this.options.inVersion;
+    if (!convert || !this.before) return undefined;
+    const before = convert(this.before, apiVersion);
+    const after = convert(this.after, apiVersion);
+    if (!before || !after) return undefined;
+    const slash = apiVersion.lastIndexOf('/');
+    const schema = schemaFor({ group: slash < 0 ? '' : apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind: this.gvk.kind });
+    const cmp = compare(withoutManagedFields(before), withoutManagedFields(after), schema);
+    return { changed: clean(cmp.modified.union(cmp.added), ignoredFor(schema, this.options)), removed: cmp.removed };
+  }
+}
+
 function withoutManagedFields(obj: Record<string, unknown>): Record<string, unknown> {
   if (!isObject(obj.metadata) || !Object.hasOwn(obj.metadata, 'managedFields')) return obj;
   const meta = { ...obj.metadata };
@@ -248,7 +297,11 @@ export function recordUpdate(
   const cmp = compare(before, after, schema);
   const changed = clean(cmp.modified.union(cmp.added), ignored);
   const removed = cmp.removed;
-  for (const m of managers.values()) m.set = m.set.difference(changed).difference(removed);
+  const changes = new ChangesByVersion(gvk, { changed, removed }, live && before, after, options);
+  for (const m of managers.values()) {
+    const inItsVersion = changes.of(m.apiVersion);
+    m.set = m.set.difference(inItsVersion.changed).difference(inItsVersion.removed);
+  }
   if (!changed.empty()) {
     const self: Manager = { manager, operation: 'Update', apiVersion: apiVersionOf(gvk), set: changed };
     if (options.subresource) self.subresource = options.subresource;
@@ -406,16 +459,18 @@ export function apply(
   const attempt = (force: boolean): Conflict[] => {
     const cmp = compare(base, merged, schema);
     const changed = clean(cmp.modified.union(cmp.added), ignored);
+    const changes = new ChangesByVersion(gvk, { changed, removed: cmp.removed }, live && base, merged, options);
     const conflicts: Conflict[] = [];
     for (const [id, m] of managers) {
       if (id === selfId) continue;
-      const c = m.set.intersection(changed);
+      const c = m.set.intersection(changes.of(m.apiVersion).changed);
       if (!c.empty()) for (const p of c.paths()) conflicts.push({ manager: m, path: p });
     }
     if (conflicts.length > 0 && !force) return conflicts;
     for (const [id, m] of managers) {
       if (id === selfId) continue;
-      m.set = m.set.difference(changed).difference(cmp.removed);
+      const inItsVersion = changes.of(m.apiVersion);
+      m.set = m.set.difference(inItsVersion.changed).difference(inItsVersion.removed);
     }
     return [];
   };

@@ -12,6 +12,7 @@ import type { SelectableFieldSpec } from '../api/selectable-fields.js';
 import type { FieldError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Evaluator } from '../quota/evaluators.js';
+import { storedWith } from './keys.js';
 import type { Registry, WriteContext, WriteResult } from './store.js';
 import type { Strategy } from './strategies.js';
 
@@ -117,6 +118,11 @@ export interface ResourceHooks extends Strategy {
   subresourceCreates?: Readonly<Record<string, CreateHook>>;
   /** Converts an object between two served versions (apiVersion is set by the caller). */
   convert?(obj: JsonObject, fromVersion: string, toVersion: string): JsonObject;
+  /**
+   * Converts an object between this resource and the one it shares storage with (keys.ts
+   * `storedWith`: events.k8s.io/v1 ⇄ core/v1 Events), by apiVersion; both resources carry it.
+   */
+  convertAcross?(obj: JsonObject, fromApiVersion: string, toApiVersion: string): JsonObject;
   /**
    * Converts an object between two versions by a call out (a CRD's conversion webhook), which the
    * registry then uses instead of `convert` on every read and write; the answer carries its
@@ -345,9 +351,10 @@ export class ResourceDefinitions {
     return order.map((v) => entry.infos.get(v)).filter((r): r is ResourceInfo => r !== undefined);
   }
 
-  /** The version objects of a resource are stored in. */
+  /** The version objects of a resource are stored in (the other resource's, when the two share storage). */
   storageInfo(info: Pick<ResourceInfo, 'group' | 'resource'>): ResourceInfo | undefined {
-    const entry = this.byGroupResource.get(groupResourceKey(info.group, info.resource));
+    const stored = storedWith(info);
+    const entry = this.byGroupResource.get(groupResourceKey(stored.group, stored.resource)) ?? this.byGroupResource.get(groupResourceKey(info.group, info.resource));
     return entry?.infos.get(entry.definition.storageVersion);
   }
 
@@ -369,8 +376,25 @@ export class ResourceDefinitions {
 /** A conversion that could not be made (a webhook down or answering nonsense): the message is the reference's. */
 export class ConversionFailure extends Error {}
 
-/** An object of a resource in `fromVersion` as `info`'s version serves it (apiVersion set); the same object when already there. */
+/** The group of an apiVersion ("" for the core group's "v1"). */
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * An object of a resource in `fromVersion` as `info`'s version serves it (apiVersion set); the same
+ * object when already there. An object of the resource it shares storage with (its apiVersion in
+ * another group) goes through `convertAcross`.
+ */
 export function inVersion(info: ResourceInfo, obj: JsonObject, fromVersion: string): JsonObject {
+  const apiVersion = obj['apiVersion'];
+  const across = info.definition.hooks.convertAcross;
+  if (across && typeof apiVersion === 'string' && apiVersion !== '' && groupOf(apiVersion) !== info.group) {
+    const out = across(obj, apiVersion, info.apiVersion);
+    out['apiVersion'] = info.apiVersion;
+    return out;
+  }
   if (fromVersion === info.version) return obj;
   const out = info.definition.hooks.convert?.(obj, fromVersion, info.version) ?? { ...obj };
   out['apiVersion'] = info.apiVersion;

@@ -2,8 +2,25 @@
 // /registry/{group}/{resource}/… for the others (so resources of the same name in two groups never meet).
 import type { ResourceInfo } from './definitions.js';
 
-export function resourcePrefix(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
-  return info.group ? `/registry/${info.group}/${info.resource}/` : `/registry/${info.resource}/`;
+type GroupResource = Pick<ResourceInfo, 'group' | 'resource'>;
+
+/**
+ * Resources whose objects are another resource's, as the reference's storage factory makes them
+ * cohabit: one object under the other's keys, in its storage version, seen through both APIs.
+ * events.k8s.io events are core events (/registry/events/<namespace>/<name>, core/v1).
+ */
+const STORED_WITH: Readonly<Record<string, GroupResource>> = {
+  'events.k8s.io/events': { group: '', resource: 'events' },
+};
+
+/** The resource whose storage holds this resource's objects: another one's when they cohabit, else its own. */
+export function storedWith<T extends GroupResource>(info: T): T | GroupResource {
+  return STORED_WITH[`${info.group}/${info.resource}`] ?? info;
+}
+
+export function resourcePrefix(info: GroupResource): string {
+  const stored = storedWith(info);
+  return stored.group ? `/registry/${stored.group}/${stored.resource}/` : `/registry/${stored.resource}/`;
 }
 
 export function collectionPrefix(info: Pick<ResourceInfo, 'group' | 'resource'>, namespace: string | undefined): string {

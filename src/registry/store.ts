@@ -145,6 +145,8 @@ export interface RegistryOptions {
 
 export class Registry {
   private readonly cachers = new Map<string, Promise<Cacher>>();
+  /** Stored versions in other served versions, by apiVersion (see convertedBytes). */
+  private readonly convertedCache = new WeakMap<Buffer, Map<string, WeakRef<Buffer>>>();
   /** What resources need from above the registry (see provide); shared with every view of it. */
   readonly services: RegistryServices = {};
   /** The informers handed out, by storage prefix (kept while the registry lives: they follow the definitions). */
@@ -174,13 +176,16 @@ export class Registry {
     }
     const prefix = resourcePrefix(definition);
     const informer = this.informers.get(prefix);
+    // Resources that share storage (events.k8s.io and core events) share its cache: it stays while either is served.
+    const shared = [...this.definitions.definitions()].some((d) => (d.group !== definition.group || d.resource !== definition.resource) && resourcePrefix(d) === prefix);
+    if (type === 'removed' && shared) return;
     if (type === 'removed') {
       informer?.stop();
       const cacher = this.cachers.get(prefix);
       this.cachers.delete(prefix);
       // Its watches end: clients see the stream close, as when the reference drops a resource.
       void cacher?.then((c) => c.stop(), () => undefined);
-    } else if (informer) {
+    } else if (informer && !shared) {
       informer.start(this.cacher(definition));
     } else if (this.cachesStarted) {
       this.cacher(definition).catch((err: unknown) => console.error(`starting the watch cache of ${prefix}:`, err));
@@ -246,7 +251,7 @@ export class Registry {
   async watch(info: ResourceInfo, namespace: string | undefined, request: WatchRequest, sink: WatchSink): Promise<Watch> {
     const cacher = await this.cacher(info);
     // Asked of every event for every watcher: the stored version's read is made once and kept.
-    const served = this.storageInfo(info).version === info.version ? info.definition.hooks.readStored : (value: Buffer) => this.served(info, value);
+    const served = this.storageInfo(info).apiVersion === info.apiVersion ? info.definition.hooks.readStored : (value: Buffer) => this.served(info, value);
     let watch: Watch | undefined;
     const ended = () => {
       this.clientWatches.delete(endNow);
@@ -346,9 +351,24 @@ export class Registry {
    */
   private served(info: ResourceInfo, stored: Buffer): Buffer | Promise<Buffer> {
     const value = info.definition.hooks.readStored?.(stored) ?? stored;
-    if (this.storageInfo(info).version === info.version) return value;
-    if (!info.definition.hooks.convertByCall) return encodeJson(this.toVersion(info, decodeJson(value)));
+    if (this.storageInfo(info).apiVersion === info.apiVersion) return value;
+    if (!info.definition.hooks.convertByCall) return this.convertedBytes(info, value);
     return this.fromStorage(info, decodeJson(value)).then((obj) => encodeJson(obj));
+  }
+
+  /**
+   * A stored version converted to `info`'s version, made once and shared while anyone holds it
+   * (every watcher of one event, lists in a row), so that the forms made of it (Table rows,
+   * Protobuf) are made once too; held weakly, as derived forms are (encoding/derived.ts).
+   */
+  private convertedBytes(info: ResourceInfo, value: Buffer): Buffer {
+    let byVersion = this.convertedCache.get(value);
+    const kept = byVersion?.get(info.apiVersion)?.deref();
+    if (kept) return kept;
+    const bytes = encodeJson(this.toVersion(info, decodeJson(value)));
+    if (!byVersion) this.convertedCache.set(value, (byVersion = new Map()));
+    byVersion.set(info.apiVersion, new WeakRef(bytes));
+    return bytes;
   }
 
   /** Stored objects in the requested version; one conversion call at a time, as the reference decodes them. */
@@ -397,6 +417,27 @@ export class Registry {
     return inVersion(info, obj, String(obj['apiVersion'] ?? '').split('/').pop()!);
   }
 
+  /**
+   * The field manager's way to the resource's other served versions (those of a resource stored
+   * with it included), where managedFields entries written in them are compared. None for a
+   * resource converted by a call out (a CRD's conversion webhook): its entries compare as written.
+   */
+  private otherVersions(info: ResourceInfo): { inVersion?: (obj: JsonObject, apiVersion: string) => JsonObject | undefined } {
+    if (info.definition.hooks.convertByCall) return {};
+    return {
+      inVersion: (obj, apiVersion) => {
+        const prefix = resourcePrefix(info);
+        const target = [...this.definitions.definitions()]
+          .filter((d) => resourcePrefix(d) === prefix)
+          .flatMap((d) => this.definitions.versionsOf(d.group, d.resource))
+          .find((v) => v.apiVersion === apiVersion);
+        if (!target) return undefined;
+        const typed = typeof obj['apiVersion'] === 'string' ? obj : { ...obj, apiVersion: info.apiVersion };
+        return inVersion(target, typed, String(typed['apiVersion']).split('/').pop()!);
+      },
+    };
+  }
+
   /** A list as the options ask: the current state or an exact retained revision, selected, paged. */
   async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
     const plan = readPlan(options);
@@ -441,7 +482,7 @@ export class Registry {
       metadata['continue'] = encodeContinue(result.revision, `${result.continueAfter.slice(prefix.length)}\u0000`);
       if (result.remaining !== undefined) metadata['remainingItemCount'] = result.remaining;
     }
-    const sameVersion = this.storageInfo(info).version === info.version;
+    const sameVersion = this.storageInfo(info).apiVersion === info.apiVersion;
     const read = info.definition.hooks.readStored;
     if (!sameVersion) return { metadata, items: await this.servedAll(info, result.items) };
     return { metadata, items: read ? result.items.map(read) : result.items };
@@ -475,10 +516,18 @@ export class Registry {
     meta['namespace'] = namespace;
   }
 
+  /**
+   * The group a 422 names: the stored object's (the reference names the kind of its internal
+   * object, so an events.k8s.io Event is refused as a core "Event").
+   */
+  private invalidGroup(info: ResourceInfo): string {
+    return this.storageInfo(info).group;
+  }
+
   private validate(info: ResourceInfo, obj: JsonObject): void {
     const meta = metadataOf(obj);
     const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...(info.definition.hooks.validateCreate?.(obj, info.version) ?? [])];
-    if (errors.length) throw invalid(info.kind, info.group, stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
+    if (errors.length) throw invalid(info.kind, this.invalidGroup(info), stringField(meta, 'name') ?? stringField(meta, 'generateName') ?? '', errors);
   }
 
   /** The admission of a write by `ctx` (none when the writer brings none); `options` as reviews carry them. */
@@ -508,6 +557,9 @@ export class Registry {
     const admission = this.admissionOf('CREATE', info, namespace, explicitName ?? '', ctx, ctx.options && writeOptionsObject(ctx.options));
     for (let attempt = 0; ; attempt++) {
       const obj = structuredClone(body);
+      // A body without apiVersion is in the endpoint's version: said so, so that conversions
+      // (to storage, for webhooks of an equivalent resource) know what they convert from.
+      obj['apiVersion'] ??= info.apiVersion;
       const m = metadataOf(obj);
       for (const k of ['uid', 'resourceVersion', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) delete m[k];
       this.applyDefaults(info, obj);
@@ -594,6 +646,7 @@ export class Registry {
       if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
       const currentObj = await this.fromStorage(info, decoded);
       const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
+      obj['apiVersion'] ??= info.apiVersion; // (as for a create)
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
       }
@@ -640,10 +693,10 @@ export class Registry {
       if (subresource !== 'binding') this.applyDefaults(info, desired);
       next = part(structuredClone(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
-      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource) });
+      else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);
       const errors = hooks.validateUpdate?.(next, current, info.version, subresource) ?? [];
-      if (errors.length) throw invalid(info.kind, info.group, name, errors);
+      if (errors.length) throw invalid(info.kind, this.invalidGroup(info), name, errors);
     } else {
       next = desired;
       this.applyDefaults(info, next);
@@ -661,7 +714,7 @@ export class Registry {
       }
       hooks.normalize?.(next);
       // A scale write records its own entry (the reference gives it no time).
-      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource) });
+      if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
       const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
@@ -672,7 +725,7 @@ export class Registry {
       }
       ctx.admit?.(next, namespace);
       const errors = [...validateObjectMeta(meta, info.nameRule, info.namespaced), ...terminatingFinalizers(meta, curMeta), ...(hooks.validateUpdate?.(next, current, info.version, subresource) ?? [])];
-      if (errors.length) throw invalid(info.kind, info.group, String(meta['name'] ?? ''), errors);
+      if (errors.length) throw invalid(info.kind, this.invalidGroup(info), String(meta['name'] ?? ''), errors);
     }
     await admission?.validate(next, current);
     metadataOf(next)['resourceVersion'] = curMeta['resourceVersion'];
@@ -735,7 +788,7 @@ export class Registry {
       if (ns !== undefined && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     const ctx: WriteContext = { manager: options.manager, applied: true, dryRun: options.dryRun, user: options.user, warnings: options.warnings, options: options.options, admission: options.admission };
-    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now(), ...resetFieldsOf(info, subresource) });
+    const merge = (live: JsonObject | undefined) => fieldManagerApply(gvkOf(info), live, applied, options.manager, { force: options.force, subresource, now: now(), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
     try {
       return await this.guaranteedUpdate(info, namespace, name, (current) => ({ obj: merge(current) }), subresource, ctx);
     } catch (err) {

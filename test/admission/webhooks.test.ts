@@ -299,6 +299,30 @@ describe('admission webhooks', () => {
       assert.equal(review!.request.object.apiVersion, 'autoscaling/v1');
     });
 
+    it('matchPolicy Equivalent: a core events rule catches an events.k8s.io write (one stored object), sent as a core/v1 Event', async () => {
+      const url = hooks.on('/events', (r) => answer(r, { allowed: true }));
+      const rule = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['events'] }];
+      await configure('validating', 'events', webhook('events.example.com', url, { rules: rule }));
+      // A mutating one patches the core/v1 shape it was sent; the change reaches the events.k8s.io object.
+      const mutate = hooks.on('/events-mutate', (r) => answer(r, jsonPatch([{ op: 'replace', path: '/message', value: 'patched' }])));
+      await configure('mutating', 'events-mutate', webhook('events-mutate.example.com', mutate, { rules: rule }));
+      const event = {
+        apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, eventTime: '2024-01-02T03:04:05.000000Z',
+        reportingController: 'example.com/c', reportingInstance: 'c-1', action: 'Act', reason: 'Why', regarding: { kind: 'Pod', namespace: 'wh', name: 'p' }, note: 'hello', type: 'Normal',
+      };
+      const created = await mustOk(req('POST', '/apis/events.k8s.io/v1/namespaces/wh/events', event), 201);
+      assert.equal(created.json.note, 'patched');
+      assert.equal(hooks.reviews('/events-mutate')[0]!.request.object.message, 'hello');
+      const [review] = hooks.reviews('/events');
+      assert.deepEqual(review!.request.kind, { group: '', version: 'v1', kind: 'Event' });
+      assert.deepEqual(review!.request.resource, { group: '', version: 'v1', resource: 'events' });
+      assert.deepEqual(review!.request.requestKind, { group: 'events.k8s.io', version: 'v1', kind: 'Event' });
+      assert.equal(review!.request.object.apiVersion, 'v1');
+      assert.equal(review!.request.object.message, 'patched');
+      assert.equal(review!.request.object.reportingComponent, 'example.com/c');
+      assert.deepEqual(review!.request.object.involvedObject, { kind: 'Pod', namespace: 'wh', name: 'p' });
+    });
+
     it('DELETE: the old object and DeleteOptions; a denied delete leaves the object', async () => {
       await mustOk(createCm('wh', 'keep'), 201);
       const url = hooks.on('/del', (r) => answer(r, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'kept' } }));

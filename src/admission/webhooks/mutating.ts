@@ -85,7 +85,7 @@ class MutatingDispatch {
   }
 
   private async convertTo(info: ResourceInfo): Promise<void> {
-    if (info.version === this.version.version) return;
+    if (info.apiVersion === this.version.apiVersion) return;
     this.objects = await objectsIn(this.registry, this.objects, info, this.attrs.subresource ?? '');
     this.version = info;
   }

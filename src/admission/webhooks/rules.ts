@@ -1,8 +1,9 @@
 // Which webhooks a request concerns by their rules: operations, API groups, versions, resources
 // ("*", "pods", "pods/status", "*/status", "*/*") and scope. With matchPolicy Equivalent, a rule
-// written for another served version of the same resource also catches the request, which the
-// webhook then receives in that version.
+// written for another served version of the same resource (or of a resource stored with it) also
+// catches the request, which the webhook then receives in that version.
 import type { ResourceDefinitions, ResourceInfo } from '../../registry/definitions.js';
+import { resourcePrefix } from '../../registry/keys.js';
 import type { Operation } from '../types.js';
 import type { Rule, Webhook } from './config.js';
 
@@ -88,10 +89,17 @@ export function ruleMatches(rule: Rule, target: RuleTarget, resource: GroupVersi
     && resourceMatches(rule, resource.resource, target.subresource);
 }
 
-/** The other served versions of the request's resource (with the same subresource), preferred first. */
+/**
+ * The other served versions of the request's resource (with the same subresource), preferred
+ * first, then those of a resource stored with it (the reference's equivalents share a storage
+ * prefix: core and events.k8s.io Events).
+ */
 function equivalents(catalog: ResourceDefinitions, target: RuleTarget): ResourceInfo[] {
-  return catalog.versionsOf(target.info.group, target.info.resource).filter((info) =>
-    info.version !== target.info.version && (!target.subresource || info.subresources.has(target.subresource)));
+  const { group, resource } = target.info;
+  const stored = resourcePrefix(target.info);
+  const cohabiting = [...catalog.definitions()].filter((d) => (d.group !== group || d.resource !== resource) && resourcePrefix(d) === stored);
+  return [...catalog.versionsOf(group, resource), ...cohabiting.flatMap((d) => catalog.versionsOf(d.group, d.resource))].filter((info) =>
+    (info.group !== group || info.resource !== resource || info.version !== target.info.version) && (!target.subresource || info.subresources.has(target.subresource)));
 }
 
 /** The invocation of `hook` for this request, when one of its rules matches. */

@@ -24,10 +24,10 @@ async function dispatch(registry: Registry, attrs: AdmissionAttributes, hooks: r
   }
   if (relevant.length === 0) return;
   // One conversion per version the webhooks want.
-  const byVersion = new Map<string, Promise<ReviewObjects>>([[attrs.info.version, Promise.resolve(objects)]]);
+  const byVersion = new Map<string, Promise<ReviewObjects>>([[attrs.info.apiVersion, Promise.resolve(objects)]]);
   const objectsFor = (invocation: Invocation): Promise<ReviewObjects> => {
-    let found = byVersion.get(invocation.info.version);
-    if (!found) byVersion.set(invocation.info.version, (found = objectsIn(registry, objects, invocation.info, attrs.subresource ?? '')));
+    let found = byVersion.get(invocation.info.apiVersion);
+    if (!found) byVersion.set(invocation.info.apiVersion, (found = objectsIn(registry, objects, invocation.info, attrs.subresource ?? '')));
     return found;
   };
   const outcomes = await Promise.all(relevant.map(async (invocation, index): Promise<unknown> => {

@@ -111,8 +111,13 @@ export function validateEndpoints(endpoints: Obj): FieldError[] {
   return errs;
 }
 
-/** core/v1 Events: an old-style event (no eventTime) lives in its involved object's namespace. */
-export function validateCoreEvent(event: Obj): FieldError[] {
+/**
+ * An Event in core/v1's shape, by the rules every Event keeps whichever API writes it (the
+ * reference's legacy validation): an old-style event (no eventTime) lives in its involved object's
+ * namespace; a new-style one names its reporter. `controllerField` is the reporter's field as the
+ * request's API names it (events.k8s.io calls it reportingController).
+ */
+export function validateCoreEvent(event: Obj, controllerField = 'reportingComponent'): FieldError[] {
   const namespace = str(obj(event['metadata'])['namespace']);
   const involved = str(obj(event['involvedObject'])['namespace']);
   const errs: FieldError[] = [];
@@ -122,15 +127,15 @@ export function validateCoreEvent(event: Obj): FieldError[] {
     }
   } else {
     if (involved === '' && namespace !== 'default' && namespace !== 'kube-system') errs.push(fieldInvalid('involvedObject.namespace', involved, 'does not match event.namespace'));
-    errs.push(...newStyleEventFields(event, 'reportingComponent', 'message'));
+    errs.push(...newStyleEventFields(event, controllerField));
   }
   return errs;
 }
 
-/** The fields a new-style event must carry (events.k8s.io/v1 always; core/v1 when eventTime is set). */
-export function newStyleEventFields(event: Obj, controllerField: string, noteField: string): FieldError[] {
+/** The fields a new-style event (one with an eventTime) must carry, read from core/v1's shape. */
+function newStyleEventFields(event: Obj, controllerField: string): FieldError[] {
   const errs: FieldError[] = [];
-  const controller = str(event[controllerField]);
+  const controller = str(event['reportingComponent']);
   if (controller === '') errs.push(fieldRequired(controllerField));
   errs.push(...invalidAll(controllerField, controller, isQualifiedName(controller)));
   const limits: Array<[string, string, number]> = [['reportingInstance', 'reportingInstance', 128], ['action', 'action', 128], ['reason', 'reason', 128]];
@@ -139,7 +144,7 @@ export function newStyleEventFields(event: Obj, controllerField: string, noteFie
     if (value === '') errs.push(fieldRequired(path));
     if (value.length > max) errs.push(fieldInvalid(path, '', `can have at most ${max} characters`));
   }
-  if (str(event[noteField]).length > 1024) errs.push(fieldInvalid('message', '', 'can have at most 1024 characters'));
+  if (str(event['message']).length > 1024) errs.push(fieldInvalid('message', '', 'can have at most 1024 characters'));
   return errs;
 }
 

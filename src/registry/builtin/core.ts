@@ -3,6 +3,7 @@ import {
   defaultCoreEvent, defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPodTemplateObject,
   defaultReplicationController, defaultResourceQuota, defaultSecret, defaultService,
 } from '../../api/defaults/core.js';
+import { convertEvent } from '../../api/conversion/events.js';
 import { defaultPod } from '../../api/defaults/pod.js';
 import { defaultClaim } from '../../api/defaults/volumes.js';
 import {
@@ -63,12 +64,15 @@ export const core: BuiltinGroup = {
     },
     events: {
       defaults: { v1: defaultCoreEvent },
-      validation: { create: validateCoreEvent },
+      // The legacy rules, on create and update (validateCoreEvent's own reporter field name).
+      validation: { create: (event) => validateCoreEvent(event) },
       strategy: createOnUpdate,
       table: coreEventTable,
       selectableFields: coreEventFields,
       // Core events are never charged.
       quota: null,
+      // One stored object with events.k8s.io/v1 Events (registry/keys.ts).
+      convertAcross: convertEvent,
     },
     limitranges: {
       defaults: { v1: defaultLimitRange },

@@ -69,6 +69,7 @@ function hooksOf(group: BuiltinGroup | undefined, resource: BuiltinResource, spe
   if (spec.podTemplate) hooks.podTemplate = spec.podTemplate;
   if (spec.subresourceParts) hooks.subresourceParts = spec.subresourceParts;
   if (spec.convert) hooks.convert = spec.convert;
+  if (spec.convertAcross) hooks.convertAcross = spec.convertAcross;
   if (spec.create) hooks.create = spec.create;
   if (spec.computed) hooks.computed = spec.computed;
   if (spec.subresourceCreates) hooks.subresourceCreates = spec.subresourceCreates;
