@@ -1,11 +1,13 @@
 // `capstan convert -f FILE [--output-version group/version] [-o yaml|json]`: manifests converted
 // offline, as kubectl-convert does, with the server's own conversions: objects of removed versions
 // (extensions/v1beta1 Deployments, networking.k8s.io/v1beta1 Ingresses, …) to what replaced them,
-// and any object to another served version of its kind (autoscaling/v1 ⇄ v2 HorizontalPodAutoscalers).
+// and any object to another served version of its kind (autoscaling/v1 ⇄ v2 HorizontalPodAutoscalers,
+// core/v1 ⇄ events.k8s.io/v1 Events).
 // Several objects (YAML documents, or a List) come out as one List, as kubectl-convert prints them.
 import { readFileSync } from 'node:fs';
 import { builtinResources } from '../api/catalog.js';
 import { convertHorizontalPodAutoscaler } from '../api/conversion/autoscaling.js';
+import { convertEvent } from '../api/conversion/events.js';
 import { fromRemovedVersion, NoReplacement } from '../api/conversion/removed.js';
 import { parseYaml } from '../encoding/yaml-decode.js';
 import { goYaml } from '../endpoints/request.js';
@@ -60,6 +62,7 @@ function objectsOf(text: string): JsonObject[] {
   return out;
 }
 
+const EVENT_API_VERSIONS = new Set(['v1', 'events.k8s.io/v1']);
 const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
 const versionOf = (apiVersion: string): string => apiVersion.split('/').pop()!;
 
@@ -83,6 +86,9 @@ function convertOne(o: JsonObject, outputVersion: string | undefined): JsonObjec
   if (outputVersion === undefined) return current;
   const from = String(current['apiVersion'] ?? '');
   if (from === outputVersion) return current;
+  // An Event is one kind in two groups (the reference stores both as core/v1).
+  const eventPair = kind === 'Event' && EVENT_API_VERSIONS.has(from) && EVENT_API_VERSIONS.has(outputVersion);
+  if (eventPair) return convertEvent(current, from, outputVersion);
   if (groupOf(from) !== groupOf(outputVersion) || !servesKind(outputVersion, kind)) {
     throw new ConvertError(`error: ${kind} in version "${from}" cannot be converted to "${outputVersion}": no kind "${kind}" is registered for version "${outputVersion}"`);
   }

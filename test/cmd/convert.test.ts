@@ -153,6 +153,16 @@ describe('capstan convert', { timeout: 60_000 }, () => {
     const r = await convert(['-f', '-', '--output-version', 'autoscaling/v1', '-o', 'json'], v2);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { maxReplicas: 3, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, targetCPUUtilizationPercentage: 50 } });
+    // An Event across its two groups, with the reference's field mapping, and back.
+    const core = 'apiVersion: v1\nkind: Event\nmetadata: {name: e, namespace: default}\ninvolvedObject: {kind: Pod, name: p, namespace: default}\nreason: Started\nmessage: hello\ntype: Normal\nreportingComponent: kubelet\nreportingInstance: node-a\ncount: 2\n';
+    const toNew = await convert(['-f', '-', '--output-version', 'events.k8s.io/v1', '-o', 'json'], core);
+    assert.equal(toNew.code, 0, toNew.stderr);
+    const converted = JSON.parse(toNew.stdout);
+    assert.equal(converted.apiVersion, 'events.k8s.io/v1');
+    assert.deepEqual([converted.note, converted.regarding.name, converted.reportingController, converted.deprecatedCount], ['hello', 'p', 'kubelet', 2]);
+    const back = await convert(['-f', '-', '--output-version', 'v1', '-o', 'json'], toNew.stdout);
+    assert.equal(back.code, 0, back.stderr);
+    assert.deepEqual([JSON.parse(back.stdout).message, JSON.parse(back.stdout).involvedObject.name, JSON.parse(back.stdout).count], ['hello', 'p', 2]);
     const psp = await convert(['-f', '-'], 'apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata: {name: p}\n');
     assert.equal(psp.code, 1);
     assert.match(psp.stderr, /PodSecurityPolicy was removed in Kubernetes 1\.25 with no replacement/);
