@@ -37,6 +37,8 @@ import { authorization } from './filters/authorization.js';
 import { filterChain, RequestContext } from './filters/context.js';
 import { impersonation } from './filters/impersonation.js';
 import { inFlightLimit } from './filters/in-flight-limit.js';
+import { priorityAndFairness } from './filters/priority-and-fairness.js';
+import { FlowControl } from './flowcontrol/controller.js';
 import { recover } from './filters/recover.js';
 import { requestInfo } from './filters/request-info.js';
 import { requestLog } from './filters/request-log.js';
@@ -121,6 +123,15 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     options, featureGates, serverRegistry, registry, admission, admissionServices, serviceAllocators,
     port: () => port ?? failed('the port is not known before the server listens'),
   };
+  // API Priority and Fairness or the max-in-flight limits, never both (as the reference).
+  if (featureGates.enabled('APIPriorityAndFairness') && options.enablePriorityAndFairness) {
+    const total = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
+    if (total <= 0) throw new Error(`invalid configuration: MaxRequestsInFlight=${options.maxRequestsInflight} and MaxMutatingRequestsInFlight=${options.maxMutatingRequestsInflight}; they must add up to something positive`);
+    ctx.flowControl = new FlowControl(serverRegistry, {
+      serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
+      waitLimitMs: options.requestTimeoutMs / 4,
+    }, metrics?.flowcontrol);
+  }
   const hooks = new PostStartHooks(POST_START_HOOKS, ctx);
   await hooks.run('storage');
   await hooks.run('caches');
@@ -207,7 +218,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     authentication(security.guard, security.credentials, metrics),
     audit(auditor),
     impersonation(security.guard),
-    inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
+    ctx.flowControl
+      ? priorityAndFairness(ctx.flowControl, metrics?.requests)
+      : inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
     authorization(security.guard),
     timeout(options.requestTimeoutMs),
   ], routes);
