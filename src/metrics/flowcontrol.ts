@@ -15,7 +15,7 @@ export class FlowMetrics {
   private readonly waits = new Map<boolean, HistogramSeries<string>>();
   private readonly executions = new Map<boolean, HistogramSeries<string>>();
 
-  constructor(private readonly owner: FlowControlMetrics, readonly priorityLevel: string, readonly flowSchema: string, private readonly dispatchedSeries: CounterSeries<string>, private readonly queueLengths: HistogramSeries<string>) {}
+  constructor(private readonly owner: FlowControlMetrics, readonly priorityLevel: string, readonly flowSchema: string, readonly exempt: boolean, private readonly dispatchedSeries: CounterSeries<string>, private readonly queueLengths: HistogramSeries<string>) {}
 
   dispatched(): void {
     this.dispatchedSeries.inc();
@@ -62,7 +62,7 @@ export class FlowControlMetrics {
     const pairs = this.pairs;
     const limits = this.limits;
     gauge(registry, APF_CURRENT_INQUEUE, function collect() {
-      for (const p of pairs.values()) this.set({ flow_schema: p.flowSchema, priority_level: p.priorityLevel }, p.inQueue);
+      for (const p of pairs.values()) if (!p.exempt) this.set({ flow_schema: p.flowSchema, priority_level: p.priorityLevel }, p.inQueue);
     });
     this.queueLengthHistogram = presummedHistogram(registry, APF_QUEUE_LENGTH);
     gauge(registry, APF_CONCURRENCY_LIMIT, function collect() {
@@ -71,20 +71,20 @@ export class FlowControlMetrics {
     for (const family of [APF_CONCURRENCY_IN_USE, APF_CURRENT_EXECUTING]) {
       // Every request takes one seat here, so the seats in use are the requests executing.
       gauge(registry, family, function collect() {
-        for (const p of pairs.values()) this.set({ flow_schema: p.flowSchema, priority_level: p.priorityLevel }, p.executing);
+        for (const p of pairs.values()) if (!p.exempt) this.set({ flow_schema: p.flowSchema, priority_level: p.priorityLevel }, p.executing);
       });
     }
     this.waitHistogram = presummedHistogram(registry, APF_WAIT_DURATION);
     this.executionHistogram = presummedHistogram(registry, APF_EXECUTION_DURATION);
   }
 
-  /** The numbers of one pair (made once, kept while the server runs). */
-  of(priorityLevel: string, flowSchema: string): FlowMetrics {
+  /** The numbers of one pair (made once, kept while the server runs); an Exempt level's requests are neither queued nor counted executing. */
+  of(priorityLevel: string, flowSchema: string, exempt: boolean): FlowMetrics {
     const key = `${priorityLevel}\0${flowSchema}`;
     let m = this.pairs.get(key);
     if (!m) {
       const labels = { flow_schema: flowSchema, priority_level: priorityLevel };
-      m = new FlowMetrics(this, priorityLevel, flowSchema, this.dispatchedCounter.series(labels), this.queueLengthHistogram.series(labels));
+      m = new FlowMetrics(this, priorityLevel, flowSchema, exempt, this.dispatchedCounter.series(labels), this.queueLengthHistogram.series(labels));
       this.pairs.set(key, m);
     }
     return m;

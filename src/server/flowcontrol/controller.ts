@@ -131,7 +131,7 @@ export class FlowControl {
     } else if (level.queueCount === 1) {
       hand = [0];
     }
-    return { schemaUid: schema.uid, level, hand, metrics: this.metrics?.of(level.name, schema.name) };
+    return { schemaUid: schema.uid, level, hand, metrics: this.metrics?.of(level.name, schema.name, level.queues === undefined) };
   }
 
   private info(resource: string): ResourceInfo | undefined {
