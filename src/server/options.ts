@@ -313,6 +313,8 @@ export const SETTINGS = {
   apiServiceRecheckMs: unflagged(30_000),
   /** How often the bootstrap FlowSchemas and PriorityLevelConfigurations are made to hold again (the reference: every minute). */
   apfBootstrapPeriodMs: unflagged(60_000),
+  /** Whether the bootstrap FlowSchemas and PriorityLevelConfigurations are kept (tests that count the store's revisions from the start turn it off). */
+  apfBootstrap: unflagged(true),
   /** Whether the local APIServices are made (tests that count the store's revisions from the start turn them off). */
   localApiServices: unflagged(true),
   /** klog's verbosity: 0 logs the start and errors; 3 and up one line per request, as the reference. */

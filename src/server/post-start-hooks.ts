@@ -63,7 +63,7 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   // configuration whenever the API is served, whether the filter runs or not (as the reference).
   {
     name: 'apf-config-producer', stage: 'caches', reportsAs: 'priority-and-fairness-config-producer',
-    create: (c) => (c.serverRegistry.definitions.definition('flowcontrol.apiserver.k8s.io', 'flowschemas') ? new ApfConfigProducer(c.serverRegistry, c.options.apfBootstrapPeriodMs) : undefined),
+    create: (c) => (c.options.apfBootstrap && c.serverRegistry.definitions.definition('flowcontrol.apiserver.k8s.io', 'flowschemas') ? new ApfConfigProducer(c.serverRegistry, c.options.apfBootstrapPeriodMs) : undefined),
   },
   { name: 'apf-config-consumer', stage: 'caches', reportsAs: 'priority-and-fairness-config-consumer', create: (c) => c.flowControl },
   { name: 'apf-filter', stage: 'caches', reportsAs: 'priority-and-fairness-filter', create: (c) => (c.flowControl ? task(async () => {}) : undefined) },
