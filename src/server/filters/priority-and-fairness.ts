@@ -9,6 +9,7 @@
 // its headers), then streams without one.
 import type { ServerResponse } from 'node:http';
 import type { RequestMetrics } from '../../metrics/requests.js';
+import type { FlowMetrics } from '../../metrics/flowcontrol.js';
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { FlowControl } from '../flowcontrol/controller.js';
 import type { QueueObserver, RejectReason, Seat } from '../flowcontrol/queue-set.js';
@@ -31,7 +32,7 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     let seat: Seat | undefined;
     if (queues) {
       const waitStart = performance.now();
-      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, (cancel) => res.once('close', cancel));
+      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res);
       const queued = admitted instanceof Promise;
       const outcome: Seat | RejectReason = queued ? await admitted : admitted;
       // As the reference labels it: `execute` is false only for a request refused without queuing.
@@ -47,23 +48,34 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     m?.dispatched();
     if (seat && m) m.executing++;
     requestMetrics?.enter(mutating);
-    const started = performance.now();
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      seat?.release();
-      if (seat && m) m.executing--;
-      requestMetrics?.leave(mutating);
-      m?.ran((performance.now() - started) / 1000, watch);
-    };
-    if (watch) releaseOnHeaders(res, finish);
+    const execution = new Execution(seat, m, requestMetrics, mutating, watch);
+    if (watch) releaseOnHeaders(res, () => execution.end());
     try {
       await next();
     } finally {
-      finish();
+      execution.end();
     }
   };
+}
+
+/** A request from when it got its seat until it ends (a watch: until it has started). */
+class Execution {
+  private readonly started = performance.now();
+  private ended = false;
+
+  constructor(private readonly seat: Seat | undefined, private readonly m: FlowMetrics | undefined, private readonly requestMetrics: RequestMetrics | undefined, private readonly mutating: boolean, private readonly watch: boolean) {}
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const m = this.m;
+    if (this.seat) {
+      this.seat.release();
+      if (m) m.executing--;
+    }
+    this.requestMetrics?.leave(this.mutating);
+    m?.ran((performance.now() - this.started) / 1000, this.watch);
+  }
 }
 
 /** The reference's answer to a refused request. */

@@ -34,6 +34,22 @@ interface Queue {
   executing: number;
 }
 
+/** The client's connection, whose closing cancels a waiting request. */
+export interface ClientGone {
+  once(event: 'close', listener: () => void): unknown;
+}
+
+class HeldSeat implements Seat {
+  private held = true;
+  constructor(private readonly set: QueueSet, private readonly queue: Queue | undefined) {}
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.set.freed(this.queue);
+  }
+}
+
 /** What the level tells its metrics. */
 export interface QueueObserver {
   /** A request entered (+1) or left (-1) a queue; `length` is its queue's length after it entered. */
@@ -69,9 +85,9 @@ export class QueueSet {
 
   /**
    * A seat at once, a refusal at once, or (queued) a promise of either. `hand` is the flow's
-   * queues (see dealHand), `onGone` lets a waiting request be cancelled.
+   * queues (see dealHand); a request waiting when its client goes away is cancelled.
    */
-  admit(hand: readonly number[], observer: QueueObserver, onGone: (cancel: () => void) => void): Seat | RejectReason | Promise<Seat | RejectReason> {
+  admit(hand: readonly number[], observer: QueueObserver, client: ClientGone): Seat | RejectReason | Promise<Seat | RejectReason> {
     if (this.executing < this.config.concurrencyLimit && this.waitingCount === 0) return this.seat(undefined);
     if (this.config.queues === 0 || this.queues.length === 0) return 'concurrency-limit';
     const queue = this.shortest(hand);
@@ -90,23 +106,21 @@ export class QueueSet {
       queue.waiting.push(waiter);
       this.waitingCount++;
       observer.queued(1, queue.waiting.length);
-      onGone(() => this.drop(waiter, 'cancelled'));
+      client.once('close', () => this.drop(waiter, 'cancelled'));
     });
   }
 
   private seat(queue: Queue | undefined): Seat {
     this.executing++;
     if (queue) queue.executing++;
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.executing--;
-        if (queue) queue.executing--;
-        this.dispatch();
-      },
-    };
+    return new HeldSeat(this, queue);
+  }
+
+  /** A seat given back (see HeldSeat). */
+  freed(queue: Queue | undefined): void {
+    this.executing--;
+    if (queue) queue.executing--;
+    if (this.waitingCount > 0) this.dispatch();
   }
 
   private drop(waiter: Waiter, reason: RejectReason): void {
