@@ -31,12 +31,17 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     const queues = c.level.queues;
     let seat: Seat | undefined;
     if (queues) {
-      const waitStart = performance.now();
       const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res);
-      const queued = admitted instanceof Promise;
-      const outcome: Seat | RejectReason = queued ? await admitted : admitted;
-      // As the reference labels it: `execute` is false only for a request refused without queuing.
-      m?.waited((performance.now() - waitStart) / 1000, queued || typeof outcome !== 'string');
+      let outcome: Seat | RejectReason;
+      if (admitted instanceof Promise) {
+        const waitStart = performance.now();
+        outcome = await admitted;
+        m?.waited((performance.now() - waitStart) / 1000, true);
+      } else {
+        // Not queued: no wait. As the reference labels it, `execute` is false only for a request refused without queuing.
+        outcome = admitted;
+        m?.waited(0, typeof outcome !== 'string');
+      }
       if (typeof outcome === 'string') {
         m?.rejected(outcome);
         if (outcome !== 'cancelled') tooManyRequests(res);

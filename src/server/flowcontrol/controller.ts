@@ -66,7 +66,9 @@ const obj = (v: unknown): JsonObject => (isObject(v) ? v : {});
 export class FlowControl {
   private schemas: Schema[] = [];
   private levels = new Map<string, Level>();
-  private cache = new Map<string, Classification>();
+  /** Classifications by user name (for one set of groups), then by request shape. */
+  private cache = new Map<string, { groups: string[]; shapes: Map<string, Classification> }>();
+  private cached = 0;
   private subscriptions: Subscription[] = [];
   /** Per FlowSchema, the last status write: while the informer shows the version it was made from, no other is made. */
   private readonly written = new Map<string, { resourceVersion: string; stale(): boolean }>();
@@ -108,16 +110,29 @@ export class FlowControl {
 
   /** The schema and level of a request by `user`, and its flow. */
   classify(user: UserInfo, info: RequestInfo): Classification {
-    const key = info.isResourceRequest
-      ? `${user.name}\x01${user.groups.join('\x02')}\x01${info.verb}\x01${info.apiGroup}\x01${info.resource}\x01${info.subresource ?? ''}\x01${info.namespace ?? '\x03'}`
-      : `${user.name}\x01${user.groups.join('\x02')}\x01${info.verb}\x01\x04${info.path}`;
-    let c = this.cache.get(key);
+    // Per user (name and groups), then per request shape: two short keys.
+    let byUser = this.cache.get(user.name);
+    if (!byUser || !sameGroups(byUser.groups, user.groups)) {
+      if (this.cached >= CACHE_LIMIT) this.forget();
+      byUser = { groups: [...user.groups], shapes: new Map() };
+      this.cache.set(user.name, byUser);
+    }
+    const shape = info.isResourceRequest
+      ? `${info.verb}\x01${info.apiGroup}\x01${info.resource}\x01${info.subresource ?? ''}\x01${info.namespace ?? '\x03'}`
+      : `${info.verb}\x01\x04${info.path}`;
+    let c = byUser.shapes.get(shape);
     if (!c) {
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      if (this.cached >= CACHE_LIMIT) this.forget();
       c = this.classifyNow(user, info);
-      this.cache.set(key, c);
+      byUser.shapes.set(shape, c);
+      this.cached++;
     }
     return c;
+  }
+
+  private forget(): void {
+    this.cache = new Map();
+    this.cached = 0;
   }
 
   private classifyNow(user: UserInfo, info: RequestInfo): Classification {
@@ -154,8 +169,8 @@ export class FlowControl {
     }
   }
 
-  /** Takes the objects as the new configuration; returns the Dangling conditions to write. */
-  private configure(fsObjects: JsonObject[], plObjects: JsonObject[]): Array<[string, JsonObject]> {
+  /** Takes the objects (as the informers hold them) as the new configuration; returns the Dangling conditions to write. */
+  configure(fsObjects: JsonObject[], plObjects: JsonObject[]): Array<[string, JsonObject]> {
     const specs = new Map<string, { uid: string; spec: JsonObject }>();
     for (const pl of plObjects) {
       const meta = obj(pl['metadata']);
@@ -209,7 +224,7 @@ export class FlowControl {
     if (!schemas.some((s) => s.name === CATCH_ALL)) schemas.push(imagined(CATCH_ALL));
     this.schemas = schemas;
     this.levels = levels;
-    this.cache = new Map();
+    this.forget();
     return conditions;
   }
 
@@ -225,6 +240,12 @@ export class FlowControl {
       if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
     }
   }
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function limitedShares(spec: JsonObject): number {
