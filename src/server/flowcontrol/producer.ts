@@ -64,7 +64,10 @@ export class ApfConfigProducer {
       }
       for (const current of informer.list()) {
         const name = String(metadataOf(current)['name']);
-        if (!wanted.has(name) && parseBool(annotationOf(current)) === true) await this.quietly(() => this.registry.delete(info, undefined, name));
+        if (wanted.has(name) || parseBool(annotationOf(current)) !== true) continue;
+        // Only as it was seen: a change meanwhile is looked at again next time.
+        const resourceVersion = String(metadataOf(current)['resourceVersion']);
+        await this.quietly(() => this.registry.delete(info, undefined, name, { preconditions: { resourceVersion } }));
       }
     }
   }
