@@ -144,6 +144,9 @@ describe('API Priority and Fairness', { timeout: 90_000 }, () => {
       assert.equal(bob.status, 403);
       await check(bob, 'global-default', 'global-default');
       await check(await call(server.url, 'GET', '/healthz', as('bob')), 'probes', 'exempt');
+      // A URL covers what is under it.
+      await check(await call(server.url, 'GET', '/readyz/etcd', as('bob')), 'probes', 'exempt');
+      await check(await call(server.url, 'GET', '/version', as('bob')), 'global-default', 'global-default');
       await check(await call(server.url, 'GET', '/api/v1/nodes', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-node-high', 'node-high');
       await check(await call(server.url, 'GET', '/api/v1/namespaces/default/pods', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-nodes', 'system');
       await check(await call(server.url, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x', { headers: { 'Impersonate-User': 'system:kube-scheduler' }, body: {} }), 'system-leader-election', 'leader-election');

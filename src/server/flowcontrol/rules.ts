@@ -16,8 +16,9 @@ function field(obj: JsonObject, name: string): JsonObject {
   return isObject(v) ? v : {};
 }
 
+/** `*` alone stands for every value (validation keeps it alone). */
 function has(list: string[], value: string): boolean {
-  return list.includes(value) || list.includes('*');
+  return (list.length === 1 && list[0] === '*') || list.includes(value);
 }
 
 function subjectMatches(subject: JsonObject, user: UserInfo): boolean {
@@ -50,11 +51,13 @@ function resourceRuleMatches(rule: JsonObject, info: RequestInfo & { isResourceR
   return has(strings(rule['namespaces']), info.namespace);
 }
 
+/** A URL covers itself and what is under it ("/healthz" covers "/healthz/etcd"; "/apis/*" all under /apis/). */
 function urlMatches(patterns: string[], path: string): boolean {
   for (const p of patterns) {
     if (p === '*' || p === path) return true;
-    // "/apis/*" covers everything under /apis/.
-    if (p.endsWith('/*') && path.startsWith(p.slice(0, -1))) return true;
+    let prefix = p.endsWith('*') ? p.slice(0, -1) : p;
+    if (!prefix.endsWith('/')) prefix += '/';
+    if (path.startsWith(prefix)) return true;
   }
   return false;
 }
