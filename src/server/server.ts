@@ -99,11 +99,15 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
+  // One set of gates per server (several may run in one process), handed where a gate matters.
+  const featureGates = FeatureGates.parse(options.featureGates);
+  const priorityAndFairnessOn = featureGates.enabled('APIPriorityAndFairness') && options.enablePriorityAndFairness;
+  if (priorityAndFairnessOn && options.maxRequestsInflight + options.maxMutatingRequestsInflight <= 0) {
+    throw new Error(`invalid configuration: MaxRequestsInFlight=${options.maxRequestsInflight} and MaxMutatingRequestsInFlight=${options.maxMutatingRequestsInflight}; they must add up to something positive`);
+  }
   const metrics = options.metrics ? new ServerMetrics(versionInfo()) : undefined;
   const auditor = await startAuditing(options);
   const served = runtimeConfig(options.runtimeConfig).enabled;
-  // One set of gates per server (several may run in one process), handed where a gate matters.
-  const featureGates = FeatureGates.parse(options.featureGates);
   const definitions = builtinResourceDefinitions(served);
   const backend: Storage = await openStorage(options);
   // Every operation that reaches the store is timed (etcd_request_duration_seconds), whatever the backend.
@@ -124,9 +128,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     port: () => port ?? failed('the port is not known before the server listens'),
   };
   // API Priority and Fairness or the max-in-flight limits, never both (as the reference).
-  if (featureGates.enabled('APIPriorityAndFairness') && options.enablePriorityAndFairness) {
-    const total = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
-    if (total <= 0) throw new Error(`invalid configuration: MaxRequestsInFlight=${options.maxRequestsInflight} and MaxMutatingRequestsInFlight=${options.maxMutatingRequestsInflight}; they must add up to something positive`);
+  if (priorityAndFairnessOn) {
     ctx.flowControl = new FlowControl(serverRegistry, {
       serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
       waitLimitMs: options.requestTimeoutMs / 4,

@@ -259,6 +259,12 @@ describe('API Priority and Fairness', { timeout: 90_000 }, () => {
     }
   });
 
+  it('refuses to start when the in-flight limits add up to nothing to share, as the reference', async () => {
+    await assert.rejects(memoryServer({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 }), {
+      message: 'invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive',
+    });
+  });
+
   const switchedOff: Array<[string, ServerOptions]> = [['the feature gate off', { featureGates: ['APIPriorityAndFairness=false'] }], ['--enable-priority-and-fairness=false', { enablePriorityAndFairness: false }]];
   for (const [label, options] of switchedOff) {
     it(`with ${label}, the max-in-flight limits apply instead`, async () => {
