@@ -136,8 +136,8 @@ export class FlowControl {
   }
 
   private classifyNow(user: UserInfo, info: RequestInfo): Classification {
-    // The catch-all schema matches everyone authenticated or not; it is last, and the fallback.
-    const schema = this.schemas.find((s) => schemaMatches(s.spec, user, info)) ?? this.schemas[this.schemas.length - 1]!;
+    // The catch-all schema matches everyone authenticated or not, and is the fallback for a user who is neither.
+    const schema = this.schemas.find((s) => schemaMatches(s.spec, user, info)) ?? this.schemas.find((s) => s.name === CATCH_ALL)!;
     const level = schema.level;
     let hand: number[] = [];
     if (level.queueCount > 1) {
