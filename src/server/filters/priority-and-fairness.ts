@@ -30,18 +30,16 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     const m = c.metrics;
     const queues = c.level.queues;
     let seat: Seat | undefined;
+    let started: number | undefined;
     if (queues) {
+      const waitStart = performance.now();
       const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res);
-      let outcome: Seat | RejectReason;
-      if (admitted instanceof Promise) {
-        const waitStart = performance.now();
-        outcome = await admitted;
-        m?.waited((performance.now() - waitStart) / 1000, true);
-      } else {
-        // Not queued: no wait. As the reference labels it, `execute` is false only for a request refused without queuing.
-        outcome = admitted;
-        m?.waited(0, typeof outcome !== 'string');
-      }
+      const queued = admitted instanceof Promise;
+      const outcome: Seat | RejectReason = queued ? await admitted : admitted;
+      // The end of the wait is the start of the execution (one clock read for both).
+      started = performance.now();
+      // As the reference labels it: `execute` is false only for a request refused without queuing.
+      m?.waited((started - waitStart) / 1000, queued || typeof outcome !== 'string');
       if (typeof outcome === 'string') {
         m?.rejected(outcome);
         if (outcome !== 'cancelled') tooManyRequests(res);
@@ -53,7 +51,7 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     m?.dispatched();
     if (seat && m) m.executing++;
     requestMetrics?.enter(mutating);
-    const execution = new Execution(seat, m, requestMetrics, mutating, watch);
+    const execution = new Execution(started ?? performance.now(), seat, m, requestMetrics, mutating, watch);
     if (watch) releaseOnHeaders(res, () => execution.end());
     try {
       await next();
@@ -65,10 +63,9 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
 
 /** A request from when it got its seat until it ends (a watch: until it has started). */
 class Execution {
-  private readonly started = performance.now();
   private ended = false;
 
-  constructor(private readonly seat: Seat | undefined, private readonly m: FlowMetrics | undefined, private readonly requestMetrics: RequestMetrics | undefined, private readonly mutating: boolean, private readonly watch: boolean) {}
+  constructor(private readonly started: number, private readonly seat: Seat | undefined, private readonly m: FlowMetrics | undefined, private readonly requestMetrics: RequestMetrics | undefined, private readonly mutating: boolean, private readonly watch: boolean) {}
 
   end(): void {
     if (this.ended) return;
