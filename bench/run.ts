@@ -1,5 +1,5 @@
 // npm run bench: every benchmark, then one summary of every figure and target.
-// `node dist/bench/run.js lists watchers` runs only those named (crud, lists, watchers, memory, apply, representations, auth, crds, test-env, etcd, metrics, audit, workloads).
+// `node dist/bench/run.js lists watchers` runs only those named (crud, lists, watchers, memory, apply, representations, auth, crds, test-env, etcd, metrics, apf, audit, workloads).
 // Each benchmark runs capstan (`capstan --data-dir <tmp> --secure-port 0`) as its own process on
 // 127.0.0.1. BENCH_PROF=<dir> runs the servers under --cpu-prof (profiles land in <dir>).
 import { cpus, loadavg } from 'node:os';
@@ -15,13 +15,14 @@ import { crds } from './crds.js';
 import { testEnv } from './test-env.js';
 import { etcd } from './etcd.js';
 import { metrics } from './metrics.js';
+import { apf } from './apf.js';
 import { audit } from './audit.js';
 import { workloads } from './workloads.js';
 
 /** Before each benchmark, wait up to this long for other processes to leave the CPU alone. */
 const QUIET_WAIT_MS = Number(process.env['BENCH_QUIET_WAIT_MS'] ?? 10_000);
 
-const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, audit, workloads };
+const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

@@ -119,6 +119,49 @@ export const AUTHENTICATION_DURATION: HistogramFamily<'result'> = {
   help: 'Authentication duration in seconds broken out by result.',
 };
 
+// API Priority and Fairness (the reference's apiserver_flowcontrol_* families a dashboard reads).
+const APF_QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
+const APF_DURATION_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30];
+const APF_PAIR = ['flow_schema', 'priority_level'] as const;
+type ApfPair = (typeof APF_PAIR)[number];
+
+export const APF_REJECTED: Family<ApfPair | 'reason'> = {
+  name: 'apiserver_flowcontrol_rejected_requests_total', stability: 'ALPHA', labels: ['flow_schema', 'priority_level', 'reason'],
+  help: 'Number of requests rejected by API Priority and Fairness subsystem',
+};
+export const APF_DISPATCHED: Family<ApfPair> = {
+  name: 'apiserver_flowcontrol_dispatched_requests_total', stability: 'ALPHA', labels: APF_PAIR,
+  help: 'Number of requests executed by API Priority and Fairness subsystem',
+};
+export const APF_CURRENT_INQUEUE: Family<ApfPair> = {
+  name: 'apiserver_flowcontrol_current_inqueue_requests', stability: 'ALPHA', labels: APF_PAIR,
+  help: 'Number of requests currently pending in queues of the API Priority and Fairness subsystem',
+};
+export const APF_QUEUE_LENGTH: HistogramFamily<ApfPair> = {
+  name: 'apiserver_flowcontrol_request_queue_length_after_enqueue', stability: 'ALPHA', labels: APF_PAIR, buckets: APF_QUEUE_LENGTH_BUCKETS,
+  help: 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued',
+};
+export const APF_CONCURRENCY_LIMIT: Family<'priority_level'> = {
+  name: 'apiserver_flowcontrol_request_concurrency_limit', stability: 'ALPHA', labels: ['priority_level'],
+  help: 'Shared concurrency limit in the API Priority and Fairness subsystem',
+};
+export const APF_CURRENT_EXECUTING: Family<ApfPair> = {
+  name: 'apiserver_flowcontrol_current_executing_requests', stability: 'ALPHA', labels: APF_PAIR,
+  help: 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem',
+};
+export const APF_CONCURRENCY_IN_USE: Family<ApfPair> = {
+  name: 'apiserver_flowcontrol_request_concurrency_in_use', stability: 'ALPHA', labels: APF_PAIR,
+  help: 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem',
+};
+export const APF_WAIT_DURATION: HistogramFamily<ApfPair | 'execute'> = {
+  name: 'apiserver_flowcontrol_request_wait_duration_seconds', stability: 'ALPHA', labels: ['execute', 'flow_schema', 'priority_level'], buckets: APF_DURATION_BUCKETS,
+  help: 'Length of time a request spent waiting in its queue',
+};
+export const APF_EXECUTION_DURATION: HistogramFamily<ApfPair | 'type'> = {
+  name: 'apiserver_flowcontrol_request_execution_seconds', stability: 'ALPHA', labels: ['flow_schema', 'priority_level', 'type'], buckets: APF_DURATION_BUCKETS,
+  help: 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem',
+};
+
 const helpOf = (f: Family<string>): string => `[${f.stability}] ${f.help}`;
 
 export function counter<L extends string>(registry: Registry, f: Family<L>): Counter<L> {

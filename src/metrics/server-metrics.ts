@@ -7,6 +7,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AdmissionMetrics } from './admission.js';
 import { AggregatorMetrics } from './aggregator.js';
+import { FlowControlMetrics } from './flowcontrol.js';
 import {
   BUILD_INFO, gauge, AUTHENTICATED_USER_REQUESTS, AUTHENTICATION_ATTEMPTS, AUTHENTICATION_DURATION, presummedCounter, presummedHistogram, WATCH_EVENTS,
   WATCH_EVENTS_SIZES,
@@ -62,6 +63,8 @@ export class ServerMetrics {
   readonly storage = new StorageMetrics(this.registry);
   readonly admission = new AdmissionMetrics(this.registry);
   readonly aggregator = new AggregatorMetrics(this.registry);
+  /** API Priority and Fairness (apiserver_flowcontrol_*). */
+  readonly flowcontrol = new FlowControlMetrics(this.registry);
   private readonly watchEvents = presummedCounter(this.registry, WATCH_EVENTS);
   private readonly watchEventSizes = presummedHistogram(this.registry, WATCH_EVENTS_SIZES);
   private readonly watchChildren = new Map<string, WatchEventMetrics>();

@@ -1,7 +1,7 @@
 // The checks of /healthz, /livez and /readyz, named and ordered as the reference's. Each is backed
-// by a condition of capstan's own; a reference check whose subject capstan does not have (API
-// Priority and Fairness, the aggregator's controllers, the object count
-// tracker, the authentication-info controller) is not listed.
+// by a condition of capstan's own; a reference check whose subject capstan does not have (the
+// aggregator's OpenAPI controllers, the object count tracker, the authentication-info controller
+// on plain HTTP) is not listed.
 import type { HealthCheck, HealthEndpoint } from './health.js';
 
 /** The reference's checks, in its order (/readyz alone has etcd-readiness, informer-sync and shutdown). */

@@ -17,6 +17,7 @@ import type { Aggregator } from '../aggregator/aggregator.js';
 import type { ServingMaterial } from './certs.js';
 import type { HealthCheck } from './health.js';
 import type { Options } from './options.js';
+import type { FlowControl } from './flowcontrol/controller.js';
 
 /**
  * The stages of the server's start, in order. What runs at each is given what is known by then.
@@ -53,6 +54,8 @@ export interface HookContext {
   issuer?: TokenIssuer;
   /** The port served; from the `serving` stage on. */
   port(): number;
+  /** API Priority and Fairness's configuration, when it is on (the gate and --enable-priority-and-fairness). */
+  flowControl?: FlowControl;
   /** The aggregation layer (none when APIServices are not served) and what the extension-apiserver-authentication ConfigMap publishes. Known from the `admission` stage on. */
   aggregation?: { aggregator: Aggregator; authenticationInfo?: Record<string, string> };
 }

@@ -220,9 +220,11 @@ export const SETTINGS = {
   /** How long a request that is not long-running may take before its 504 (ms), as the reference's flag. */
   requestTimeoutMs: duration('request-timeout', '1m0s', 'how long a request (not a watch, log, exec, attach, port-forward or proxy) may take before it is answered 504 Timeout; ?timeout= asks for less'),
   /** Read-only requests (get, list) in flight at most; beyond, 429 (system:masters excepted). 0: no limit. */
-  maxRequestsInflight: notNegative('max-requests-inflight', 'read-only requests (get, list) served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit', 400),
+  maxRequestsInflight: notNegative('max-requests-inflight', 'read-only requests (get, list) served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit. With API Priority and Fairness, this and --max-mutating-requests-inflight add up to the concurrency its priority levels share', 400),
   /** Mutating requests in flight at most; beyond, 429 (system:masters excepted). 0: no limit. */
   maxMutatingRequestsInflight: notNegative('max-mutating-requests-inflight', 'mutating requests served at once at most; beyond, 429 Too Many Requests (system:masters is always served); 0 is no limit', 200),
+  /** API Priority and Fairness (with its feature gate) in place of the max-in-flight limits, as the reference's flag. */
+  enablePriorityAndFairness: boolean('enable-priority-and-fairness', true, 'if true and the APIPriorityAndFairness feature gate is enabled, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness'),
   /** A watch without timeoutSeconds ends after a random time from this to twice this (s), as the reference's flag. */
   minRequestTimeoutSeconds: notNegative('min-request-timeout', 'seconds: a watch that does not say its timeoutSeconds ends after a random time between this and twice this', 1800),
   /** On SIGTERM, how long /readyz fails before the listener stops (ms), as the reference's flag. */
@@ -326,6 +328,10 @@ export const SETTINGS = {
   requestHeaderTimeoutMs: unflagged(32_000),
   /** How often every remote APIService's availability is checked besides on changes (the reference: 30 s). */
   apiServiceRecheckMs: unflagged(30_000),
+  /** How often the bootstrap FlowSchemas and PriorityLevelConfigurations are made to hold again (the reference: every minute). */
+  apfBootstrapPeriodMs: unflagged(60_000),
+  /** Whether the bootstrap FlowSchemas and PriorityLevelConfigurations are kept (tests that count the store's revisions from the start turn it off). */
+  apfBootstrap: unflagged(true),
   /** Whether the local APIServices are made (tests that count the store's revisions from the start turn them off). */
   localApiServices: unflagged(true),
   /** klog's verbosity: 0 logs the start and errors; 3 and up one line per request, as the reference. */

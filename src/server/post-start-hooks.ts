@@ -38,6 +38,7 @@ import { LocalAPIServices } from '../aggregator/local-apiservices.js';
 import { MasterLeases } from '../registry/master-leases.js';
 import { EventExpiry } from '../registry/event-ttl.js';
 import { signCertificateRequest } from './certs.js';
+import { ApfConfigProducer } from './flowcontrol/producer.js';
 import { started, task, type HookContext, type PostStartHook } from './hooks.js';
 
 const rbac = (c: HookContext) => c.options.authorizationMode === 'RBAC';
@@ -59,6 +60,15 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   // first list) here. Those of CustomResourceDefinitions and APIServices are what the reference's
   // apiextensions and aggregator informers are.
   { name: 'watch-caches', stage: 'caches', reportsAs: 'generic-apiserver-start-informers', create: (c) => task(() => c.registry.startCaches()) },
+  // API Priority and Fairness: its configuration read (and FlowSchema statuses written) before
+  // the server answers; the filter has nothing to start. The producer keeps the bootstrap
+  // configuration whenever the API is served, whether the filter runs or not (as the reference).
+  {
+    name: 'apf-config-producer', stage: 'caches', reportsAs: 'priority-and-fairness-config-producer',
+    create: (c) => (c.options.apfBootstrap && c.serverRegistry.definitions.definition('flowcontrol.apiserver.k8s.io', 'flowschemas') ? new ApfConfigProducer(c.serverRegistry, c.options.apfBootstrapPeriodMs) : undefined),
+  },
+  { name: 'apf-config-consumer', stage: 'caches', reportsAs: 'priority-and-fairness-config-consumer', create: (c) => c.flowControl },
+  { name: 'apf-filter', stage: 'caches', reportsAs: 'priority-and-fairness-filter', create: (c) => (c.flowControl ? task(async () => {}) : undefined) },
   { name: 'apiextensions-informers', stage: 'caches', reportsAs: 'start-apiextensions-informers', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
   { name: 'crd-informer-synced', stage: 'caches', reportsAs: 'crd-informer-synced', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
   { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => informerOf(c, 'apiregistration.k8s.io', 'apiservices') },

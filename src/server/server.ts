@@ -42,6 +42,8 @@ import { authorization } from './filters/authorization.js';
 import { filterChain, RequestContext } from './filters/context.js';
 import { impersonation } from './filters/impersonation.js';
 import { inFlightLimit } from './filters/in-flight-limit.js';
+import { priorityAndFairness } from './filters/priority-and-fairness.js';
+import { FlowControl } from './flowcontrol/controller.js';
 import { recover } from './filters/recover.js';
 import { requestInfo } from './filters/request-info.js';
 import { requestLog } from './filters/request-log.js';
@@ -102,11 +104,15 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const serviceAllocators = ServiceAllocators.fromFlags(options.serviceClusterIpRange, options.serviceNodePortRange);
   // So do the files the flags name: read and checked first.
   const provided = readProvidedFiles(options);
+  // One set of gates per server (several may run in one process), handed where a gate matters.
+  const featureGates = FeatureGates.parse(options.featureGates);
+  const priorityAndFairnessOn = featureGates.enabled('APIPriorityAndFairness') && options.enablePriorityAndFairness;
+  if (priorityAndFairnessOn && options.maxRequestsInflight + options.maxMutatingRequestsInflight <= 0) {
+    throw new Error(`invalid configuration: MaxRequestsInFlight=${options.maxRequestsInflight} and MaxMutatingRequestsInFlight=${options.maxMutatingRequestsInflight}; they must add up to something positive`);
+  }
   const metrics = options.metrics ? new ServerMetrics(versionInfo()) : undefined;
   const auditor = await startAuditing(options);
   const served = runtimeConfig(options.runtimeConfig).enabled;
-  // One set of gates per server (several may run in one process), handed where a gate matters.
-  const featureGates = FeatureGates.parse(options.featureGates);
   const definitions = builtinResourceDefinitions(served);
   const backend: Storage = await openStorage(options);
   // Every operation that reaches the store is timed (etcd_request_duration_seconds), whatever the backend.
@@ -126,6 +132,13 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     options, featureGates, serverRegistry, registry, admission, admissionServices, serviceAllocators,
     port: () => port ?? failed('the port is not known before the server listens'),
   };
+  // API Priority and Fairness or the max-in-flight limits, never both (as the reference).
+  if (priorityAndFairnessOn) {
+    ctx.flowControl = new FlowControl(serverRegistry, {
+      serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
+      waitLimitMs: options.requestTimeoutMs / 4,
+    }, metrics?.flowcontrol);
+  }
   const hooks = new PostStartHooks(POST_START_HOOKS, ctx, leaderElection(options));
   await hooks.run('storage');
   await hooks.run('caches');
@@ -214,7 +227,9 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     authentication(security.guard, security.credentials, metrics),
     audit(auditor),
     impersonation(security.guard),
-    inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
+    ctx.flowControl
+      ? priorityAndFairness(ctx.flowControl, metrics?.requests)
+      : inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
     authorization(security.guard),
     timeout(options.requestTimeoutMs),
   ], routes);

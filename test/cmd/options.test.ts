@@ -36,7 +36,7 @@ describe('command-line options', () => {
         leaderElect: undefined, leaderElectLeaseDurationMs: 15_000, leaderElectRenewDeadlineMs: 10_000, leaderElectRetryPeriodMs: 2_000,
         leaderElectResourceName: 'kube-controller-manager', leaderElectResourceNamespace: 'kube-system', eventTtlMs: 3_600_000,
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true, metrics: true,
-        extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
+        extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true, apfBootstrapPeriodMs: 60_000, apfBootstrap: true, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
         etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
         auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogCompress: false,

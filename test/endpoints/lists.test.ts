@@ -501,7 +501,7 @@ describe('continue tokens and exact lists of compacted versions (history window 
   const crafted = fixture('errors/list-continue-crafted-old-rv');
   before(async () => {
     // historyWindowMs: how long changes stay available to exact lists and continue tokens.
-    const options: ServerOptions & { historyWindowMs: number } = { bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 300, insecure: true, authorizationMode: 'AlwaysAllow', namespaceDefaults: false, kubernetesService: false, localApiServices: false };
+    const options: ServerOptions & { historyWindowMs: number } = { bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '', historyWindowMs: 300, insecure: true, authorizationMode: 'AlwaysAllow', namespaceDefaults: false, kubernetesService: false, localApiServices: false, apfBootstrap: false };
     server = await startServer(options);
     await makeNamespace(server.url, 'ref-errors');
     await list(server.url, cms('ref-errors')); // the configmaps cache starts here, before revision 12

@@ -37,14 +37,16 @@ describe('health endpoints', { timeout: 30_000 }, () => {
     });
   }
 
-  // The reference's checks capstan has a subject for; the others (API Priority and Fairness, the
-  // object count tracker, the OpenAPI aggregation controllers; the authentication-info controller
-  // on plain HTTP, which has no front proxy) it leaves out.
+  // The reference's checks capstan has a subject for; the others (the object count tracker, the
+  // OpenAPI aggregation controllers; the authentication-info controller on plain HTTP, which has no
+  // front proxy) it leaves out.
   const SERVED = [
     'ping', 'log', 'etcd',
     'poststarthook/start-kube-apiserver-admission-initializer', 'poststarthook/generic-apiserver-start-informers',
+    'poststarthook/priority-and-fairness-config-consumer', 'poststarthook/priority-and-fairness-filter',
     'poststarthook/start-apiextensions-informers', 'poststarthook/start-apiextensions-controllers', 'poststarthook/crd-informer-synced', 'poststarthook/bootstrap-controller',
-    'poststarthook/rbac/bootstrap-roles', 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/start-kube-aggregator-informers',
+    'poststarthook/rbac/bootstrap-roles', 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/priority-and-fairness-config-producer',
+    'poststarthook/start-kube-aggregator-informers',
     'poststarthook/apiservice-registration-controller', 'poststarthook/apiservice-status-available-controller', 'poststarthook/kube-apiserver-autoregistration',
     'autoregister-completion',
   ];

@@ -2,10 +2,10 @@
 // list, watch) and mutating ones (every other verb) apart, long-running requests not at all. Beyond
 // --max-requests-inflight (400) or --max-mutating-requests-inflight (200) a request is answered
 // the reference's plain-text 429 with Retry-After: 1 — unless its user is in system:masters, who
-// always gets an answer. 0 is no limit. (The reference's default is API Priority and Fairness,
-// which shares the same total among priority levels; capstan has no priority levels yet, so this
-// one limit applies whatever the gate says.) Counted (apiserver_current_inflight_requests) when
-// metrics are on.
+// always gets an answer. 0 is no limit. Used only with API Priority and Fairness off (its gate or
+// --enable-priority-and-fairness=false): otherwise filters/priority-and-fairness.ts shares the
+// same total among priority levels, as the reference has one or the other. Counted
+// (apiserver_current_inflight_requests) when metrics are on.
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { RequestMetrics } from '../../metrics/requests.js';
 import type { Filter } from './context.js';
