@@ -29,6 +29,7 @@
 // Lists read at currentRevision() (an etcd range at that revision), so a list and a watch from its
 // revision fit together exactly; gets read etcd's newest state, as they serve writes.
 
+import { goQuote, internalError, type StatusError } from '../../errors.js';
 import { compareKeys } from '../keys.js';
 import { checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp } from '../ops.js';
 import { StorageError, type Encode, type ListOptions, type ListResult, type Storage, type Stored, type StorageEvent, type WatchListener, type Watcher } from '../types.js';
@@ -45,6 +46,7 @@ import {
   type TxnOp,
   type TxnResult,
 } from './client.js';
+import type { EtcdKeyMapping, EtcdValueCodec } from './layout.js';
 import { EtcdWatch, type WatchEvent } from './watch.js';
 
 /** The revision given to encoders: etcd holds values without theirs (see above). */
@@ -63,7 +65,12 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
    * reference does.
    */
   root?: string;
-  stamp: Stamp;
+  /** Puts the revision into the bytes etcd holds (when no codec is given). */
+  stamp?: Stamp;
+  /** Names of keys in etcd (default: the store's own, below the root). */
+  keys?: EtcdKeyMapping;
+  /** Values as etcd holds them (default: the store's own bytes, with `stamp`). */
+  codec?: EtcdValueCodec;
   /**
    * The feed fell behind etcd's compaction (etcd unreachable for longer than its history window):
    * the events up to compactRevision - 1 that it had not read are gone. It goes on from there.
@@ -90,7 +97,8 @@ export class EtcdStorage implements Storage {
   private readonly tombstones = new Map<string, Tombstone[]>();
   private readonly prefix: string;
   private readonly root: string;
-  private readonly stamp: Stamp;
+  private readonly codec: EtcdValueCodec;
+  private readonly keys: EtcdKeyMapping | undefined;
 
   /** Connects and starts the feed at etcd's current revision. */
   static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
@@ -114,7 +122,12 @@ export class EtcdStorage implements Storage {
   ) {
     this.prefix = prefix;
     this.root = options.root ?? '';
-    this.stamp = options.stamp;
+    this.keys = options.keys;
+    const stamp = options.stamp;
+    this.codec = options.codec ?? {
+      toEtcd: (value) => value,
+      fromEtcd: (bytes, revision) => (stamp ? stamp(bytes, revision) : bytes),
+    };
     this.revision = openRevision;
     this.compacted = openRevision;
     this.feed = this.startFeed(openRevision + 1);
@@ -129,7 +142,7 @@ export class EtcdStorage implements Storage {
     this.assertOpen();
     const r = await this.client.range({ key: this.etcdKey(key) });
     const kv = r.kvs[0];
-    return kv ? this.storedOf(kv) : undefined;
+    return kv ? this.storedOf(kv, (err) => storageReadError(err.message)) : undefined;
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -151,7 +164,9 @@ export class EtcdStorage implements Storage {
       at = this.revision;
       r = await this.client.range({ ...range, limit });
     }
-    return { items: r.kvs.map((kv) => this.storedOf(kv)), revision: at, more: r.more };
+    // As the reference's list: a value that cannot be read fails the list, naming its key.
+    const items = r.kvs.map((kv) => this.storedOf(kv, (err) => storageReadError(`unable to transform key ${goQuote(kv.key.toString())}: ${err.message}`)));
+    return { items, revision: at, more: r.more };
   }
 
   async count(prefix: string): Promise<number> {
@@ -218,31 +233,36 @@ export class EtcdStorage implements Storage {
     return Buffer.from(this.toEtcd(key));
   }
 
-  /** A key (or key prefix) of the store as etcd holds it: its root replaced by the prefix. */
+  /** A key (or key prefix) of the store as etcd holds it: its root replaced by the prefix, named as the mapping names it. */
   private toEtcd(key: string): string {
-    return this.prefix + (this.root && key.startsWith(this.root) ? key.slice(this.root.length) : key);
+    const below = this.root && key.startsWith(this.root) ? key.slice(this.root.length) : key;
+    return this.prefix + (this.keys ? this.keys.toEtcd(below) : below);
   }
 
   /** A key etcd holds as the store names it. */
   private fromEtcd(key: Buffer): string {
-    return this.root + key.toString().slice(this.prefix.length);
+    const below = key.toString().slice(this.prefix.length);
+    return this.root + (this.keys ? this.keys.fromEtcd(below) : below);
   }
 
-  private storedOf(kv: KeyValue): Stored {
+  /** `unreadable` makes the error of a value that cannot be read; without it, it is served as etcd holds it. */
+  private storedOf(kv: KeyValue, unreadable?: (err: Error) => Error): Stored {
     return {
       key: this.fromEtcd(kv.key),
-      value: this.stamped(kv.value, kv.modRevision),
+      value: this.stamped(kv.value, kv.modRevision, kv.key, unreadable),
       createRevision: kv.createRevision,
       modRevision: kv.modRevision,
     };
   }
 
-  private stamped(value: Buffer, revision: number): Buffer {
+  private stamped(value: Buffer, revision: number, etcdKey: Buffer, unreadable?: (err: Error) => Error): Buffer {
     try {
-      return this.stamp(value, revision);
+      return this.codec.fromEtcd(value, revision, etcdKey.toString());
     } catch (err) {
-      // Bytes this store cannot read (written by someone else): served as etcd holds them.
-      process.emitWarning(`etcd storage: cannot put revision ${revision} into a stored value: ${String(err)}`, 'StorageWarning');
+      const error = err instanceof Error ? err : new Error(String(err));
+      if (unreadable) throw unreadable(error);
+      // Bytes this store cannot read (written by someone else, or with another key): served as etcd holds them.
+      process.emitWarning(`etcd storage: cannot read the value of ${etcdKey.toString()} at revision ${revision}: ${error.message}`, 'StorageWarning');
       return value;
     }
   }
@@ -254,10 +274,10 @@ export class EtcdStorage implements Storage {
     let success: TxnOp;
     if (op.kind === 'create') {
       compare.push(compareCreate(key, 'EQUAL', 0));
-      success = { put: { key, value: op.encode(UNSTAMPED) } };
+      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()) } };
     } else if (op.kind === 'update') {
       compare.push(compareCreate(key, 'GREATER', 0), compareMod(key, 'EQUAL', op.expectModRevision));
-      success = { put: { key, value: op.encode(UNSTAMPED), prevKv: true } };
+      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()), prevKv: true } };
     } else {
       compare.push(compareCreate(key, 'GREATER', 0));
       if (op.expectModRevision !== undefined) compare.push(compareMod(key, 'EQUAL', op.expectModRevision));
@@ -294,7 +314,7 @@ export class EtcdStorage implements Storage {
     const revision = res.revision;
     if (op.kind === 'delete') {
       const prev = done && 'deleteRange' in done ? done.deleteRange.prevKvs[0] : undefined;
-      const last = prev ? this.stamped(prev.value, prev.modRevision) : Buffer.alloc(0);
+      const last = prev ? this.stamped(prev.value, prev.modRevision, prev.key) : Buffer.alloc(0);
       const value = op.tombstone ? op.tombstone(revision, last) : last;
       return { key: op.key, value, createRevision: prev?.createRevision ?? 0, modRevision: revision };
     }
@@ -359,9 +379,9 @@ export class EtcdStorage implements Storage {
     const key = this.fromEtcd(e.kv.key);
     const revision = e.kv.modRevision;
     const prev = e.prevKv;
-    const prevValue = prev ? this.stamped(prev.value, prev.modRevision) : undefined;
+    const prevValue = prev ? this.stamped(prev.value, prev.modRevision, prev.key) : undefined;
     if (e.type === 'put') {
-      const value = this.stamped(e.kv.value, revision);
+      const value = this.stamped(e.kv.value, revision, e.kv.key);
       if (e.kv.version === 1) return { type: 'create', key, value, createRevision: revision, modRevision: revision };
       const event: StorageEvent = { type: 'update', key, value, createRevision: e.kv.createRevision, modRevision: revision };
       if (prevValue) event.prevValue = prevValue;
@@ -418,6 +438,14 @@ export class EtcdStorage implements Storage {
     }
     return lo;
   }
+}
+
+/**
+ * A value in etcd that cannot be read (not decodable, or encrypted with a key this server does not
+ * have): the reference's storage answers it as an internal error.
+ */
+function storageReadError(message: string): StatusError {
+  return internalError(message);
 }
 
 /** The etcd range of every key starting with `prefix` (etcd takes no empty key: "\0" then). */
