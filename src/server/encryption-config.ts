@@ -1,16 +1,18 @@
 // Encryption at rest (--encryption-provider-config), as kube-apiserver 1.25: an
 // apiserver.config.k8s.io/v1 EncryptionConfiguration names resources and, for each, providers in
-// order — identity, aescbc, aesgcm (secretbox is refused: see below; kms is not served). The first
+// order — identity, aescbc, aesgcm, secretbox (kms is refused: capstan has no plugin client). The first
 // provider encrypts what is written; every provider may read. An encrypted value is
 // `k8s:enc:<provider>:v1:<key name>:` + the provider's bytes:
 //   aescbc: a random 16-byte IV, then AES-CBC of the value with PKCS#7 padding;
 //   aesgcm: a random 12-byte nonce, then AES-GCM of the value and its 16-byte tag, with the value's
-//           etcd key as additional data (so a value moved to another key does not read).
+//           etcd key as additional data (so a value moved to another key does not read);
+//   secretbox: a random 24-byte nonce, then NaCl's secretbox of the value (secretbox.ts).
 // Only the etcd store uses it, as in the reference (its transformers sit in the etcd3 store).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseYaml } from '../encoding/yaml-decode.js';
 import { isObject, type JsonObject } from '../json.js';
+import { secretboxOpen, secretboxSeal } from './secretbox.js';
 
 /** Turns stored bytes into etcd's and back, for one resource. */
 export interface ValueTransformer {
@@ -110,6 +112,21 @@ function aesGcm(key: Buffer): Pick<PrefixedProvider, 'encrypt' | 'decrypt'> {
   };
 }
 
+function secretbox(key: Buffer): Pick<PrefixedProvider, 'encrypt' | 'decrypt'> {
+  return {
+    encrypt(value) {
+      const nonce = randomBytes(24);
+      return Buffer.concat([nonce, secretboxSeal(value, nonce, key)]);
+    },
+    decrypt(data) {
+      if (data.length < 24 + 16) throw new Error('the stored data was shorter than the required size');
+      const opened = secretboxOpen(data.subarray(24), data.subarray(0, 24), key);
+      if (!opened) throw new Error('output array was not large enough for encryption');
+      return opened;
+    },
+  };
+}
+
 class ConfigError extends Error {}
 
 function fail(message: string): never {
@@ -125,12 +142,11 @@ function provider(config: JsonObject, path: string): PrefixedProvider {
   const name = named[0]!;
   if (name === 'identity') return identity;
   if (name === 'kms') fail(`${path}.kms: Unsupported value: capstan has no KMS plugin client; use aescbc, aesgcm or identity`);
-  // secretbox is XSalsa20-Poly1305, which Node's crypto does not have (a package would be needed).
-  if (name === 'secretbox') fail(`${path}.secretbox: Unsupported value: capstan does not implement secretbox (XSalsa20-Poly1305); use aescbc or aesgcm`);
   const body = config[name];
   const keys = isObject(body) && Array.isArray(body['keys']) ? body['keys'] : [];
   if (keys.length === 0) fail(`${path}.${name}.keys: Required value: at least one keys is required`);
-  const make = name === 'aescbc' ? aesCbc : aesGcm;
+  const make = name === 'aescbc' ? aesCbc : name === 'aesgcm' ? aesGcm : secretbox;
+  const lengths = name === 'secretbox' ? [32] : [16, 24, 32];
   const keyed: PrefixedProvider[] = keys.map((k: unknown, i) => {
     const at = `${path}.${name}.keys[${i}]`;
     const key = isObject(k) ? k : {};
@@ -140,10 +156,10 @@ function provider(config: JsonObject, path: string): PrefixedProvider {
     if (!secret) fail(`${at}.secret: Required value: secret is a mandatory field for a key`);
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(secret) || secret.length % 4 !== 0) fail(`${at}.secret: Invalid value: "REDACTED": secrets must be base64 encoded`);
     const bytes = Buffer.from(secret, 'base64');
-    if (![16, 24, 32].includes(bytes.length)) fail(`${at}.secret: Invalid value: "REDACTED": secret is not of the expected length, got ${bytes.length}, expected one of [16 24 32]`);
+    if (!lengths.includes(bytes.length)) fail(`${at}.secret: Invalid value: "REDACTED": secret is not of the expected length, got ${bytes.length}, expected one of [${lengths.join(' ')}]`);
     return { prefix: Buffer.from(`${keyName}:`), ...make(bytes) };
   });
-  const byKey = prefixChoice(keyed, 'no matching key was found for the provided AES transformer');
+  const byKey = prefixChoice(keyed, `no matching key was found for the provided ${name === 'secretbox' ? 'Secretbox' : 'AES'} transformer`);
   return { prefix: Buffer.from(`k8s:enc:${name}:v1:`), encrypt: byKey.encrypt, decrypt: byKey.decrypt };
 }
 

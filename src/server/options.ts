@@ -210,7 +210,7 @@ export const SETTINGS = {
   /** How built-in objects are kept in etcd: the reference's Protobuf envelope, or JSON. */
   storageMediaType: oneOf('storage-media-type', ['application/vnd.kubernetes.protobuf', 'application/json'], 'application/vnd.kubernetes.protobuf', 'how built-in objects are kept in etcd (custom resources are always JSON)'),
   /** An apiserver.config.k8s.io/v1 EncryptionConfiguration: what etcd keeps encrypted, and with which keys. */
-  encryptionProviderConfig: optionalText('encryption-provider-config', 'an EncryptionConfiguration file: the resources kept encrypted in etcd (identity, aescbc, aesgcm providers)'),
+  encryptionProviderConfig: optionalText('encryption-provider-config', 'an EncryptionConfiguration file: the resources kept encrypted in etcd (identity, aescbc, aesgcm, secretbox providers)'),
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
   /** How long a request that is not long-running may take before its 504 (ms), as the reference's flag. */
   requestTimeoutMs: duration('request-timeout', '1m0s', 'how long a request (not a watch, log, exec, attach, port-forward or proxy) may take before it is answered 504 Timeout; ?timeout= asks for less'),

@@ -7,6 +7,7 @@ import { builtinDefinitions } from '../../src/registry/builtin/index.js';
 import { parseEncryptionConfig } from '../../src/server/encryption-config.js';
 import { EtcdKeyLayout } from '../../src/server/etcd-layout.js';
 import { EtcdValues } from '../../src/server/etcd-values.js';
+import { secretboxOpen, secretboxSeal } from '../../src/server/secretbox.js';
 
 const LIMIT = { timeout: 10_000 };
 const layout = EtcdKeyLayout.reference();
@@ -103,6 +104,28 @@ resources:
     assert.throws(() => onlyAes.fromEtcd(Buffer.from('k8s:enc:kms:v1:x:y'), 3, '/registry/configmaps/ns/c'), /^Error: no matching prefix found$/);
   });
 
+  it('seals as NaCl\'s secretbox, and keeps secretbox-encrypted values', LIMIT, () => {
+    // NaCl's output for key 1…, nonce 2…, message 3… (64 bytes), as golang.org/x/crypto's test has it.
+    const box = secretboxSeal(Buffer.alloc(64, 3), Buffer.alloc(24, 2), Buffer.alloc(32, 1));
+    assert.equal(box.toString('hex'), '8442bc313f4626f1359e3b50122b6ce6fe66ddfe7d39d14e637eb4fd5b45beadab55198df6ab5368439792a23c87db70acb6156dc5ef957ac04f6276cf6093b84be77ff0849cc33e34b7254d5a8f65ad');
+    assert.deepEqual(secretboxOpen(box, Buffer.alloc(24, 2), Buffer.alloc(32, 1)), Buffer.alloc(64, 3));
+    const tampered = Buffer.from(box);
+    tampered[20]! ^= 1;
+    assert.equal(secretboxOpen(tampered, Buffer.alloc(24, 2), Buffer.alloc(32, 1)), undefined);
+    const config = (secret: string): string => `apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+  - resources: [secrets]
+    providers: [{secretbox: {keys: [{name: sb, secret: "${secret}"}]}}]
+`;
+    const v = values(config(Buffer.alloc(32, 5).toString('base64')));
+    const stored = v.toEtcd(cm, '/registry/secrets/ns/c');
+    assert.ok(stored.toString('latin1').startsWith('k8s:enc:secretbox:v1:sb:'));
+    assert.equal(JSON.parse(v.fromEtcd(stored, 3, '/registry/secrets/ns/c').toString()).data.a, '1');
+    const wrong = values(config(Buffer.alloc(32, 6).toString('base64')));
+    assert.throws(() => wrong.fromEtcd(stored, 3, '/registry/secrets/ns/c'), /^Error: output array was not large enough for encryption$/);
+  });
+
   it('refuses bad configurations with the reference\'s field errors', LIMIT, () => {
     const head = 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n';
     assert.throws(() => parseEncryptionConfig('apiVersion: v1\nkind: Config\n'), /got unexpected config type/);
@@ -110,6 +133,7 @@ resources:
     assert.throws(() => parseEncryptionConfig(`${head}resources: [{resources: [secrets], providers: [{aescbc: {keys: [{name: a, secret: "not base64!"}]}}]}]\n`), /keys\[0\]\.secret: Invalid value: "REDACTED": secrets must be base64 encoded/);
     assert.throws(() => parseEncryptionConfig(`${head}resources: [{resources: [secrets], providers: [{aescbc: {keys: [{name: a, secret: "${Buffer.alloc(32).toString('base64')}"}]}, identity: {}}]}]\n`), /more than one provider specified in a single element/);
     assert.throws(() => parseEncryptionConfig(`${head}resources: [{resources: [secrets], providers: [{aesgcm: {keys: []}}]}]\n`), /aesgcm\.keys: Required value/);
-    assert.throws(() => parseEncryptionConfig(`${head}resources: [{resources: [secrets], providers: [{secretbox: {keys: [{name: a, secret: "${Buffer.alloc(32).toString('base64')}"}]}}]}]\n`), /secretbox: Unsupported value/);
+    assert.throws(() => parseEncryptionConfig(`${head}resources: [{resources: [secrets], providers: [{secretbox: {keys: [{name: a, secret: "${Buffer.alloc(16).toString('base64')}"}]}}]}]\n`), /secret is not of the expected length, got 16, expected one of \[32\]/);
+    assert.throws(() => parseEncryptionConfig(`${head}resources: [{resources: [secrets], providers: [{kms: {name: k}}]}]\n`), /kms: Unsupported value/);
   });
 });
