@@ -12,11 +12,13 @@ import { builtinDefinitions } from '../registry/builtin/index.js';
 import { referenceResourcePath } from '../registry/keys.js';
 import type { EtcdKeyMapping } from '../storage/etcd/layout.js';
 
-/** Resources that the reference keeps under another resource's key (the same objects, another API). */
-const SHARED_KEYS: Record<string, string> = {
-  // events.k8s.io Events are core Events in storage.
-  'events.k8s.io/events': '/events/',
-};
+/**
+ * events.k8s.io Events: the reference keeps them as core Events (/registry/events/…). They are not
+ * mapped here: written under core's key but fed back by etcd's watch as core Events, they would
+ * be lost to their own watch cache. They come to core's key by sharing core Events' storage key in
+ * the registry (another change); until then they keep capstan's own key in etcd.
+ */
+const OWN_KEYS = new Set(['events.k8s.io/events']);
 
 /** Every built-in resource, enabled or not: etcd may hold objects of a group this server does not serve. */
 const everyGroupVersion = (): boolean => true;
@@ -31,11 +33,11 @@ export class EtcdKeyLayout implements EtcdKeyMapping {
     const back = new Map<string, string>();
     for (const { group, resource, builtin } of resources) {
       const own = group ? `/${group}/${resource}/` : `/${resource}/`;
-      const theirs = SHARED_KEYS[`${group}/${resource}`] ?? `/${referenceResourcePath(group, resource, builtin)}/`;
+      const theirs = OWN_KEYS.has(`${group}/${resource}`) ? own : `/${referenceResourcePath(group, resource, builtin)}/`;
       if (own === theirs) continue;
+      if (back.has(theirs)) throw new Error(`etcd layout: ${own} and ${back.get(theirs)} would share ${theirs}`);
       this.forward.set(own, theirs);
-      // A shared key reads back as the resource that owns it.
-      if (!SHARED_KEYS[`${group}/${resource}`]) back.set(theirs, own);
+      back.set(theirs, own);
     }
     this.backward = [...back].sort((a, b) => b[0].length - a[0].length);
   }
