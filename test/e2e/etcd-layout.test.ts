@@ -145,6 +145,19 @@ describe('capstan keeps in etcd what kube-apiserver keeps', { skip: etcdMissing,
     await ok(kc(), ['delete', 'configmap', 'direct']);
     assert.equal(await raw('/registry/configmaps/default/direct'), undefined);
 
+    // A grouped built-in kube-apiserver wrote (no group in its key): served as apps/v1.
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'direct-d', namespace: 'default', uid: '00000000-0000-0000-0000-0000000000d1', generation: 1, creationTimestamp: '2024-01-01T00:00:00Z' },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'dd' } }, template: { metadata: { labels: { app: 'dd' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+    };
+    await putRaw('/registry/deployments/default/direct-d', encodeProtobufObject(deployment));
+    await until('capstan serves the Deployment written into etcd', async () => (await kubectl(kc(), ['get', 'deployment', 'direct-d'])).code === 0, 20_000, 100);
+    const d = JSON.parse(await ok(kc(), ['get', 'deployment', 'direct-d', '-o', 'json'])) as { apiVersion: string; spec: { template: { metadata: Record<string, unknown> } } };
+    assert.equal(d.apiVersion, 'apps/v1');
+    assert.deepEqual(d.spec.template.metadata, { creationTimestamp: null, labels: { app: 'dd' } });
+    await ok(kc(), ['delete', 'deployment', 'direct-d']);
+    await until('the Deployment is gone from etcd', async () => (await raw('/registry/deployments/default/direct-d')) === undefined, 20_000, 100);
+
     // JSON written by an older capstan stays readable.
     await putRaw('/registry/configmaps/default/old-json', Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'old-json', namespace: 'default', uid: 'u-old', creationTimestamp: '2024-01-01T00:00:00Z' }, data: { old: 'json' } })));
     await until('capstan reads JSON values', async () => (await kubectl(kc(), ['get', 'configmap', 'old-json', '-o', 'jsonpath={.data.old}'])).stdout === 'json', 20_000, 100);

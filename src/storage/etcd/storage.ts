@@ -267,6 +267,16 @@ export class EtcdStorage implements Storage {
     }
   }
 
+  /** The value as the store serves it, or undefined (with a warning) when it cannot be read. */
+  private readable(value: Buffer, revision: number, etcdKey: Buffer): Buffer | undefined {
+    try {
+      return this.codec.fromEtcd(value, revision, etcdKey.toString());
+    } catch (err) {
+      process.emitWarning(`etcd storage: the watch skips ${etcdKey.toString()} at revision ${revision}, which this server cannot read: ${err instanceof Error ? err.message : String(err)}`, 'StorageWarning');
+      return undefined;
+    }
+  }
+
   private async write(op: WriteOp): Promise<Stored> {
     this.assertOpen();
     const key = this.etcdKey(op.key);
@@ -358,7 +368,8 @@ export class EtcdStorage implements Storage {
     for (const e of events) {
       const revision = e.kv.modRevision;
       if (revision <= this.revision) continue; // already published (a resumed watch overlaps)
-      out.push(this.eventOf(e));
+      const event = this.eventOf(e);
+      if (event) out.push(event);
       this.revision = revision;
     }
     if (out.length === 0) return;
@@ -375,13 +386,18 @@ export class EtcdStorage implements Storage {
     }
   }
 
-  private eventOf(e: WatchEvent): StorageEvent {
+  /**
+   * The store's event of an etcd event; none for a value this store cannot read (encrypted with a
+   * key it does not have, say): watchers and caches get objects or nothing, never etcd's bytes.
+   */
+  private eventOf(e: WatchEvent): StorageEvent | undefined {
     const key = this.fromEtcd(e.kv.key);
     const revision = e.kv.modRevision;
     const prev = e.prevKv;
-    const prevValue = prev ? this.stamped(prev.value, prev.modRevision, prev.key) : undefined;
+    const prevValue = prev ? this.readable(prev.value, prev.modRevision, prev.key) : undefined;
     if (e.type === 'put') {
-      const value = this.stamped(e.kv.value, revision, e.kv.key);
+      const value = this.readable(e.kv.value, revision, e.kv.key);
+      if (!value) return undefined;
       if (e.kv.version === 1) return { type: 'create', key, value, createRevision: revision, modRevision: revision };
       const event: StorageEvent = { type: 'update', key, value, createRevision: e.kv.createRevision, modRevision: revision };
       if (prevValue) event.prevValue = prevValue;
