@@ -5,7 +5,7 @@
 // Reading takes both encodings, so JSON written by an older capstan stays readable.
 import type * as protobuf from 'protobufjs';
 import { readDataJson } from '../api/data.js';
-import { decodeProtobufEnvelope, decodeProtobufObject, INLINE_FIELDS, jsonName, protobufLibrary, protobufTypeFor, PROTOBUF_MAGIC } from '../encoding/protobuf.js';
+import { decodeProtobufEnvelope, decodeProtobufObject, INLINE_FIELDS, jsonName, messageToJson, protobufLibrary, protobufTypeFor, PROTOBUF_MAGIC } from '../encoding/protobuf.js';
 import { canEncodeProtobuf, encodeProtobufObject } from '../encoding/protobuf-encode.js';
 import { decodeJson, isObject, type JsonObject } from '../json.js';
 import { encodeKept, metadataOf } from '../registry/objects.js';
@@ -49,13 +49,25 @@ export class EtcdValues implements EtcdValueCodec {
   }
 
   private encode(value: Buffer): Buffer {
-    const obj = decodeJson(value);
+    let obj: unknown;
+    try {
+      obj = decodeJson(value);
+    } catch {
+      return value; // not an object of the API: kept as given
+    }
     if (!isObject(obj)) return value;
     // The reference keeps no resourceVersion in etcd.
     if (isObject(obj['metadata'])) delete obj['metadata']['resourceVersion'];
     const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
     const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
-    if (this.encoding === 'protobuf' && canEncodeProtobuf(apiVersion, kind)) return encodeProtobufObject(obj);
+    if (this.encoding === 'protobuf' && canEncodeProtobuf(apiVersion, kind)) {
+      try {
+        return encodeProtobufObject(obj);
+      } catch (err) {
+        // A value the message cannot hold: kept as JSON (which reads back) rather than lost.
+        process.emitWarning(`etcd values: ${apiVersion} ${kind} kept as JSON: ${err instanceof Error ? err.message : String(err)}`, 'StorageWarning');
+      }
+    }
     return encodeKept(obj);
   }
 
@@ -72,10 +84,14 @@ export class EtcdValues implements EtcdValueCodec {
 /** Bytes etcd holds (decrypted): the Protobuf envelope or JSON. */
 export function decodeStored(bytes: Buffer): JsonObject {
   if (bytes.length >= 4 && bytes.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
-    const obj = decodeProtobufObject(bytes).object as JsonObject;
-    const { apiVersion, kind, raw } = decodeProtobufEnvelope(bytes);
-    const type = protobufTypeFor(apiVersion, kind);
-    if (type) restoreGoZeros(type, type.decode(raw) as unknown as Record<string, unknown>, obj);
+    const { apiVersion, kind, raw, contentType, contentEncoding } = decodeProtobufEnvelope(bytes);
+    const type = kind && !contentType && !contentEncoding ? protobufTypeFor(apiVersion, kind) : undefined;
+    // Anything unusual (raw JSON inside, an unknown kind) is the request decoder's to read or refuse.
+    if (!type) return decodeProtobufObject(bytes).object as JsonObject;
+    // Decoded once: the message gives the JSON and, with it, the zeros Go writes.
+    const message = type.decode(raw) as unknown as Record<string, unknown>;
+    const obj: JsonObject = { kind, apiVersion, ...(messageToJson(type, message) as JsonObject) };
+    restoreGoZeros(type, message, obj);
     return obj;
   }
   return decodeJson(bytes);
@@ -105,25 +121,17 @@ const isZeroNumber = (v: unknown): boolean => Number(typeof v === 'object' && v 
  * the reference shows it, so they are put back here.
  */
 function restoreGoZeros(type: protobuf.Type, msg: Record<string, unknown>, json: JsonObject): void {
-  const pkg = type.parent?.fullName.slice(1) ?? '';
-  for (const field of type.fieldsArray) {
+  const plan = planOf(type);
+  for (const { key, zero } of plan.zeros) if (json[key] === undefined) json[key] = zero;
+  for (const { field, key, nested, time, inline } of plan.messages) {
     const v = msg[field.name];
-    const nested = field.resolvedType;
-    if (!nested && !field.repeated && !field.map) {
-      // A zero scalar the decoding dropped, which Go writes.
-      const key = jsonName(type.name, field.name);
-      const zero = zeroOf(field.type);
-      if (json[key] === undefined && zero !== undefined && goWritesZero(`${pkg}.${type.name}.${field.name}`)) json[key] = zero;
+    if (v === undefined || v === null) continue;
+    if (time) {
+      const t = v as { seconds?: unknown; nanos?: unknown };
+      if (json[key] === undefined && isZeroNumber(t.seconds ?? 0) && isZeroNumber(t.nanos ?? 0)) json[key] = null;
       continue;
     }
-    if (v === undefined || v === null || !(nested instanceof protobufLibrary().Type)) continue;
-    const key = jsonName(type.name, field.name);
-    if (TIME_TYPES.has(nested.fullName)) {
-      const time = v as { seconds?: unknown; nanos?: unknown };
-      if (!field.repeated && !field.map && json[key] === undefined && isZeroNumber(time.seconds ?? 0) && isZeroNumber(time.nanos ?? 0)) json[key] = null;
-      continue;
-    }
-    const target = INLINE_FIELDS.has(`${type.name}.${field.name}`) ? json : json[key];
+    const target = inline ? json : json[key];
     if (field.map) {
       if (!isObject(target)) continue;
       for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
@@ -140,4 +148,35 @@ function restoreGoZeros(type: protobuf.Type, msg: Record<string, unknown>, json:
       restoreGoZeros(nested, v as Record<string, unknown>, target);
     }
   }
+}
+
+interface ZeroPlan {
+  /** Scalars Go writes when zero, with the zero it writes. */
+  zeros: { key: string; zero: string | number | boolean }[];
+  /** Message fields: times (null when zero) and the rest, walked into. */
+  messages: { field: protobuf.Field; key: string; nested: protobuf.Type; time: boolean; inline: boolean }[];
+}
+
+/** What restoreGoZeros does with a message type, worked out once per type. */
+const plans = new WeakMap<protobuf.Type, ZeroPlan>();
+
+function planOf(type: protobuf.Type): ZeroPlan {
+  let plan = plans.get(type);
+  if (plan) return plan;
+  plan = { zeros: [], messages: [] };
+  const pkg = type.parent?.fullName.slice(1) ?? '';
+  for (const field of type.fieldsArray) {
+    const key = jsonName(type.name, field.name);
+    const nested = field.resolvedType;
+    if (nested instanceof protobufLibrary().Type) {
+      const time = TIME_TYPES.has(nested.fullName);
+      if (time && (field.repeated || field.map)) continue;
+      plan.messages.push({ field, key, nested, time, inline: INLINE_FIELDS.has(`${type.name}.${field.name}`) });
+    } else if (!nested && !field.repeated && !field.map) {
+      const zero = zeroOf(field.type);
+      if (zero !== undefined && goWritesZero(`${pkg}.${type.name}.${field.name}`)) plan.zeros.push({ key, zero });
+    }
+  }
+  plans.set(type, plan);
+  return plan;
 }
