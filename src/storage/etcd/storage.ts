@@ -12,9 +12,12 @@
 // transaction commits. Predicting it (current + 1, guarded by a compare on a key every write
 // touches) would serialise all writers into a retry storm and add a key the reference does not
 // have; writing twice would make two revisions. So, as the reference does, the bytes in etcd do not
-// carry their revision: values are encoded with UNSTAMPED (0) and `stamp` puts the revision in
-// whenever they are read (gets, lists, events, results) — the revision is etcd's mod_revision, for
-// a delete event the delete's revision. A delete's tombstone builder runs when the feed sees the
+// carry their revision: values are encoded with UNSTAMPED (0) and the codec (or `stamp`) puts the
+// revision in whenever they are read (gets, lists, events, results) — the revision is etcd's
+// mod_revision, for a delete event the delete's revision. The codec also makes the bytes etcd
+// holds (the server's: the reference's encoding and encryption) and the key mapping their names
+// (layout.ts). A value that cannot be read fails a get or list as the reference's storage does
+// (500, naming the key in a list) and is left out of the watch. A delete's tombstone builder runs when the feed sees the
 // delete (it needs the delete's revision); a delete written by another server carries the last
 // value, as a delete without a tombstone builder does.
 //
