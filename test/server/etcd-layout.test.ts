@@ -70,6 +70,9 @@ describe('values in etcd', () => {
     const widget = Buffer.from(JSON.stringify({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'w', resourceVersion: '0' }, spec: { n: 1 } }));
     const kept = v.toEtcd(widget, '/registry/example.com/widgets/w');
     assert.deepEqual(JSON.parse(kept.toString()), { kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'w' }, spec: { n: 1 } });
+    // --storage-media-type application/json: built-ins as JSON too.
+    const json = new EtcdValues({ prefix: '/registry', keys: layout, groups: new Set(['apps']), encoding: 'json' });
+    assert.deepEqual(JSON.parse(json.toEtcd(cm, '/registry/configmaps/ns/c').toString()).metadata, { name: 'c', namespace: 'ns', uid: 'u' });
     // JSON of a built-in kind (an older capstan's) reads too.
     const old = JSON.parse(v.fromEtcd(cm, 7, '/registry/configmaps/ns/c').toString()) as { metadata: Record<string, unknown> };
     assert.equal(old.metadata['resourceVersion'], '7');
