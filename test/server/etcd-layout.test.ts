@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeProtobufObject, PROTOBUF_MAGIC } from '../../src/encoding/protobuf.js';
+import { canEncodeProtobuf } from '../../src/encoding/protobuf-encode.js';
 import { builtinDefinitions } from '../../src/registry/builtin/index.js';
 import { parseEncryptionConfig } from '../../src/server/encryption-config.js';
 import { EtcdKeyLayout } from '../../src/server/etcd-layout.js';
@@ -95,6 +96,13 @@ describe('values in etcd', () => {
       status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '2024-01-01T00:00:00Z' }] } };
     const podBack = JSON.parse(v.fromEtcd(v.toEtcd(Buffer.from(JSON.stringify(pod)), '/registry/pods/ns/p'), 9, '/registry/pods/ns/p').toString()) as typeof pod;
     assert.deepEqual(podBack.status.conditions[0], { type: 'PodScheduled', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z', lastProbeTime: null });
+  });
+
+  it('has a Protobuf message for the storage version of every built-in kind', LIMIT, () => {
+    const without = builtinDefinitions(() => true)
+      .map((d) => ({ apiVersion: d.group ? `${d.group}/${d.storageVersion}` : d.storageVersion, kind: d.kind }))
+      .filter(({ apiVersion, kind }) => !canEncodeProtobuf(apiVersion, kind));
+    assert.deepEqual(without, []);
   });
 
   it('encrypts the resources the configuration names with its first provider and reads with any', LIMIT, () => {
