@@ -13,12 +13,18 @@ import type { Options } from './options.js';
 
 type StorageOptions = Pick<
   Options,
-  'storage' | 'dataDir' | 'etcdServers' | 'etcdCafile' | 'etcdCertfile' | 'etcdKeyfile' | 'etcdPrefix' | 'storageMediaType' | 'encryptionProviderConfig'
+  'storage' | 'dataDir' | 'etcdServers' | 'etcdCafile' | 'etcdCertfile' | 'etcdKeyfile' | 'etcdPrefix' | 'storageMediaType' | 'encryptionProviderConfig' | 'eventTtlMs'
 >;
 
 /** Groups whose name has no dot (the rest of a key's first segment names a core resource). */
 function dotlessGroups(): Set<string> {
   return new Set(builtinDefinitions(() => true).map((d) => d.group).filter((g) => g && !g.includes('.')));
+}
+
+/** Events (core's and events.k8s.io's) live --event-ttl after each write, as the reference's. */
+function eventTtl(ms: number): (key: string) => number | undefined {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return (key) => (key.startsWith('/registry/events/') || key.startsWith('/registry/events.k8s.io/events/') ? seconds : undefined);
 }
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
@@ -46,6 +52,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       root: '/registry',
       keys,
       codec: values,
+      ttlSecondsOf: eventTtl(options.eventTtlMs),
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

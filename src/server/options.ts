@@ -209,6 +209,8 @@ export const SETTINGS = {
   etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
   /** How built-in objects are kept in etcd: the reference's Protobuf envelope, or JSON. */
   storageMediaType: oneOf('storage-media-type', ['application/vnd.kubernetes.protobuf', 'application/json'], 'application/vnd.kubernetes.protobuf', 'how built-in objects are kept in etcd (custom resources are always JSON)'),
+  /** How long Events are kept after their last write (ms); in etcd, with a lease (other stores keep them). */
+  eventTtlMs: duration('event-ttl', '1h0m0s', 'how long Events are kept after they were last written (etcd: an etcd lease, as the reference; other stores keep them)'),
   /** An apiserver.config.k8s.io/v1 EncryptionConfiguration: what etcd keeps encrypted, and with which keys. */
   encryptionProviderConfig: optionalText('encryption-provider-config', 'an EncryptionConfiguration file: the resources kept encrypted in etcd (identity, aescbc, aesgcm, secretbox providers)'),
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */

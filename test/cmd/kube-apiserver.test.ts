@@ -55,10 +55,10 @@ describe('kube-apiserver and etcd for test environments', { timeout: 90_000 }, (
     const unknown = await run(KUBE_APISERVER, ['--no-such-flag=1']);
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr.trim(), 'Error: unknown flag: --no-such-flag');
-    const server = await startUntil(KUBE_APISERVER, ['--secure-port=0', '--event-ttl=3h', '--profiling', '--event-ttl', '4h', '--authorization-mode=Node,RBAC'], /serving on https:/);
+    const server = await startUntil(KUBE_APISERVER, ['--secure-port=0', '--default-watch-cache-size=50', '--profiling', '--default-watch-cache-size', '60', '--authorization-mode=Node,RBAC'], /serving on https:/);
     const notes = server.output.split('\n').filter((l) => l.includes('(capstan):') && !l.includes('serving on'));
     assert.deepEqual(notes, [
-      'kube-apiserver (capstan): flag --event-ttl is accepted but not implemented by capstan: it has no effect',
+      'kube-apiserver (capstan): flag --default-watch-cache-size is accepted but not implemented by capstan: it has no effect',
       'kube-apiserver (capstan): flag --profiling is accepted but not implemented by capstan: it has no effect',
       'kube-apiserver (capstan): --allow-privileged=false is not enforced: capstan admits privileged containers (as --allow-privileged=true)',
     ]);

@@ -37,7 +37,7 @@ describe('command-line options', () => {
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
         etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
-        storageMediaType: 'application/vnd.kubernetes.protobuf', encryptionProviderConfig: undefined,
+        storageMediaType: 'application/vnd.kubernetes.protobuf', eventTtlMs: 3_600_000, encryptionProviderConfig: undefined,
         auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogCompress: false,
         auditLogFormat: 'json', auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1', auditLogBatchBufferSize: 10000, auditLogBatchMaxSize: 1,
         auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookBatchBufferSize: 10000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
@@ -82,13 +82,13 @@ describe('command-line options', () => {
   });
 
   it('in a dialect: its flags are accepted (both spellings), the handled ones returned, the rest listed once', () => {
-    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['event-ttl', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
-    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--event-ttl', '1h', '--profiling', '--event-ttl=2h', '--secure-port=0'], dialect);
+    const dialect = { flags: new Map<string, 'bool' | 'value'>([['insecure-bind-address', 'value'], ['default-watch-cache-size', 'value'], ['profiling', 'bool']]), handled: ['insecure-bind-address'] };
+    const c = parseOptions(['--insecure-bind-address', '10.0.0.1', '--insecure-bind-address=10.0.0.2', '--default-watch-cache-size', '100', '--profiling', '--default-watch-cache-size=200', '--secure-port=0'], dialect);
     assert.equal(c.handled.get('insecure-bind-address'), '10.0.0.1,10.0.0.2');
-    assert.deepEqual(c.unimplemented, ['event-ttl', 'profiling']);
+    assert.deepEqual(c.unimplemented, ['default-watch-cache-size', 'profiling']);
     assert.equal(c.options.port, 0);
     assert.throws(() => parseOptions(['--no-such-flag'], dialect), /unknown flag: --no-such-flag/);
-    assert.throws(() => parseOptions(['--event-ttl'], dialect), /flag needs an argument: --event-ttl/);
+    assert.throws(() => parseOptions(['--default-watch-cache-size'], dialect), /flag needs an argument: --default-watch-cache-size/);
   });
 
   it('stores in etcd when --etcd-servers is given, and checks the etcd flags together', () => {

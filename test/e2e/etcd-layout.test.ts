@@ -1,7 +1,7 @@
 // What capstan keeps in etcd is what kube-apiserver 1.25 keeps: keys in the reference's layout
 // (grouped built-ins without their group, the historical names), built-in objects in the Protobuf
 // envelope without resourceVersion, custom resources as JSON, Secrets encrypted at rest with
-// --encryption-provider-config. Objects written into etcd in that shape (as kube-apiserver writes
+// --encryption-provider-config, Events with an etcd lease of --event-ttl. Objects written into etcd in that shape (as kube-apiserver writes
 // them) are read, listed, watched, updated and deleted through capstan. Skipped without /usr/bin/etcd.
 
 import assert from 'node:assert/strict';
@@ -220,6 +220,20 @@ resources:
     await ok(kc(), ['create', 'secret', 'generic', 'pw2', '--from-literal=password=second']);
     assert.ok((await raw('/registry/secrets/default/pw2'))!.toString('latin1').startsWith('k8s:enc:aesgcm:v1:gcm1:'));
     assert.equal(Buffer.from(await ok(kc(), ['get', 'secret', 'pw2', '-o', 'jsonpath={.data.password}']), 'base64').toString(), 'second');
+  });
+
+  it('keeps Events for --event-ttl with an etcd lease, then etcd deletes them and watchers see it', { timeout: 90_000 }, async () => {
+    await stopCapstan(capstan!);
+    capstan = undefined;
+    capstan = await startCapstan(join(dir, 'data-ttl'), [...flags(), '--event-ttl', '3s']);
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'ev1', namespace: 'default' }, involvedObject: { kind: 'ConfigMap', name: 'cm1', namespace: 'default' }, reason: 'Test', message: 'short-lived', type: 'Normal' };
+    await ok(kc(), ['create', '-f', '-'], JSON.stringify(event));
+    const kv = (await client.range({ key: Buffer.from('/registry/events/default/ev1') })).kvs[0];
+    assert.ok(kv, 'the Event is at /registry/events/default/ev1');
+    assert.notEqual(kv.lease, '0', 'the Event has a lease');
+    assert.equal((await client.range({ key: Buffer.from('/registry/configmaps/default/cm1') })).kvs[0]?.lease, '0', 'a ConfigMap has none');
+    await until('etcd expired the Event and capstan no longer has it', async () => (await kubectl(kc(), ['get', 'event', 'ev1'])).stderr.includes('NotFound'), 30_000, 250);
+    assert.equal(await raw('/registry/events/default/ev1'), undefined);
   });
 
   it('refuses to start with a bad encryption configuration, in one line', { timeout: 60_000 }, async () => {

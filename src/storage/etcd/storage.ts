@@ -50,6 +50,7 @@ import {
   type TxnResult,
 } from './client.js';
 import type { EtcdKeyMapping, EtcdValueCodec } from './layout.js';
+import { TtlLeases } from './ttl-leases.js';
 import { EtcdWatch, type WatchEvent } from './watch.js';
 
 /** The revision given to encoders: etcd holds values without theirs (see above). */
@@ -74,6 +75,8 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
   keys?: EtcdKeyMapping;
   /** Values as etcd holds them (default: the store's own bytes, with `stamp`). */
   codec?: EtcdValueCodec;
+  /** Seconds a key lives after each write (a lease, as the reference's Events), or undefined: for ever. */
+  ttlSecondsOf?: (key: string) => number | undefined;
   /**
    * The feed fell behind etcd's compaction (etcd unreachable for longer than its history window):
    * the events up to compactRevision - 1 that it had not read are gone. It goes on from there.
@@ -102,6 +105,7 @@ export class EtcdStorage implements Storage {
   private readonly root: string;
   private readonly codec: EtcdValueCodec;
   private readonly keys: EtcdKeyMapping | undefined;
+  private readonly leases: TtlLeases;
 
   /** Connects and starts the feed at etcd's current revision. */
   static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
@@ -126,6 +130,7 @@ export class EtcdStorage implements Storage {
     this.prefix = prefix;
     this.root = options.root ?? '';
     this.keys = options.keys;
+    this.leases = new TtlLeases(client);
     const stamp = options.stamp;
     this.codec = options.codec ?? {
       toEtcd: (value) => value,
@@ -285,12 +290,14 @@ export class EtcdStorage implements Storage {
     const key = this.etcdKey(op.key);
     const compare: Compare[] = [];
     let success: TxnOp;
+    const ttl = op.kind !== 'delete' ? this.options.ttlSecondsOf?.(op.key) : undefined;
+    const lease = ttl !== undefined && ttl > 0 ? { lease: await this.leases.leaseFor(ttl) } : {};
     if (op.kind === 'create') {
       compare.push(compareCreate(key, 'EQUAL', 0));
-      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()) } };
+      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()), ...lease } };
     } else if (op.kind === 'update') {
       compare.push(compareCreate(key, 'GREATER', 0), compareMod(key, 'EQUAL', op.expectModRevision));
-      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()), prevKv: true } };
+      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()), prevKv: true, ...lease } };
     } else {
       compare.push(compareCreate(key, 'GREATER', 0));
       if (op.expectModRevision !== undefined) compare.push(compareMod(key, 'EQUAL', op.expectModRevision));
