@@ -13,7 +13,7 @@ import type { Options } from './options.js';
 
 type StorageOptions = Pick<
   Options,
-  'storage' | 'dataDir' | 'etcdServers' | 'etcdCafile' | 'etcdCertfile' | 'etcdKeyfile' | 'etcdPrefix' | 'storageMediaType' | 'encryptionProviderConfig' | 'eventTtlMs'
+  'storage' | 'dataDir' | 'etcdServers' | 'etcdCafile' | 'etcdCertfile' | 'etcdKeyfile' | 'etcdPrefix' | 'storageMediaType' | 'encryptionProviderConfig' | 'eventTtlMs' | 'etcdCompactionIntervalMs'
 >;
 
 /** Groups whose name has no dot (the rest of a key's first segment names a core resource). */
@@ -53,6 +53,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       keys,
       codec: values,
       ttlSecondsOf: eventTtl(options.eventTtlMs),
+      compactionIntervalMs: options.etcdCompactionIntervalMs,
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

@@ -209,6 +209,8 @@ export const SETTINGS = {
   etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
   /** How built-in objects are kept in etcd: the reference's Protobuf envelope, or JSON. */
   storageMediaType: oneOf('storage-media-type', ['application/vnd.kubernetes.protobuf', 'application/json'], 'application/vnd.kubernetes.protobuf', 'how built-in objects are kept in etcd (custom resources are always JSON)'),
+  /** How often etcd is compacted (ms; 0: never), as the reference: to the revision of one interval before. */
+  etcdCompactionIntervalMs: duration('etcd-compaction-interval', '5m0s', 'how often etcd is compacted, to the revision of one interval before (shared by every server on the etcd); 0 turns compaction off', true),
   /** How long Events are kept after their last write (ms); in etcd, with a lease (other stores keep them). */
   eventTtlMs: duration('event-ttl', '1h0m0s', 'how long Events are kept after they were last written (etcd: an etcd lease, as the reference; other stores keep them)'),
   /** An apiserver.config.k8s.io/v1 EncryptionConfiguration: what etcd keeps encrypted, and with which keys. */

@@ -37,7 +37,7 @@ describe('command-line options', () => {
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
         etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
-        storageMediaType: 'application/vnd.kubernetes.protobuf', eventTtlMs: 3_600_000, encryptionProviderConfig: undefined,
+        storageMediaType: 'application/vnd.kubernetes.protobuf', etcdCompactionIntervalMs: 300_000, eventTtlMs: 3_600_000, encryptionProviderConfig: undefined,
         auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogCompress: false,
         auditLogFormat: 'json', auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1', auditLogBatchBufferSize: 10000, auditLogBatchMaxSize: 1,
         auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookBatchBufferSize: 10000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,

@@ -17,6 +17,7 @@ import { EtcdClient, compareCreate } from '../../src/storage/etcd/client.js';
 import { LeaseKeeper } from '../../src/storage/etcd/lease.js';
 import { EtcdStorage, type EtcdStorageOptions } from '../../src/storage/etcd/storage.js';
 import { EtcdWatch, type WatchEvent } from '../../src/storage/etcd/watch.js';
+import { COMPACT_REV_KEY, EtcdCompactor } from '../../src/storage/etcd/compactor.js';
 import { StorageError, type Encode, type StorageEvent } from '../../src/storage/types.js';
 import { ensureServingMaterial } from '../../src/server/certs.js';
 import { parseEncryptionConfig } from '../../src/server/encryption-config.js';
@@ -89,6 +90,8 @@ class Relay {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
+
+const isCompactedErrorLike = (err: unknown): boolean => err instanceof Error && /compacted/.test(err.message);
 
 describe('etcd client and storage', { skip: etcdMissing, timeout: 180_000 }, () => {
   let etcd: EtcdProcess;
@@ -294,6 +297,31 @@ resources: [{resources: [secrets], providers: [{aesgcm: {keys: [{name: k, secret
       client.close();
       await a.close();
       await b.close();
+    }
+  });
+
+  it('compacts etcd as the reference: one server per interval through compact_rev_key, to the revision one interval before', LIMIT, async () => {
+    const client = new EtcdClient({ endpoints: [etcd.url] });
+    const a = new EtcdCompactor(client, 3_600_000);
+    const b = new EtcdCompactor(client, 3_600_000);
+    const put = async (key: string): Promise<number> =>
+      (await client.txn({ compare: [], success: [{ put: { key: Buffer.from(key), value: Buffer.from('v') } }], failure: [] })).revision;
+    try {
+      const before = await put('/compaction-test/a');
+      await a.tick(); // records the revision; nothing compacted on the first interval
+      const recorded = Number((await client.range({ key: COMPACT_REV_KEY })).kvs[0]!.value.toString());
+      assert.equal(recorded, 0);
+      const first = (await client.range({ key: COMPACT_REV_KEY })).revision;
+      await b.tick(); // the key moved under b: it follows, and compacts nothing
+      assert.equal((await client.range({ key: Buffer.from('/compaction-test/a'), revision: before })).kvs.length, 1, 'not compacted yet');
+      await put('/compaction-test/b');
+      await a.tick(); // the next interval: a compacts to the revision it recorded before
+      await assert.rejects(client.range({ key: Buffer.from('/compaction-test/a'), revision: first - 1 }), (err: unknown) => isCompactedErrorLike(err));
+      assert.equal((await client.range({ key: COMPACT_REV_KEY })).kvs[0]!.version, 2);
+    } finally {
+      a.stop();
+      b.stop();
+      client.close();
     }
   });
 

@@ -50,6 +50,7 @@ import {
   type TxnResult,
 } from './client.js';
 import type { EtcdKeyMapping, EtcdValueCodec } from './layout.js';
+import { EtcdCompactor } from './compactor.js';
 import { TtlLeases } from './ttl-leases.js';
 import { EtcdWatch, type WatchEvent } from './watch.js';
 
@@ -75,6 +76,12 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
   keys?: EtcdKeyMapping;
   /** Values as etcd holds them (default: the store's own bytes, with `stamp`). */
   codec?: EtcdValueCodec;
+  /**
+   * Compaction of etcd as the reference's (--etcd-compaction-interval; 0: none): etcd is compacted
+   * on this interval, shared with every server on it, and compact() trims only this store's
+   * history. Absent: compact() compacts etcd too.
+   */
+  compactionIntervalMs?: number;
   /** Seconds a key lives after each write (a lease, as the reference's Events), or undefined: for ever. */
   ttlSecondsOf?: (key: string) => number | undefined;
   /**
@@ -106,6 +113,7 @@ export class EtcdStorage implements Storage {
   private readonly codec: EtcdValueCodec;
   private readonly keys: EtcdKeyMapping | undefined;
   private readonly leases: TtlLeases;
+  private readonly compactor: EtcdCompactor | undefined;
 
   /** Connects and starts the feed at etcd's current revision. */
   static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
@@ -131,6 +139,8 @@ export class EtcdStorage implements Storage {
     this.root = options.root ?? '';
     this.keys = options.keys;
     this.leases = new TtlLeases(client);
+    const interval = options.compactionIntervalMs;
+    if (interval !== undefined && interval > 0) this.compactor = new EtcdCompactor(client, interval);
     const stamp = options.stamp;
     this.codec = options.codec ?? {
       toEtcd: (value) => value,
@@ -205,10 +215,13 @@ export class EtcdStorage implements Storage {
     this.assertOpen();
     const target = Math.min(revision, this.revision);
     if (target <= this.compacted) return;
-    try {
-      await this.client.compact(target);
-    } catch (err) {
-      if (!isCompactedError(err)) throw err; // already compacted further (by another server): fine
+    // With its own interval (the reference's), etcd is compacted by the compactor, not here.
+    if (this.options.compactionIntervalMs === undefined) {
+      try {
+        await this.client.compact(target);
+      } catch (err) {
+        if (!isCompactedError(err)) throw err; // already compacted further (by another server): fine
+      }
     }
     this.forget(target);
   }
@@ -224,6 +237,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.compactor?.stop();
     this.feed.cancel();
     for (const w of this.waiters) {
       clearTimeout(w.timer);
