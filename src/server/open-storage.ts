@@ -2,6 +2,7 @@
 // latter with the reference's keys and values (etcd-layout.ts, etcd-values.ts) so kube-apiserver
 // and capstan can take turns on one etcd.
 import { readFileSync } from 'node:fs';
+import { preloadProtobufEncoder } from '../encoding/protobuf-encode.js';
 import { builtinDefinitions } from '../registry/builtin/index.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
@@ -34,6 +35,8 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   // Read first: a bad file refuses the start before etcd is asked anything.
   const encryption = options.encryptionProviderConfig ? readEncryptionConfig(options.encryptionProviderConfig) : undefined;
   const keys = EtcdKeyLayout.reference();
+  // The Protobuf messages (about a second to load) before the first write rather than during it.
+  if (options.storageMediaType !== 'application/json') preloadProtobufEncoder();
   const values = new EtcdValues({
     prefix: options.etcdPrefix,
     keys,
