@@ -488,7 +488,7 @@ function messageJson(type: protobuf.Type, msg: Record<string, unknown>): unknown
   return special ? special.value : messageToJson(type, msg);
 }
 
-function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Record<string, unknown> {
+export function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const fields = [...type.fieldsArray].sort((a, b) => a.id - b.id);
   for (const field of fields) {

@@ -1,6 +1,6 @@
 // --event-ttl: Events go away a while after they were last written (the reference's default, 1 h).
-// The reference stores each Event with an etcd lease of that length, renewed by every write; here
-// the stores have no expiring keys, so the server keeps when it saw each Event written (through
+// The reference stores each Event with an etcd lease of that length, renewed by every write (as
+// capstan's etcd store does); SQLite and memory have no expiring keys, so the server keeps when it saw each Event written (through
 // the watch cache) and deletes those not written since for the TTL, with the Event's
 // resourceVersion as precondition, so a write that comes meanwhile keeps it. Events there when the
 // server started count from the start (their write times are not stored). A delete as the

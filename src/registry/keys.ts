@@ -46,14 +46,19 @@ const REFERENCE_PREFIXES: Record<string, string> = {
 /** Built-in resources the reference keeps under their group, as it keeps custom resources. */
 const GROUPED_BUILTINS = new Set(['apiregistration.k8s.io', 'apiextensions.k8s.io']);
 
+/** Where the reference keeps a resource's objects below its etcd prefix: `deployments`, `minions`, `example.com/widgets`. */
+export function referenceResourcePath(group: string, resource: string, builtin: boolean): string {
+  const grouped = !builtin || GROUPED_BUILTINS.has(group);
+  return REFERENCE_PREFIXES[`${group}/${resource}`] ?? (grouped ? `${group}/${resource}` : resource);
+}
+
 /**
  * The key the reference's storage has for an object, as its storage errors print it: below
  * `/registry` (the etcd prefix) for a real write, without it for a dry run (which checks the
  * object before it reaches etcd).
  */
 export function referenceStorageKey(info: Pick<ResourceInfo, 'group' | 'resource' | 'namespaced' | 'definition'>, namespace: string | undefined, name: string, dryRun = false): string {
-  const grouped = !info.definition.builtin || GROUPED_BUILTINS.has(info.group);
-  const prefix = REFERENCE_PREFIXES[`${info.group}/${info.resource}`] ?? (grouped ? `${info.group}/${info.resource}` : info.resource);
+  const prefix = referenceResourcePath(info.group, info.resource, info.definition.builtin);
   const path = info.namespaced ? `/${prefix}/${namespace}/${name}` : `/${prefix}/${name}`;
   return dryRun ? path : `/registry${path}`;
 }

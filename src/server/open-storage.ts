@@ -1,29 +1,49 @@
-// The store the options name: SQLite in the data folder, memory, or etcd (--etcd-servers).
+// The store the options name: SQLite in the data folder, memory, or etcd (--etcd-servers), the
+// latter with the reference's keys and values (etcd-layout.ts, etcd-values.ts) so kube-apiserver
+// and capstan can take turns on one etcd.
 import { readFileSync } from 'node:fs';
-import { decodeJson } from '../json.js';
-import { encodeKept, metadataOf } from '../registry/objects.js';
-import type { Stamp } from '../storage/etcd/storage.js';
+import { preloadProtobufEncoder } from '../encoding/protobuf-encode.js';
+import { builtinDefinitions } from '../registry/builtin/index.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import type { Storage } from '../storage/types.js';
+import { readEncryptionConfig } from './encryption-config.js';
+import { EtcdKeyLayout } from './etcd-layout.js';
+import { EtcdValues } from './etcd-values.js';
 import type { Options } from './options.js';
 
-/**
- * An object's stored bytes with their resourceVersion: etcd holds objects as they were encoded
- * before their revision was known, and each read puts etcd's mod_revision in (see storage/etcd/storage.ts).
- */
-export const stampResourceVersion: Stamp = (bytes, revision) => {
-  const obj = decodeJson(bytes);
-  metadataOf(obj)['resourceVersion'] = String(revision);
-  return encodeKept(obj);
-};
+type StorageOptions = Pick<
+  Options,
+  'storage' | 'dataDir' | 'etcdServers' | 'etcdCafile' | 'etcdCertfile' | 'etcdKeyfile' | 'etcdPrefix' | 'storageMediaType' | 'encryptionProviderConfig' | 'eventTtlMs' | 'etcdCompactionIntervalMs'
+>;
 
-type StorageOptions = Pick<Options, 'storage' | 'dataDir' | 'etcdServers' | 'etcdCafile' | 'etcdCertfile' | 'etcdKeyfile' | 'etcdPrefix'>;
+/** Groups whose name has no dot (the rest of a key's first segment names a core resource). */
+function dotlessGroups(): Set<string> {
+  return new Set(builtinDefinitions(() => true).map((d) => d.group).filter((g) => g && !g.includes('.')));
+}
+
+/** Events (core's and events.k8s.io's) live --event-ttl after each write, as the reference's. */
+function eventTtl(ms: number): (key: string) => number | undefined {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return (key) => (key.startsWith('/registry/events/') || key.startsWith('/registry/events.k8s.io/events/') ? seconds : undefined);
+}
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.storage === 'memory') return new MemoryStorage();
   if (options.storage === 'sqlite') return SqliteStorage.open(`${options.dataDir}/capstan.db`);
   const read = (path: string | undefined): Buffer | undefined => (path ? readFileSync(path) : undefined);
+  // Read first: a bad file refuses the start before etcd is asked anything.
+  const encryption = options.encryptionProviderConfig ? readEncryptionConfig(options.encryptionProviderConfig) : undefined;
+  const keys = EtcdKeyLayout.reference();
+  // The Protobuf messages (about a second to load) before the first write rather than during it.
+  if (options.storageMediaType !== 'application/json') preloadProtobufEncoder();
+  const values = new EtcdValues({
+    prefix: options.etcdPrefix,
+    keys,
+    groups: dotlessGroups(),
+    encoding: options.storageMediaType === 'application/json' ? 'json' : 'protobuf',
+    encryption,
+  });
   // Loaded only here: gRPC and Protobuf stay out of servers that do not use etcd.
   const { EtcdStorage } = await import('../storage/etcd/storage.js');
   try {
@@ -33,7 +53,10 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       prefix: options.etcdPrefix,
       // Keys are /registry/… (the reference's layout); the prefix flag stands in for that root.
       root: '/registry',
-      stamp: stampResourceVersion,
+      keys,
+      codec: values,
+      ttlSecondsOf: eventTtl(options.eventTtlMs),
+      compactionIntervalMs: options.etcdCompactionIntervalMs,
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

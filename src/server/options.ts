@@ -216,6 +216,14 @@ export const SETTINGS = {
   etcdKeyfile: optionalText('etcd-keyfile', 'the private key of --etcd-certfile'),
   /** Every key in etcd starts with it. */
   etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
+  /** How built-in objects are kept in etcd: the reference's Protobuf envelope, or JSON. */
+  storageMediaType: oneOf('storage-media-type', ['application/vnd.kubernetes.protobuf', 'application/json'], 'application/vnd.kubernetes.protobuf', 'how built-in objects are kept in etcd (custom resources are always JSON)'),
+  /** How often etcd is compacted (ms; 0: never), as the reference: to the revision of one interval before. */
+  etcdCompactionIntervalMs: duration('etcd-compaction-interval', '5m0s', 'how often etcd is compacted, to the revision of one interval before (shared by every server on the etcd); 0 turns compaction off', true),
+  /** How long Events are kept after their last write (ms); in etcd, with a lease (other stores keep them). */
+  eventTtlMs: duration('event-ttl', '1h0m0s', 'how long Events are kept after they were last written (etcd: an etcd lease, as the reference; other stores: deleted by the server)'),
+  /** An apiserver.config.k8s.io/v1 EncryptionConfiguration: what etcd keeps encrypted, and with which keys. */
+  encryptionProviderConfig: optionalText('encryption-provider-config', 'an EncryptionConfiguration file: the resources kept encrypted in etcd (identity, aescbc, aesgcm, secretbox providers)'),
   /** How long changes stay available to watches, exact lists and continue tokens (ms). */
   /** How long a request that is not long-running may take before its 504 (ms), as the reference's flag. */
   requestTimeoutMs: duration('request-timeout', '1m0s', 'how long a request (not a watch, log, exec, attach, port-forward or proxy) may take before it is answered 504 Timeout; ?timeout= asks for less'),
@@ -231,7 +239,6 @@ export const SETTINGS = {
   shutdownDelayMs: duration('shutdown-delay-duration', '0s', 'on SIGTERM, how long /readyz reports the shutdown before new connections are refused; requests in flight then finish and watches end', true),
   /** From start, how long /livez counts unfinished post-start hooks as healthy (ms), as the reference's flag. */
   livezGracePeriodMs: duration('livez-grace-period', '0s', 'from the start, how long /livez takes post-start hooks that have not finished as healthy (/readyz never does)', true),
-  eventTtlMs: duration('event-ttl', '1h0m0s', 'amount of time to retain events (since they were last written)'),
   historyWindowMs: duration('watch-history-window', '5m', 'how long changes stay available to watches, exact lists and continue tokens; older versions answer 410 Gone'),
   /** Where the CA, serving and admin certificates live (created on first start). Default <dataDir>/pki. */
   certDir: optionalText('cert-dir', 'where the CA, serving and admin certificates are kept; created on first start when no certificate is given', '"<data-dir>/pki"'),

@@ -73,8 +73,8 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'crd-informer-synced', stage: 'caches', reportsAs: 'crd-informer-synced', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
   { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => informerOf(c, 'apiregistration.k8s.io', 'apiservices') },
   // The bootstrap policy and aggregation belong to RBAC, as the reference's post-start hook.
-  // Events expire --event-ttl after their last write, as the reference's etcd leases make them.
-  { name: 'event-ttl', stage: 'caches', create: (c) => new EventExpiry(c.serverRegistry, c.options.eventTtlMs) },
+  // Events expire --event-ttl after their last write: on etcd by leases, as the reference's; elsewhere the server deletes them.
+  { name: 'event-ttl', stage: 'caches', create: (c) => (c.options.storage === 'etcd' ? undefined : new EventExpiry(c.serverRegistry, c.options.eventTtlMs)) },
   { name: 'rbac/bootstrap-roles', stage: 'caches', reportsAs: 'rbac/bootstrap-roles', create: (c) => (rbac(c) ? task(() => reconcileBootstrapPolicy(c.serverRegistry)) : undefined) },
   { name: 'clusterrole-aggregation', controller: 'clusterrole-aggregation', stage: 'caches', create: (c) => (rbac(c) ? started(() => startAggregationController(c.serverRegistry)) : undefined) },
   // The admission plugins get the request authorizer (CSR approval and signing ask it) before any

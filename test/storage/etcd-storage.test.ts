@@ -2,7 +2,9 @@
 // /usr/bin/etcd is absent): watches that survive an etcd restart and resume from their last
 // revision, Compacted when etcd compacted the history meanwhile, compare-and-swap under concurrent
 // writers on two stores sharing one etcd, requests that fail rather than hang while etcd is down,
-// the watch cache over etcd, leases, TLS with client certificates.
+// the watch cache over etcd, the reference's key layout and values through a key mapping and codec
+// (a value encrypted with another key fails gets and lists, and stays out of watches), leases, TLS
+// with client certificates.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +17,13 @@ import { EtcdClient, compareCreate } from '../../src/storage/etcd/client.js';
 import { LeaseKeeper } from '../../src/storage/etcd/lease.js';
 import { EtcdStorage, type EtcdStorageOptions } from '../../src/storage/etcd/storage.js';
 import { EtcdWatch, type WatchEvent } from '../../src/storage/etcd/watch.js';
+import { COMPACT_REV_KEY, EtcdCompactor } from '../../src/storage/etcd/compactor.js';
 import { StorageError, type Encode, type StorageEvent } from '../../src/storage/types.js';
 import { ensureServingMaterial } from '../../src/server/certs.js';
+import { parseEncryptionConfig } from '../../src/server/encryption-config.js';
+import { EtcdKeyLayout } from '../../src/server/etcd-layout.js';
+import { EtcdValues } from '../../src/server/etcd-values.js';
+import { StatusError } from '../../src/errors.js';
 import { sleep, until } from '../helpers.js';
 import { EtcdProcess, etcdMissing, freePort } from './etcd-process.js';
 
@@ -83,6 +90,8 @@ class Relay {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
+
+const isCompactedErrorLike = (err: unknown): boolean => err instanceof Error && /compacted/.test(err.message);
 
 describe('etcd client and storage', { skip: etcdMissing, timeout: 180_000 }, () => {
   let etcd: EtcdProcess;
@@ -248,6 +257,73 @@ describe('etcd client and storage', { skip: etcdMissing, timeout: 180_000 }, () 
       }
     } finally {
       await store.close();
+    }
+  });
+
+  it('keeps the reference layout through a key mapping and codec; values it cannot read fail gets and lists and stay out of watches', LIMIT, async () => {
+    const prefix = newPrefix();
+    const keys = EtcdKeyLayout.reference();
+    const codec = (secret: number): EtcdValues =>
+      new EtcdValues({
+        prefix, keys, groups: new Set(['apps']),
+        encryption: parseEncryptionConfig(`apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources: [{resources: [secrets], providers: [{aesgcm: {keys: [{name: k, secret: "${Buffer.alloc(32, secret).toString('base64')}"}]}}]}]
+`),
+      });
+    const object = (kind: string, apiVersion: string, name: string) => (rev: number) =>
+      Buffer.from(JSON.stringify({ kind, apiVersion, metadata: { name, namespace: 'ns', resourceVersion: String(rev) }, data: { a: 'MQ==' } }));
+    const a = await EtcdStorage.open({ endpoints: [etcd.url], prefix, root: '/registry', keys, codec: codec(1) });
+    const b = await EtcdStorage.open({ endpoints: [etcd.url], prefix, root: '/registry', keys, codec: codec(2) });
+    const client = new EtcdClient({ endpoints: [etcd.url] });
+    try {
+      const seen: string[] = [];
+      const watcher = b.watch('/registry/', b.currentRevision(), (e) => seen.push(e.key));
+      const secret = await a.create('/registry/secrets/ns/s', object('Secret', 'v1', 's'));
+      const deployment = await a.create('/registry/apps/deployments/ns/d', object('Deployment', 'apps/v1', 'd'));
+      assert.equal(JSON.parse(secret.value.toString()).metadata.resourceVersion, String(secret.modRevision));
+      // In etcd at the reference's keys; the Secret encrypted with the key as additional data.
+      const held = await client.range({ key: Buffer.from(`${prefix}/`), rangeEnd: Buffer.from(`${prefix}0`) });
+      assert.deepEqual(held.kvs.map((kv) => kv.key.toString()), [`${prefix}/deployments/ns/d`, `${prefix}/secrets/ns/s`]);
+      assert.ok(held.kvs[1]!.value.toString('latin1').startsWith('k8s:enc:aesgcm:v1:k:'));
+      // The other store, with another key: the Secret's get and list fail as the reference's.
+      await assert.rejects(b.get('/registry/secrets/ns/s'), (err: unknown) => err instanceof StatusError && err.code === 500 && err.message === 'Internal error occurred: cipher: message authentication failed');
+      await assert.rejects(b.list('/registry/secrets/'), (err: unknown) => err instanceof StatusError && err.message === `Internal error occurred: unable to transform key "${prefix}/secrets/ns/s": cipher: message authentication failed`);
+      // What it can read it reads, under capstan's key.
+      const d = await b.get('/registry/apps/deployments/ns/d');
+      assert.equal(JSON.parse(d!.value.toString()).metadata.resourceVersion, String(deployment.modRevision));
+      await until('the watch has the Deployment', () => seen.includes('/registry/apps/deployments/ns/d'), 10_000, 20);
+      assert.deepEqual(seen, ['/registry/apps/deployments/ns/d'], 'the Secret it cannot read is left out');
+      watcher.stop();
+    } finally {
+      client.close();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('compacts etcd as the reference: one server per interval through compact_rev_key, to the revision one interval before', LIMIT, async () => {
+    const client = new EtcdClient({ endpoints: [etcd.url] });
+    const a = new EtcdCompactor(client, 3_600_000);
+    const b = new EtcdCompactor(client, 3_600_000);
+    const put = async (key: string): Promise<number> =>
+      (await client.txn({ compare: [], success: [{ put: { key: Buffer.from(key), value: Buffer.from('v') } }], failure: [] })).revision;
+    try {
+      const before = await put('/compaction-test/a');
+      await a.tick(); // records the revision; nothing compacted on the first interval
+      const recorded = Number((await client.range({ key: COMPACT_REV_KEY })).kvs[0]!.value.toString());
+      assert.equal(recorded, 0);
+      const first = (await client.range({ key: COMPACT_REV_KEY })).revision;
+      await b.tick(); // the key moved under b: it follows, and compacts nothing
+      assert.equal((await client.range({ key: Buffer.from('/compaction-test/a'), revision: before })).kvs.length, 1, 'not compacted yet');
+      await put('/compaction-test/b');
+      await a.tick(); // the next interval: a compacts to the revision it recorded before
+      await assert.rejects(client.range({ key: Buffer.from('/compaction-test/a'), revision: first - 1 }), (err: unknown) => isCompactedErrorLike(err));
+      assert.equal((await client.range({ key: COMPACT_REV_KEY })).kvs[0]!.version, 2);
+    } finally {
+      a.stop();
+      b.stop();
+      client.close();
     }
   });
 

@@ -12,9 +12,12 @@
 // transaction commits. Predicting it (current + 1, guarded by a compare on a key every write
 // touches) would serialise all writers into a retry storm and add a key the reference does not
 // have; writing twice would make two revisions. So, as the reference does, the bytes in etcd do not
-// carry their revision: values are encoded with UNSTAMPED (0) and `stamp` puts the revision in
-// whenever they are read (gets, lists, events, results) — the revision is etcd's mod_revision, for
-// a delete event the delete's revision. A delete's tombstone builder runs when the feed sees the
+// carry their revision: values are encoded with UNSTAMPED (0) and the codec (or `stamp`) puts the
+// revision in whenever they are read (gets, lists, events, results) — the revision is etcd's
+// mod_revision, for a delete event the delete's revision. The codec also makes the bytes etcd
+// holds (the server's: the reference's encoding and encryption) and the key mapping their names
+// (layout.ts). A value that cannot be read fails a get or list as the reference's storage does
+// (500, naming the key in a list) and is left out of the watch. A delete's tombstone builder runs when the feed sees the
 // delete (it needs the delete's revision); a delete written by another server carries the last
 // value, as a delete without a tombstone builder does.
 //
@@ -36,6 +39,7 @@
 // server's caches to hold every write any server made before it, without trusting etcd 3.4's
 // progress notifications.
 
+import { goQuote, internalError, type StatusError } from '../../errors.js';
 import { compareKeys } from '../keys.js';
 import { checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp } from '../ops.js';
 import { StorageError, type Encode, type ListOptions, type ListResult, type Storage, type Stored, type StorageEvent, type WatchListener, type Watcher } from '../types.js';
@@ -52,6 +56,9 @@ import {
   type TxnOp,
   type TxnResult,
 } from './client.js';
+import type { EtcdKeyMapping, EtcdValueCodec } from './layout.js';
+import { EtcdCompactor } from './compactor.js';
+import { TtlLeases } from './ttl-leases.js';
 import { EtcdWatch, type WatchEvent } from './watch.js';
 
 /** How long the health check waits for etcd (the reference's --etcd-healthcheck-timeout). */
@@ -73,7 +80,20 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
    * reference does.
    */
   root?: string;
-  stamp: Stamp;
+  /** Puts the revision into the bytes etcd holds (when no codec is given). */
+  stamp?: Stamp;
+  /** Names of keys in etcd (default: the store's own, below the root). */
+  keys?: EtcdKeyMapping;
+  /** Values as etcd holds them (default: the store's own bytes, with `stamp`). */
+  codec?: EtcdValueCodec;
+  /**
+   * Compaction of etcd as the reference's (--etcd-compaction-interval; 0: none): etcd is compacted
+   * on this interval, shared with every server on it, and compact() trims only this store's
+   * history. Absent: compact() compacts etcd too.
+   */
+  compactionIntervalMs?: number;
+  /** Seconds a key lives after each write (a lease, as the reference's Events), or undefined: for ever. */
+  ttlSecondsOf?: (key: string) => number | undefined;
   /**
    * The feed fell behind etcd's compaction (etcd unreachable for longer than its history window):
    * the events up to compactRevision - 1 that it had not read are gone. It goes on from there.
@@ -101,7 +121,10 @@ export class EtcdStorage implements Storage {
   private readonly prefix: string;
   private readonly prefixBytes: Buffer;
   private readonly root: string;
-  private readonly stamp: Stamp;
+  private readonly codec: EtcdValueCodec;
+  private readonly keys: EtcdKeyMapping | undefined;
+  private readonly leases: TtlLeases;
+  private readonly compactor: EtcdCompactor | undefined;
 
   /** Connects and starts the feed at etcd's current revision. */
   static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
@@ -126,7 +149,15 @@ export class EtcdStorage implements Storage {
     this.prefix = prefix;
     this.prefixBytes = Buffer.from(prefix);
     this.root = options.root ?? '';
-    this.stamp = options.stamp;
+    this.keys = options.keys;
+    this.leases = new TtlLeases(client);
+    const interval = options.compactionIntervalMs;
+    if (interval !== undefined && interval > 0) this.compactor = new EtcdCompactor(client, interval);
+    const stamp = options.stamp;
+    this.codec = options.codec ?? {
+      toEtcd: (value) => value,
+      fromEtcd: (bytes, revision) => (stamp ? stamp(bytes, revision) : bytes),
+    };
     this.revision = openRevision;
     this.compacted = openRevision;
     this.feed = this.startFeed(openRevision + 1);
@@ -141,7 +172,7 @@ export class EtcdStorage implements Storage {
     this.assertOpen();
     const r = await this.client.range({ key: this.etcdKey(key) });
     const kv = r.kvs[0];
-    return kv ? this.storedOf(kv) : undefined;
+    return kv ? this.storedOf(kv, (err) => storageReadError(err.message)) : undefined;
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -167,7 +198,9 @@ export class EtcdStorage implements Storage {
       at = this.revision;
       r = await this.client.range({ ...range, limit });
     }
-    return { items: r.kvs.map((kv) => this.storedOf(kv)), revision: at, more: r.more };
+    // As the reference's list: a value that cannot be read fails the list, naming its key.
+    const items = r.kvs.map((kv) => this.storedOf(kv, (err) => storageReadError(`unable to transform key ${goQuote(kv.key.toString())}: ${err.message}`)));
+    return { items, revision: at, more: r.more };
   }
 
   async count(prefix: string): Promise<number> {
@@ -198,10 +231,13 @@ export class EtcdStorage implements Storage {
     this.assertOpen();
     const target = Math.min(revision, this.revision);
     if (target <= this.compacted) return;
-    try {
-      await this.client.compact(target);
-    } catch (err) {
-      if (!isCompactedError(err)) throw err; // already compacted further (by another server): fine
+    // With its own interval (the reference's), etcd is compacted by the compactor, not here.
+    if (this.options.compactionIntervalMs === undefined) {
+      try {
+        await this.client.compact(target);
+      } catch (err) {
+        if (!isCompactedError(err)) throw err; // already compacted further (by another server): fine
+      }
     }
     this.forget(target);
   }
@@ -241,6 +277,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.compactor?.stop();
     this.feed.cancel();
     for (const w of this.waiters) {
       clearTimeout(w.timer);
@@ -258,9 +295,10 @@ export class EtcdStorage implements Storage {
     return Buffer.from(this.toEtcd(key));
   }
 
-  /** A key (or key prefix) of the store as etcd holds it: its root replaced by the prefix. */
+  /** A key (or key prefix) of the store as etcd holds it: its root replaced by the prefix, named as the mapping names it. */
   private toEtcd(key: string): string {
-    return this.prefix + (this.root && key.startsWith(this.root) ? key.slice(this.root.length) : key);
+    const below = this.root && key.startsWith(this.root) ? key.slice(this.root.length) : key;
+    return this.prefix + (this.keys ? this.keys.toEtcd(below) : below);
   }
 
   /** Whether an etcd key is under the prefix. */
@@ -270,25 +308,39 @@ export class EtcdStorage implements Storage {
 
   /** A key etcd holds as the store names it. */
   private fromEtcd(key: Buffer): string {
-    return this.root + key.toString().slice(this.prefix.length);
+    const below = key.toString().slice(this.prefix.length);
+    return this.root + (this.keys ? this.keys.fromEtcd(below) : below);
   }
 
-  private storedOf(kv: KeyValue): Stored {
+  /** `unreadable` makes the error of a value that cannot be read; without it, it is served as etcd holds it. */
+  private storedOf(kv: KeyValue, unreadable?: (err: Error) => Error): Stored {
     return {
       key: this.fromEtcd(kv.key),
-      value: this.stamped(kv.value, kv.modRevision),
+      value: this.stamped(kv.value, kv.modRevision, kv.key, unreadable),
       createRevision: kv.createRevision,
       modRevision: kv.modRevision,
     };
   }
 
-  private stamped(value: Buffer, revision: number): Buffer {
+  private stamped(value: Buffer, revision: number, etcdKey: Buffer, unreadable?: (err: Error) => Error): Buffer {
     try {
-      return this.stamp(value, revision);
+      return this.codec.fromEtcd(value, revision, etcdKey.toString());
     } catch (err) {
-      // Bytes this store cannot read (written by someone else): served as etcd holds them.
-      process.emitWarning(`etcd storage: cannot put revision ${revision} into a stored value: ${String(err)}`, 'StorageWarning');
+      const error = err instanceof Error ? err : new Error(String(err));
+      if (unreadable) throw unreadable(error);
+      // Bytes this store cannot read (written by someone else, or with another key): served as etcd holds them.
+      process.emitWarning(`etcd storage: cannot read the value of ${etcdKey.toString()} at revision ${revision}: ${error.message}`, 'StorageWarning');
       return value;
+    }
+  }
+
+  /** The value as the store serves it, or undefined (with a warning) when it cannot be read. */
+  private readable(value: Buffer, revision: number, etcdKey: Buffer): Buffer | undefined {
+    try {
+      return this.codec.fromEtcd(value, revision, etcdKey.toString());
+    } catch (err) {
+      process.emitWarning(`etcd storage: the watch skips ${etcdKey.toString()} at revision ${revision}, which this server cannot read: ${err instanceof Error ? err.message : String(err)}`, 'StorageWarning');
+      return undefined;
     }
   }
 
@@ -297,12 +349,14 @@ export class EtcdStorage implements Storage {
     const key = this.etcdKey(op.key);
     const compare: Compare[] = [];
     let success: TxnOp;
+    const ttl = op.kind !== 'delete' ? this.options.ttlSecondsOf?.(op.key) : undefined;
+    const lease = ttl !== undefined && ttl > 0 ? { lease: await this.leases.leaseFor(ttl) } : {};
     if (op.kind === 'create') {
       compare.push(compareCreate(key, 'EQUAL', 0));
-      success = { put: { key, value: op.encode(UNSTAMPED) } };
+      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()), ...lease } };
     } else if (op.kind === 'update') {
       compare.push(compareCreate(key, 'GREATER', 0), compareMod(key, 'EQUAL', op.expectModRevision));
-      success = { put: { key, value: op.encode(UNSTAMPED), prevKv: true } };
+      success = { put: { key, value: this.codec.toEtcd(op.encode(UNSTAMPED), key.toString()), prevKv: true, ...lease } };
     } else {
       compare.push(compareCreate(key, 'GREATER', 0));
       if (op.expectModRevision !== undefined) compare.push(compareMod(key, 'EQUAL', op.expectModRevision));
@@ -339,7 +393,7 @@ export class EtcdStorage implements Storage {
     const revision = res.revision;
     if (op.kind === 'delete') {
       const prev = done && 'deleteRange' in done ? done.deleteRange.prevKvs[0] : undefined;
-      const last = prev ? this.stamped(prev.value, prev.modRevision) : Buffer.alloc(0);
+      const last = prev ? this.stamped(prev.value, prev.modRevision, prev.key) : Buffer.alloc(0);
       const value = op.tombstone ? op.tombstone(revision, last) : last;
       return { key: op.key, value, createRevision: prev?.createRevision ?? 0, modRevision: revision };
     }
@@ -385,7 +439,8 @@ export class EtcdStorage implements Storage {
       const revision = e.kv.modRevision;
       if (revision <= this.revision) continue; // already published (a resumed watch overlaps)
       // Keys outside the prefix are not this store's: they only move the revision on.
-      if (this.owns(e.kv.key)) out.push(this.eventOf(e));
+      const event = this.owns(e.kv.key) ? this.eventOf(e) : undefined;
+      if (event) out.push(event);
       this.revision = revision;
     }
     if (this.revision === before) return;
@@ -404,13 +459,18 @@ export class EtcdStorage implements Storage {
     }
   }
 
-  private eventOf(e: WatchEvent): StorageEvent {
+  /**
+   * The store's event of an etcd event; none for a value this store cannot read (encrypted with a
+   * key it does not have, say): watchers and caches get objects or nothing, never etcd's bytes.
+   */
+  private eventOf(e: WatchEvent): StorageEvent | undefined {
     const key = this.fromEtcd(e.kv.key);
     const revision = e.kv.modRevision;
     const prev = e.prevKv;
-    const prevValue = prev ? this.stamped(prev.value, prev.modRevision) : undefined;
+    const prevValue = prev ? this.readable(prev.value, prev.modRevision, prev.key) : undefined;
     if (e.type === 'put') {
-      const value = this.stamped(e.kv.value, revision);
+      const value = this.readable(e.kv.value, revision, e.kv.key);
+      if (!value) return undefined;
       if (e.kv.version === 1) return { type: 'create', key, value, createRevision: revision, modRevision: revision };
       const event: StorageEvent = { type: 'update', key, value, createRevision: e.kv.createRevision, modRevision: revision };
       if (prevValue) event.prevValue = prevValue;
@@ -467,6 +527,14 @@ export class EtcdStorage implements Storage {
     }
     return lo;
   }
+}
+
+/**
+ * A value in etcd that cannot be read (not decodable, or encrypted with a key this server does not
+ * have): the reference's storage answers it as an internal error.
+ */
+function storageReadError(message: string): StatusError {
+  return internalError(message);
 }
 
 /** The etcd range of every key starting with `prefix` (etcd takes no empty key: "\0" then). */
