@@ -13,7 +13,7 @@
 // and the parses of a list still die young.
 import { type JsonObject, isObject } from '../json.js';
 import { typePrefix } from './lists.js';
-import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
+import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage, framedAsListItem, listItemHeaderLength, listItemOf } from './protobuf-encode.js';
 import { readCopy } from './read-copy.js';
 
 /** How a Table prints a row: the resource's printer, handed in by the caller. */
@@ -200,6 +200,21 @@ export function protobufMessage(bytes: Buffer, apiVersion: string, kind: string)
   if (made && made.apiVersion === apiVersion && made.kind === kind) return made.message;
   d.protobuf = { apiVersion, kind, ...encodeProtobufEnveloped(apiVersion, kind, parsedObject(bytes)) };
   return d.protobuf.message;
+}
+
+/**
+ * The object as a Protobuf list holds it: its `items` entry (tag, length, message). The envelope
+ * kept with the version frames its message the same way (runtime.Unknown's raw is field 2 too), so
+ * this is a slice of it: a list is written from these without copying a message.
+ */
+export function protobufListItem(bytes: Buffer, apiVersion: string, kind: string): Buffer {
+  const message = protobufMessage(bytes, apiVersion, kind);
+  const { envelope } = entry(bytes).protobuf!;
+  const at = message.byteOffset - envelope.byteOffset;
+  if (message.buffer === envelope.buffer && framedAsListItem(envelope, at, message.length)) {
+    return envelope.subarray(at - listItemHeaderLength(message.length), at + message.length);
+  }
+  return listItemOf(message);
 }
 
 /** The message as the object's own kind and apiVersion (an envelope and a watch event name them). */

@@ -10,21 +10,21 @@ export function typePrefix(kind: string, apiVersion: string): Buffer {
   return Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},`);
 }
 
-/** Bytes already in Protobuf (a list assembled from cached item messages): sent as they are. */
+/** Bytes already in Protobuf (a list assembled from cached item messages): sent as they are, one chunk after another. */
 export class ProtobufBody {
-  constructor(readonly bytes: Buffer) {}
+  constructor(readonly chunks: Buffer[]) {}
 }
 
 /** A response body: JSON as one buffer or as chunks written one after another (lists are never copied whole), or Protobuf. */
 export type Body = Buffer | Buffer[] | ProtobufBody;
 
 export function bodyLength(body: Body): number {
-  if (body instanceof ProtobufBody) return body.bytes.length;
+  if (body instanceof ProtobufBody) return body.chunks.reduce((n, b) => n + b.length, 0);
   return Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length;
 }
 
 export function joinBody(body: Body): Buffer {
-  if (body instanceof ProtobufBody) return body.bytes;
+  if (body instanceof ProtobufBody) return Buffer.concat(body.chunks);
   return Array.isArray(body) ? Buffer.concat(body) : body;
 }
 

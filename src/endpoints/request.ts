@@ -56,8 +56,8 @@ export interface Output {
   pretty: boolean;
 }
 
-function toProtobuf(body: Body): Buffer {
-  if (body instanceof ProtobufBody) return body.bytes;
+function toProtobuf(body: Body): Buffer | Buffer[] {
+  if (body instanceof ProtobufBody) return body.chunks;
   // A stored version's message is made once and kept with it (encoding/derived.ts).
   return protobufObject(Array.isArray(body) ? Buffer.concat(body) : body);
 }

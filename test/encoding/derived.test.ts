@@ -12,6 +12,7 @@ import {
   parsedObject,
   partialObjectMetadata,
   partialObjectMetadataChunks,
+  protobufListItem,
   protobufMessage,
   protobufObject,
   protobufWatchFrame,
@@ -19,7 +20,7 @@ import {
   tableRowData,
   type RowPrinter,
 } from '../../src/encoding/derived.js';
-import { encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent } from '../../src/encoding/protobuf-encode.js';
+import { encodeProtobufList, encodeProtobufListOfItems, encodeProtobufListOfMessages, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent } from '../../src/encoding/protobuf-encode.js';
 import { readCopy } from '../../src/encoding/read-copy.js';
 import { encodeTable, type TablePrinter } from '../../src/encoding/table.js';
 import type { JsonObject } from '../../src/json.js';
@@ -82,6 +83,21 @@ test('the kept envelope holds the message: one buffer for gets and lists, whatev
     assert.equal(message.buffer, envelope.buffer, `${size}: a slice of the envelope`);
     assert.equal(protobufObject(bytes), envelope, 'kept');
   }
+});
+
+test('a Protobuf list in pieces: each item a slice of the envelope kept with its version, the whole equal to the encoded list', LIMIT, () => {
+  for (const sizes of [[], [0], [10, 100, 20_000], [200_000, 3]]) {
+    const objs = sizes.map((size, i) => ({ ...configMap(`item-${sizes.join('-')}-${i}`), data: { k: 'x'.repeat(size) } }));
+    const items = objs.map((obj) => protobufListItem(bytesOf(obj), 'v1', 'ConfigMap'));
+    const chunks = encodeProtobufListOfItems('ConfigMapList', 'v1', { resourceVersion: '12', continue: 'abc' }, items);
+    assert.deepEqual(Buffer.concat(chunks), encodeProtobufList('ConfigMapList', 'v1', { resourceVersion: '12', continue: 'abc' }, objs));
+    items.forEach((item, i) => assert.equal(item, chunks[i + 1], 'each item goes out as it is'));
+  }
+  const obj = configMap('sliced');
+  const bytes = bytesOf(obj);
+  const item = protobufListItem(bytes, 'v1', 'ConfigMap');
+  assert.equal(item.buffer, protobufObject(bytes).buffer, 'no copy of the message');
+  assert.deepEqual(protobufListItem(bytes, 'v1', 'ConfigMap'), item);
 });
 
 test('a list document answered as one buffer is encoded as a list', LIMIT, () => {
