@@ -17,6 +17,7 @@ import {
   protobufObject,
   protobufWatchFrame,
   stringifiedObject,
+  tableRowCells,
   tableRowData,
   type RowPrinter,
 } from '../../src/encoding/derived.js';
@@ -238,9 +239,45 @@ test('a row is kept per printer: another printer of the same bytes prints its ow
   const bytes = bytesOf(configMap('i'));
   const first: RowPrinter = { cells: (o) => [(o['metadata'] as JsonObject)['name']], conditions: () => undefined };
   const second: RowPrinter = { cells: (o) => [(o['data'] as JsonObject)['k']], conditions: () => [{ type: 'T' }] };
-  assert.deepEqual(first.cells(tableRowData(bytes, first).inputs, T), ['i']);
+  assert.deepEqual(JSON.parse(tableRowCells(tableRowData(bytes, first), first, T)), ['i']);
   assert.equal(tableRowData(bytes, first), tableRowData(bytes, first));
   const row = tableRowData(bytes, second);
-  assert.deepEqual(second.cells(row.inputs, T), ['v']);
+  assert.deepEqual(JSON.parse(tableRowCells(row, second, T)), ['v']);
   assert.equal(row.conditions, '[{"type":"T"}]');
+});
+
+test('kept cells with their ages filled in equal cells printed from the whole object, at any time', LIMIT, () => {
+  const objects = [...referenceObjects(), ...TIMED];
+  let templated = 0;
+  for (const { group, resource, obj } of objects) {
+    const printer = printerOf(group, resource);
+    const bytes = bytesOf(obj);
+    const row = tableRowData(bytes, printer);
+    if (row.template) templated++;
+    for (const now of [...NOWS, Date.now(), Date.now() + 3_600_000]) {
+      assert.equal(tableRowCells(row, printer, now), JSON.stringify(printer.cells(obj, now)), `${group}/${resource} ${String((obj['metadata'] as JsonObject | undefined)?.['name'])} at ${now}`);
+    }
+  }
+  assert.equal(templated, objects.length, 'every built-in printer reads the time through ages only');
+});
+
+test('cells are printed at each request when the printer reads the time otherwise, or the object holds the mark', LIMIT, () => {
+  const expiry = Date.now() + 60_000;
+  const byClock: RowPrinter = { cells: (o, now) => [(o['metadata'] as JsonObject)['name'], now < expiry ? 'Valid' : 'Expired'] };
+  const bytes = bytesOf(configMap('clock'));
+  const row = tableRowData(bytes, byClock);
+  assert.equal(row.template, undefined);
+  assert.equal(tableRowCells(row, byClock, expiry - 1), '["clock","Valid"]');
+  assert.equal(tableRowCells(row, byClock, expiry + 1), '["clock","Expired"]');
+
+  const pods = printerOf('', 'pods');
+  for (const name of ['mark-\uE0000\uE000', 'escaped']) {
+    const pod = { kind: 'Pod', apiVersion: 'v1', metadata: { name, creationTimestamp: ago(5_000) }, spec: { containers: [] } };
+    const text = name === 'escaped' ? JSON.stringify(pod).replace('escaped', '\\ue000') : JSON.stringify(pod);
+    const held = Buffer.from(text);
+    const parsed = JSON.parse(text) as JsonObject;
+    const kept = tableRowData(held, pods);
+    assert.equal(kept.template, undefined, name);
+    for (const now of NOWS) assert.equal(tableRowCells(kept, pods, now), JSON.stringify(pods.cells(parsed, now)));
+  }
 });
