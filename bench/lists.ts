@@ -54,7 +54,9 @@ export async function lists(): Promise<void> {
     const cpuOf = { consistent: 0, anyVersion: 0 };
     await profiled('lists.rv0', async () => {
       for (let i = 0; i < LISTS; i++) {
-        for (const [times, query, key] of [[consistent, '', 'consistent'], [anyVersion, '?resourceVersion=0', 'anyVersion']] as const) {
+        const pair = [[consistent, '', 'consistent'], [anyVersion, '?resourceVersion=0', 'anyVersion']] as const;
+        // Which goes first alternates: the second of a pair may find the machine as the first left it.
+        for (const [times, query, key] of i % 2 === 0 ? pair : [pair[1], pair[0]]) {
           const cpu = cpuMsOf(server.pid);
           const r = await http(one, url + query, 'GET', undefined, false);
           cpuOf[key] += cpuMsOf(server.pid) - cpu;

@@ -46,7 +46,7 @@ interface Measured {
 }
 
 export async function representations(): Promise<void> {
-  const capstan = await startCapstan();
+  const capstan = await startCapstan([], { probe: true });
   const agent = keepAliveAgent(32);
   const one = keepAliveAgent(1);
   try {
@@ -59,7 +59,7 @@ export async function representations(): Promise<void> {
     console.log(`\n== representations: list of ${PODS} pods, ${ROUNDS} rounds of one list in each representation`);
     // A warm-up list of each: derived forms (Protobuf messages, Table cells) are made once per object version.
     for (const r of REPRESENTATIONS) await get(one, `${url}${r.query ? `?${r.query}` : ''}`, r.accept);
-    const rssBefore = memoryOf(capstan.pid).rss;
+    const before = await capstan.probe();
     const measured = new Map<string, Measured>(REPRESENTATIONS.map((r) => [r.name, { times: [], cpu: 0, bytes: 0, type: '' }]));
     await profiled('representations', async () => {
       for (let round = 0; round < ROUNDS; round++) {
@@ -75,6 +75,7 @@ export async function representations(): Promise<void> {
       }
     });
     const memory = memoryOf(capstan.pid);
+    const after = await capstan.probe();
     for (const m of measured.values()) m.times.sort((a, b) => a - b);
     const json = quantile(measured.get('json')!.times, 0.5);
     for (const r of REPRESENTATIONS) {
@@ -86,9 +87,11 @@ export async function representations(): Promise<void> {
       console.log(`${r.name.padEnd(16)} ${mib(m.bytes).padStart(9)}  p50 ${ms(p50)}  min ${ms(m.times[0]!)}  ${ratio.toFixed(2)}× JSON  server CPU ${ms(m.cpu / ROUNDS)} per list${targetText}  (${m.type})`);
       figure('representations', `${PODS} pods as ${r.name}`, `${mib(m.bytes)}, p50 ${ms(p50)} = ${ratio.toFixed(2)}× JSON (${ms(json)}), CPU ${ms(m.cpu / ROUNDS)}`, target);
     }
-    // Flat memory: lists are written from kept pieces, so RSS after many lists stays where one list left it.
-    console.log(`server RSS after the warm-up lists ${mib(rssBefore)}, after ${ROUNDS * REPRESENTATIONS.length} more ${mib(memory.rss)}; peak (VmHWM) ${mib(memory.hwm)}`);
-    figure('representations', 'server RSS after warm-up / after all lists / peak', `${mib(rssBefore)} / ${mib(memory.rss)} / ${mib(memory.hwm)}`);
+    // Flat memory: lists are written from pieces kept with each version, so what stays after a
+    // full GC does not grow with the lists served.
+    const kept = (p: typeof before) => p.memory.heapUsed + p.memory.external;
+    console.log(`server memory after a full GC: heap + external ${mib(kept(before))} after the warm-up lists, ${mib(kept(after))} after ${ROUNDS * REPRESENTATIONS.length} more (${mib(kept(after) - kept(before))}); RSS ${mib(memory.rss)}, peak (VmHWM) ${mib(memory.hwm)}`);
+    figure('representations', 'server heap+external after GC: warm-up / all lists', `${mib(kept(before))} / ${mib(kept(after))}; peak RSS ${mib(memory.hwm)}`);
   } finally {
     one.destroy();
     agent.destroy();

@@ -741,9 +741,14 @@ export function listItemOf(message: Buffer): Buffer {
 export function framedAsListItem(bytes: Buffer, at: number, length: number): boolean {
   const header = listItemHeaderLength(length);
   if (at < header || bytes[at - header] !== 0x12) return false;
-  const w = new Writer(11);
-  w.uvarint(length);
-  return bytes.compare(w.buf, 0, w.pos, at - header + 1, at) === 0;
+  // The length as a minimal varint, compared byte by byte (no buffer made per item of a list).
+  let n = length;
+  for (let i = at - header + 1; i < at; i++) {
+    const byte = i === at - 1 ? n : (n % 0x80) | 0x80;
+    if (bytes[i] !== byte) return false;
+    n = Math.floor(n / 0x80);
+  }
+  return true;
 }
 
 /**

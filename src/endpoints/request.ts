@@ -103,11 +103,48 @@ export function sendBytes(res: ServerResponse, status: number, body: Body, out: 
     res.end(joinBody(payload));
     return;
   }
-  // Chunks of a list go out as they are, in one corked write.
-  res.cork();
-  for (const chunk of payload) res.write(chunk);
-  res.end();
-  res.uncork();
+  writeChunks(res, payload);
+}
+
+/** Chunks shorter than this are gathered into blocks: a list has one or two chunks per item, and a write costs more than copying a small chunk. */
+const GATHERED_BELOW = 16 * 1024;
+const BLOCK_BYTES = 64 * 1024;
+/**
+ * How much may wait in the connection's buffer before writing waits for it to drain. Waiting at
+ * each write's high-water mark (16 KiB) costs a turn of the event loop per block, several times
+ * the CPU of the list itself; a megabyte keeps memory flat at a few turns per list.
+ */
+const BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * A body in chunks (a list: pieces of the items' kept bytes), written block by block as the
+ * connection takes them: small chunks gathered into blocks of about 64 KiB, large ones as they are.
+ * At most about a megabyte is made ahead of the connection, so a list of any size costs no copy
+ * of itself, and other requests run between its stretches of blocks.
+ */
+function writeChunks(res: ServerResponse, chunks: readonly Buffer[]): void {
+  let next = 0;
+  const writeSome = (): void => {
+    while (next < chunks.length) {
+      if (res.destroyed) return;
+      let end = next;
+      let size = 0;
+      while (end < chunks.length && size < BLOCK_BYTES && chunks[end]!.length < GATHERED_BELOW) size += chunks[end++]!.length;
+      let block: Buffer;
+      if (end <= next + 1) block = chunks[next++]!;
+      else {
+        block = Buffer.allocUnsafe(size);
+        for (let at = 0; next < end; next++) at += chunks[next]!.copy(block, at);
+      }
+      res.write(block);
+      if (res.writableLength > BUFFERED_BYTES && next < chunks.length) {
+        res.once('drain', writeSome);
+        return;
+      }
+    }
+    res.end();
+  };
+  writeSome();
 }
 
 export function sendStatusError(res: ServerResponse, err: unknown, out: Output = { format: 'json', pretty: false }): void {
