@@ -1,6 +1,6 @@
-// Lists of several megabytes, as clients read them over HTTP: a body in chunks goes out in blocks a
-// megabyte ahead of the connection, so these check that JSON, Protobuf and Table lists arrive whole
-// and in order (Content-Length included), to a reader that pauses and after one that goes away.
+// Lists of several megabytes, as clients read them over HTTP: a body in chunks goes out a megabyte
+// at a time as the connection drains, so these check that JSON, Protobuf and Table lists arrive
+// whole and in order (Content-Length included), to a reader that pauses and after one that goes away.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
