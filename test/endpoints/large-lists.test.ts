@@ -2,11 +2,15 @@
 // at a time as the connection drains, so these check that JSON, Protobuf and Table lists arrive
 // whole and in order (Content-Length included), to a reader that pauses and after one that goes away.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect as http2Connect } from 'node:http2';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { encodeProtobufList } from '../../src/encoding/protobuf-encode.js';
-import type { RunningServer } from '../../src/server/server.js';
-import { call, memoryServer, mustOk, sleep } from '../helpers.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { call, memoryServer, mustOk, sleep, type ClientTls } from '../helpers.js';
 
 const NS = 'large-lists';
 const LIST = `/api/v1/namespaces/${NS}/configmaps`;
@@ -49,19 +53,23 @@ function get(base: string, path: string, accept: string, options: { pauseMs?: nu
 
 const names = (): string[] => [...Array.from({ length: BIG }, (_, i) => `big-${String(i).padStart(3, '0')}`), ...Array.from({ length: SMALL }, (_, i) => `small-${String(i).padStart(3, '0')}`)];
 
+async function fill(server: RunningServer, tls?: ClientTls): Promise<void> {
+  await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: NS } }, tls }), 201);
+  const all = names();
+  for (let at = 0; at < all.length; at += 20) {
+    await Promise.all(all.slice(at, at + 20).map((name) => {
+      const size = name.startsWith('big') ? 30_000 : 1_000;
+      return mustOk(call(server.url, 'POST', LIST, { body: { metadata: { name }, data: { payload: name.padEnd(size, '.') } }, tls }), 201);
+    }));
+  }
+}
+
 describe('lists of several megabytes', { timeout: 120_000 }, () => {
   let server: RunningServer;
 
   before(async () => {
     server = await memoryServer();
-    await mustOk(call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }), 201);
-    const all = names();
-    for (let at = 0; at < all.length; at += 20) {
-      await Promise.all(all.slice(at, at + 20).map((name) => {
-        const size = name.startsWith('big') ? 30_000 : 1_000;
-        return mustOk(call(server.url, 'POST', LIST, { body: { metadata: { name }, data: { payload: name.padEnd(size, '.') } } }), 201);
-      }));
-    }
+    await fill(server);
   });
 
   after(async () => {
@@ -115,5 +123,59 @@ describe('lists of several megabytes', { timeout: 120_000 }, () => {
     const got = await get(server.url, LIST, 'application/json');
     assert.equal(got.length, got.body.length);
     assert.equal((JSON.parse(got.body.toString('utf8')) as { items: unknown[] }).items.length, BIG + SMALL);
+  });
+});
+
+describe('lists of several megabytes over HTTPS and HTTP/2', { timeout: 120_000 }, () => {
+  let dir: string;
+  let server: RunningServer;
+  let tls: ClientTls;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-large-lists-'));
+    server = await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: dir });
+    const m = server.material!;
+    tls = { ca: m.caCert, cert: m.adminCert, key: m.adminKey };
+    await fill(server, tls);
+  });
+
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers an HTTP/2 stream that pauses the same list as HTTP/1.1 over TLS', { timeout: 30_000 }, async () => {
+    const overHttp1 = await call(server.url, 'GET', LIST, { tls });
+    assert.equal(overHttp1.status, 200);
+    const session = http2Connect(server.url, tls);
+    session.on('error', () => undefined);
+    try {
+      for (const pauseMs of [0, 400]) {
+        const stream = session.request({ ':path': LIST, accept: 'application/json' });
+        const body = await new Promise<Buffer>((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => {
+            if (chunks.length === 0 && pauseMs) {
+              stream.pause();
+              setTimeout(() => stream.resume(), pauseMs);
+            }
+            chunks.push(c);
+          });
+          stream.on('end', () => resolve(Buffer.concat(chunks)));
+          stream.on('error', reject);
+        });
+        const text = body.toString('utf8');
+        if (text !== overHttp1.text) {
+          let i = 0;
+          while (text[i] === overHttp1.text[i]) i++;
+          assert.fail(`paused ${pauseMs} ms: ${text.length} against ${overHttp1.text.length} characters, first difference at ${i}: ${JSON.stringify(text.slice(i - 40, i + 40))} against ${JSON.stringify(overHttp1.text.slice(i - 40, i + 40))}`);
+        }
+        // The controllers of a TLS server publish kube-root-ca.crt in every namespace.
+        const listed = (JSON.parse(text) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name);
+        assert.deepEqual(listed.filter((name) => name !== 'kube-root-ca.crt'), names());
+      }
+    } finally {
+      session.close();
+    }
   });
 });
