@@ -221,8 +221,9 @@ export function protobufMessage(bytes: Buffer, apiVersion: string, kind: string)
  * this is a slice of it: a list is written from these without copying a message.
  */
 export function protobufListItem(bytes: Buffer, apiVersion: string, kind: string): Buffer {
-  const message = protobufMessage(bytes, apiVersion, kind);
-  const { envelope } = entry(bytes).protobuf!;
+  const d = entry(bytes);
+  if (d.protobuf?.apiVersion !== apiVersion || d.protobuf.kind !== kind) protobufMessage(bytes, apiVersion, kind);
+  const { envelope, message } = d.protobuf!;
   const at = message.byteOffset - envelope.byteOffset;
   if (message.buffer === envelope.buffer && framedAsListItem(envelope, at, message.length)) {
     return envelope.subarray(at - listItemHeaderLength(message.length), at + message.length);

@@ -34,9 +34,13 @@ class Chunks {
     this.text += text;
   }
 
+  /** The text of the last small buffer written: every row writes the same PartialObjectMetadata head. */
+  private lastSmall: { bytes: Buffer; text: string } | undefined;
+
   bytes(bytes: Buffer): void {
     if (bytes.length < SMALL) {
-      this.text += bytes.toString('utf8');
+      if (this.lastSmall?.bytes !== bytes) this.lastSmall = { bytes, text: bytes.toString('utf8') };
+      this.text += this.lastSmall.text;
       return;
     }
     this.flush();
