@@ -27,14 +27,16 @@ const REPRESENTATIONS: Representation[] = [
 function get(agent: Agent, url: string, accept: string): Promise<{ bytes: number; ms: number; type: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    request(url, { agent, headers: { Accept: accept } }, (res) => {
+    const req = request(url, { agent, headers: { Accept: accept }, timeout: 60_000 }, (res) => {
       let bytes = 0;
       res.on('data', (c: Buffer) => (bytes += c.length));
       res.on('end', () => {
         if (res.statusCode !== 200) reject(new Error(`${url} as ${accept}: ${res.statusCode}`));
         else resolve({ bytes, ms: performance.now() - started, type: String(res.headers['content-type']) });
       });
-    }).on('error', reject).end();
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url} as ${accept}: no answer in 60 s (${performance.now() - started} ms)`)));
+    req.on('error', reject).end();
   });
 }
 
