@@ -4,8 +4,9 @@
 // keyed by the bytes: a version that leaves the watch cache takes its derived forms with it.
 //
 // What is kept as long as the version is small or costly to make again: the Protobuf envelope with
-// its message (one buffer), where the metadata lies in the bytes (PartialObjectMetadata is the
-// bytes' own metadata text in a wrapper), a Table row's printer inputs and conditions.
+// its message (one buffer; a list's item is a slice of it), where the metadata lies in the bytes
+// (PartialObjectMetadata is the bytes' own metadata text in a wrapper), a Table row's cells as JSON
+// with its ages left to fill in at each request's time, and its conditions.
 // What is held weakly (shared until the next full garbage collection, then made again cheaply):
 // the watch frames and PartialObjectMetadata documents, copies of bytes that are kept anyway.
 // The parsed object, about twice the size of the bytes, is kept only while it is among the last
@@ -13,8 +14,9 @@
 // and the parses of a list still die young.
 import { type JsonObject, isObject } from '../json.js';
 import { typePrefix } from './lists.js';
-import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage } from './protobuf-encode.js';
+import { encodeProtobufEnveloped, encodeProtobufList, encodeProtobufWatchEventOfMessage, framedAsListItem, listItemHeaderLength, listItemOf } from './protobuf-encode.js';
 import { readCopy } from './read-copy.js';
+import { AGE_MARK, humanDuration, withAgesMarked } from '../api/printers/format.js';
 
 /** How a Table prints a row: the resource's printer, handed in by the caller. */
 export interface RowPrinter {
@@ -24,10 +26,21 @@ export interface RowPrinter {
   conditions?(obj: JsonObject): readonly unknown[] | undefined;
 }
 
-/** What a Table row keeps between requests; its cells are printed from `inputs` at each request's time. */
+/**
+ * A row's cells as JSON text with their ages left out: `texts[0]`, the age since `ages[0]`,
+ * `texts[1]`, … — ages are the only part of a row that depends on the time.
+ */
+export interface CellsTemplate {
+  texts: string[];
+  /** The times (ms) the ages count from. */
+  ages: number[];
+}
+
+/** What a Table row keeps between requests: its cells with the ages to fill in, or (when the printer reads the time otherwise) what the printer reads. */
 export interface RowData {
-  /** The part of the object the printer reads (see read-copy.ts). */
-  inputs: JsonObject;
+  template?: CellsTemplate;
+  /** The part of the object the printer reads (see read-copy.ts), printed from at each request. */
+  inputs?: JsonObject;
   /** The conditions as JSON, when there are any. */
   conditions: string | undefined;
 }
@@ -202,6 +215,22 @@ export function protobufMessage(bytes: Buffer, apiVersion: string, kind: string)
   return d.protobuf.message;
 }
 
+/**
+ * The object as a Protobuf list holds it: its `items` entry (tag, length, message). The envelope
+ * kept with the version frames its message the same way (runtime.Unknown's raw is field 2 too), so
+ * this is a slice of it: a list is written from these without copying a message.
+ */
+export function protobufListItem(bytes: Buffer, apiVersion: string, kind: string): Buffer {
+  const d = entry(bytes);
+  if (d.protobuf?.apiVersion !== apiVersion || d.protobuf.kind !== kind) protobufMessage(bytes, apiVersion, kind);
+  const { envelope, message } = d.protobuf!;
+  const at = message.byteOffset - envelope.byteOffset;
+  if (message.buffer === envelope.buffer && framedAsListItem(envelope, at, message.length)) {
+    return envelope.subarray(at - listItemHeaderLength(message.length), at + message.length);
+  }
+  return listItemOf(message);
+}
+
 /** The message as the object's own kind and apiVersion (an envelope and a watch event name them). */
 function ownProtobuf(bytes: Buffer): ProtobufMessage {
   const d = entry(bytes);
@@ -249,15 +278,60 @@ export function protobufWatchFrame(type: string, bytes: Buffer): Buffer {
 
 // ---- Table ----
 
-/** A Table row's kept data for this printer: made once per version (and printer), printed from at each request. */
+/** A Table row's kept data for this printer: made once per version (and printer), its cells written from it at each request. */
 export function tableRowData(bytes: Buffer, printer: RowPrinter): RowData {
   const d = entry(bytes);
   if (d.row?.printer === printer) return d.row;
   const obj = parsedObject(bytes);
-  const { copy } = readCopy(obj, (view) => printer.cells(view, Date.now()));
   const conditions = printer.conditions?.(obj);
-  d.row = { printer, inputs: copy, conditions: conditions && conditions.length ? JSON.stringify(conditions) : undefined };
-  return d.row;
+  const row: RowData & { printer: RowPrinter } = { printer, conditions: conditions && conditions.length ? JSON.stringify(conditions) : undefined };
+  const template = cellsTemplate(bytes, obj, printer);
+  if (template) row.template = template;
+  else row.inputs = readCopy(obj, (view) => printer.cells(view, Date.now())).copy;
+  d.row = row;
+  return row;
+}
+
+/** The row's cells at time `now` (ms), as JSON: what JSON.stringify writes of the printer's cells. */
+export function tableRowCells(row: RowData, printer: RowPrinter, now: number): string {
+  const template = row.template;
+  if (!template) return JSON.stringify(printer.cells(row.inputs!, now));
+  const { texts, ages } = template;
+  let json = texts[0]!;
+  for (let i = 0; i < ages.length; i++) json += humanDuration(now - ages[i]!) + texts[i + 1]!;
+  return json;
+}
+
+/** Far enough ahead that every age printed then differs from the same age now. */
+const FAR_AHEAD_MS = 1000 * 365 * 86_400_000;
+
+/** The mark as the bytes may hold it: UTF-8, or escaped. */
+const MARKS_IN_JSON = [Buffer.from(AGE_MARK), Buffer.from('\\ue000'), Buffer.from('\\uE000')];
+
+/**
+ * The cells with their ages marked, when they depend on the time through their ages alone: printed
+ * now and a thousand years ahead, the two must be the same text with the same marks. Undefined when
+ * they are not (the printer reads the time otherwise), or when the object itself holds the mark.
+ */
+function cellsTemplate(bytes: Buffer, obj: JsonObject, printer: RowPrinter): CellsTemplate | undefined {
+  if (MARKS_IN_JSON.some((mark) => bytes.includes(mark))) return undefined;
+  const now = Date.now();
+  const first = withAgesMarked(() => JSON.stringify(printer.cells(obj, now)));
+  const again = withAgesMarked(() => JSON.stringify(printer.cells(obj, now + FAR_AHEAD_MS)));
+  if (first.result !== again.result || first.ages.length !== again.ages.length || first.ages.some((t, i) => t !== again.ages[i])) return undefined;
+  const pieces = first.result.split(AGE_MARK);
+  const texts: string[] = [];
+  const ages: number[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    if (i % 2 === 0) {
+      texts.push(pieces[i]!);
+      continue;
+    }
+    const at = Number(pieces[i]);
+    if (!/^\d+$/.test(pieces[i]!) || at >= first.ages.length) return undefined;
+    ages.push(first.ages[at]!);
+  }
+  return texts.length === ages.length + 1 ? { texts, ages } : undefined;
 }
 
 // ---- helpers ----

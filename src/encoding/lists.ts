@@ -10,21 +10,21 @@ export function typePrefix(kind: string, apiVersion: string): Buffer {
   return Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},`);
 }
 
-/** Bytes already in Protobuf (a list assembled from cached item messages): sent as they are. */
+/** Bytes already in Protobuf (a list assembled from cached item messages): sent as they are, one chunk after another. */
 export class ProtobufBody {
-  constructor(readonly bytes: Buffer) {}
+  constructor(readonly chunks: Buffer[]) {}
 }
 
 /** A response body: JSON as one buffer or as chunks written one after another (lists are never copied whole), or Protobuf. */
 export type Body = Buffer | Buffer[] | ProtobufBody;
 
 export function bodyLength(body: Body): number {
-  if (body instanceof ProtobufBody) return body.bytes.length;
+  if (body instanceof ProtobufBody) return body.chunks.reduce((n, b) => n + b.length, 0);
   return Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : body.length;
 }
 
 export function joinBody(body: Body): Buffer {
-  if (body instanceof ProtobufBody) return body.bytes;
+  if (body instanceof ProtobufBody) return Buffer.concat(body.chunks);
   return Array.isArray(body) ? Buffer.concat(body) : body;
 }
 
@@ -33,11 +33,16 @@ const NEXT_ITEM = Buffer.from(',{');
 
 /** An object's bytes without kind and apiVersion (a slice when they lead, as stored objects do). */
 export function withoutTypeMeta(bytes: Buffer, prefix: Buffer): Buffer {
-  if (bytes.subarray(0, prefix.length).equals(prefix)) return Buffer.concat([OPEN_ITEM, bytes.subarray(prefix.length)]);
+  if (startsWith(bytes, prefix)) return Buffer.concat([OPEN_ITEM, bytes.subarray(prefix.length)]);
   const obj = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   delete obj['kind'];
   delete obj['apiVersion'];
   return Buffer.from(JSON.stringify(obj));
+}
+
+/** Whether `bytes` starts with `prefix` (compared in place: no slice made per item of a list). */
+function startsWith(bytes: Buffer, prefix: Buffer): boolean {
+  return bytes.length >= prefix.length && bytes.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
 }
 
 /**
@@ -59,7 +64,7 @@ export function encodeList(listKind: string, apiVersion: string, metadata: Recor
   }
   const prefix = typePrefix(itemKind, apiVersion);
   items.forEach((item, i) => {
-    if (item.subarray(0, prefix.length).equals(prefix)) {
+    if (startsWith(item, prefix)) {
       chunks.push(i > 0 ? NEXT_ITEM : OPEN_ITEM, item.subarray(prefix.length));
     } else {
       if (i > 0) chunks.push(COMMA);

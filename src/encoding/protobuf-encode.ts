@@ -722,13 +722,69 @@ export function preloadProtobufEncoder(): void {
  * cache; every Kubernetes list is {ListMeta metadata = 1; repeated items = 2}).
  */
 export function encodeProtobufListOfMessages(listKind: string, apiVersion: string, metadata: Record<string, unknown>, messages: readonly Buffer[]): Buffer {
-  const listMeta = protobufRegistry().root.lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
-  const w = new Writer(messages.reduce((n, r) => n + r.length + 6, 256));
-  writeEnvelope(w, apiVersion, listKind, (ww) => {
-    const meta = ww.begin(1);
-    writeMessage(ww, listMeta, metadata);
-    ww.end(meta);
-    for (const message of messages) ww.bytes(2, message);
-  });
+  return Buffer.concat(encodeProtobufListOfItems(listKind, apiVersion, metadata, messages.map(listItemOf)));
+}
+
+/** A list's `items` field (tag 2, length) before a message. */
+export function listItemHeaderLength(messageLength: number): number {
+  return 1 + uvarintLength(messageLength);
+}
+
+/** The `items` entry of a message: tag 2, length, the message (copied: see derived.ts for the slice kept with the version). */
+export function listItemOf(message: Buffer): Buffer {
+  const w = new Writer(message.length + 11);
+  w.bytes(2, message);
   return w.finish();
+}
+
+/** Whether `bytes` (an envelope) holds `items`-field framing (tag 2, length) right before `at`, for a message of `length`. */
+export function framedAsListItem(bytes: Buffer, at: number, length: number): boolean {
+  const header = listItemHeaderLength(length);
+  if (at < header || bytes[at - header] !== 0x12) return false;
+  // The length as a minimal varint, compared byte by byte (no buffer made per item of a list).
+  let n = length;
+  for (let i = at - header + 1; i < at; i++) {
+    const byte = i === at - 1 ? n : (n % 0x80) | 0x80;
+    if (bytes[i] !== byte) return false;
+    n = Math.floor(n / 0x80);
+  }
+  return true;
+}
+
+/**
+ * The same list in pieces that are written one after another: its head (magic, envelope, ListMeta),
+ * then the items as given — each an `items` entry (tag 2, length, message), typically a slice of
+ * bytes kept with its object version, so nothing is copied — then the envelope's end.
+ */
+export function encodeProtobufListOfItems(listKind: string, apiVersion: string, metadata: Record<string, unknown>, items: readonly Buffer[]): Buffer[] {
+  const listMeta = protobufRegistry().root.lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
+  const meta = new Writer(256);
+  const at = meta.begin(1);
+  writeMessage(meta, listMeta, metadata);
+  meta.end(at);
+  let rawLength = meta.pos;
+  for (const item of items) rawLength += item.length;
+  const head = new Writer(meta.pos + apiVersion.length + listKind.length + 32);
+  copyInto(head, PROTOBUF_MAGIC);
+  const typeMeta = head.begin(1);
+  head.string(1, apiVersion);
+  head.string(2, listKind);
+  head.end(typeMeta);
+  head.tag(2, 2);
+  head.uvarint(rawLength);
+  copyInto(head, meta.buf.subarray(0, meta.pos));
+  const chunks: Buffer[] = new Array<Buffer>(items.length + 2);
+  chunks[0] = head.finish();
+  for (let i = 0; i < items.length; i++) chunks[i + 1] = items[i]!;
+  chunks[items.length + 1] = ENVELOPE_TRAILER;
+  return chunks;
+}
+
+/** contentEncoding "" and contentType "": the runtime.Unknown's last two fields. */
+const ENVELOPE_TRAILER = Buffer.from([0x1a, 0x00, 0x22, 0x00]);
+
+function uvarintLength(n: number): number {
+  let size = 1;
+  for (; n >= 0x80; n = Math.floor(n / 0x80)) size++;
+  return size;
 }

@@ -1,10 +1,10 @@
 // The Table representation (meta.k8s.io Table) of stored objects, written as JSON chunks: per row,
-// the cells printed at the request's time from the row's kept inputs, then the row's object
+// the cells kept with the version, their ages filled in at the request's time, then the row's object
 // (none, its PartialObjectMetadata, or the whole object) as bytes kept by the derived cache.
 // Byte for byte what JSON.stringify writes of {kind, apiVersion, metadata, columnDefinitions, rows}.
 import type { TablePrinter } from '../api/printers/index.js';
 import type { JsonObject } from '../json.js';
-import { parsedObject, partialObjectMetadataChunks, stringifiedObject, tableRowData } from './derived.js';
+import { parsedObject, partialObjectMetadataChunks, stringifiedObject, tableRowCells, tableRowData } from './derived.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -34,9 +34,13 @@ class Chunks {
     this.text += text;
   }
 
+  /** The text of the last small buffer written: every row writes the same PartialObjectMetadata head. */
+  private lastSmall: { bytes: Buffer; text: string } | undefined;
+
   bytes(bytes: Buffer): void {
     if (bytes.length < SMALL) {
-      this.text += bytes.toString('utf8');
+      if (this.lastSmall?.bytes !== bytes) this.lastSmall = { bytes, text: bytes.toString('utf8') };
+      this.text += this.lastSmall.text;
       return;
     }
     this.flush();
@@ -73,7 +77,7 @@ export function encodeTable(items: readonly Buffer[], printer: TablePrinter, opt
   if (!nullRows) out.write('[');
   items.forEach((bytes, i) => {
     const row = tableRowData(bytes, printer);
-    out.write(`${i > 0 ? ',' : ''}{"cells":${JSON.stringify(printer.cells(row.inputs, options.now))}`);
+    out.write(`${i > 0 ? ',' : ''}{"cells":${tableRowCells(row, printer, options.now)}`);
     if (row.conditions !== undefined) out.write(`,"conditions":${row.conditions}`);
     out.write(',"object":');
     const object = rowObject(bytes, options.include);

@@ -2,9 +2,9 @@
 // and lists, for metadata informers) and Table (server-rendered columns, for kubectl get). Every
 // derived form of a stored version comes from the derived cache (encoding/derived.ts).
 import type { ResourceInfo } from '../registry/definitions.js';
-import { partialObjectMetadata, partialObjectMetadataChunks, protobufMessage } from '../encoding/derived.js';
+import { partialObjectMetadata, partialObjectMetadataChunks, protobufListItem } from '../encoding/derived.js';
 import { encodeList, ProtobufBody, type Body } from '../encoding/lists.js';
-import { encodeProtobufListOfMessages } from '../encoding/protobuf-encode.js';
+import { encodeProtobufListOfItems } from '../encoding/protobuf-encode.js';
 import type { IncludeObject } from '../encoding/table.js';
 import { badRequest } from '../errors.js';
 import type { ObjectList } from '../registry/store.js';
@@ -43,9 +43,9 @@ export function renderList(info: ResourceInfo, list: ObjectList, n: Negotiated, 
   }
   if (n.transform === 'Table') return renderTable(info, list.items, list.metadata, includeObjectOf(query), n.transformVersion!);
   if (n.format === 'protobuf') {
-    // Already Protobuf (the serializer leaves a Protobuf body as it is).
-    const messages = list.items.map((bytes) => protobufMessage(bytes, info.apiVersion, info.kind));
-    return new ProtobufBody(encodeProtobufListOfMessages(info.listKind, info.apiVersion, list.metadata, messages));
+    // Already Protobuf (the serializer leaves a Protobuf body as it is), in pieces kept with each version.
+    const items = list.items.map((bytes) => protobufListItem(bytes, info.apiVersion, info.kind));
+    return new ProtobufBody(encodeProtobufListOfItems(info.listKind, info.apiVersion, list.metadata, items));
   }
   // Built-ins' lists are typed (items without kind and apiVersion); others' unstructured, as the reference's.
   return encodeList(info.listKind, info.apiVersion, list.metadata, list.items, info.kind, info.definition.builtin ? 'typed' : 'unstructured');

@@ -56,8 +56,8 @@ export interface Output {
   pretty: boolean;
 }
 
-function toProtobuf(body: Body): Buffer {
-  if (body instanceof ProtobufBody) return body.bytes;
+function toProtobuf(body: Body): Buffer | Buffer[] {
+  if (body instanceof ProtobufBody) return body.chunks;
   // A stored version's message is made once and kept with it (encoding/derived.ts).
   return protobufObject(Array.isArray(body) ? Buffer.concat(body) : body);
 }
@@ -103,11 +103,44 @@ export function sendBytes(res: ServerResponse, status: number, body: Body, out: 
     res.end(joinBody(payload));
     return;
   }
-  // Chunks of a list go out as they are, in one corked write.
-  res.cork();
-  for (const chunk of payload) res.write(chunk);
-  res.end();
-  res.uncork();
+  writeChunks(res, payload);
+}
+
+/**
+ * How much is written before waiting for the connection to take it. Waiting at each write's
+ * high-water mark (16 KiB) costs a turn of the event loop per few chunks; a megabyte keeps memory
+ * flat at a few turns per list, and a list of 10,000 items costs less CPU written in these
+ * stretches than queued whole (the queue the socket walks stays short).
+ */
+const STRETCH_BYTES = 1024 * 1024;
+
+/**
+ * A body in chunks (a list: pieces of the items' kept bytes, nothing copied), written as the
+ * connection takes them: corked stretches of about a megabyte, the next once the last chunk of the
+ * one before has been handed to the connection (its write's callback: called whether the response
+ * is already on its socket or still waits behind the one before it, and with an error when the
+ * connection has gone). Other requests run between the stretches.
+ */
+function writeChunks(res: ServerResponse, chunks: readonly Buffer[]): void {
+  let next = 0;
+  const writeStretch = (err?: Error | null): void => {
+    if (err || res.destroyed) return;
+    res.cork();
+    let size = 0;
+    while (next < chunks.length) {
+      const chunk = chunks[next++]!;
+      size += chunk.length;
+      if (size >= STRETCH_BYTES && next < chunks.length) {
+        res.write(chunk, writeStretch);
+        res.uncork();
+        return;
+      }
+      res.write(chunk);
+    }
+    res.end();
+    res.uncork();
+  };
+  writeStretch();
 }
 
 export function sendStatusError(res: ServerResponse, err: unknown, out: Output = { format: 'json', pretty: false }): void {

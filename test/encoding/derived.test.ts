@@ -12,14 +12,16 @@ import {
   parsedObject,
   partialObjectMetadata,
   partialObjectMetadataChunks,
+  protobufListItem,
   protobufMessage,
   protobufObject,
   protobufWatchFrame,
   stringifiedObject,
+  tableRowCells,
   tableRowData,
   type RowPrinter,
 } from '../../src/encoding/derived.js';
-import { encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent } from '../../src/encoding/protobuf-encode.js';
+import { encodeProtobufList, encodeProtobufListOfItems, encodeProtobufListOfMessages, encodeProtobufObject, encodeProtobufRaw, encodeProtobufWatchEvent } from '../../src/encoding/protobuf-encode.js';
 import { readCopy } from '../../src/encoding/read-copy.js';
 import { encodeTable, type TablePrinter } from '../../src/encoding/table.js';
 import type { JsonObject } from '../../src/json.js';
@@ -82,6 +84,21 @@ test('the kept envelope holds the message: one buffer for gets and lists, whatev
     assert.equal(message.buffer, envelope.buffer, `${size}: a slice of the envelope`);
     assert.equal(protobufObject(bytes), envelope, 'kept');
   }
+});
+
+test('a Protobuf list in pieces: each item a slice of the envelope kept with its version, the whole equal to the encoded list', LIMIT, () => {
+  for (const sizes of [[], [0], [10, 100, 20_000], [200_000, 3]]) {
+    const objs = sizes.map((size, i) => ({ ...configMap(`item-${sizes.join('-')}-${i}`), data: { k: 'x'.repeat(size) } }));
+    const items = objs.map((obj) => protobufListItem(bytesOf(obj), 'v1', 'ConfigMap'));
+    const chunks = encodeProtobufListOfItems('ConfigMapList', 'v1', { resourceVersion: '12', continue: 'abc' }, items);
+    assert.deepEqual(Buffer.concat(chunks), encodeProtobufList('ConfigMapList', 'v1', { resourceVersion: '12', continue: 'abc' }, objs));
+    items.forEach((item, i) => assert.equal(item, chunks[i + 1], 'each item goes out as it is'));
+  }
+  const obj = configMap('sliced');
+  const bytes = bytesOf(obj);
+  const item = protobufListItem(bytes, 'v1', 'ConfigMap');
+  assert.equal(item.buffer, protobufObject(bytes).buffer, 'no copy of the message');
+  assert.deepEqual(protobufListItem(bytes, 'v1', 'ConfigMap'), item);
 });
 
 test('a list document answered as one buffer is encoded as a list', LIMIT, () => {
@@ -222,9 +239,45 @@ test('a row is kept per printer: another printer of the same bytes prints its ow
   const bytes = bytesOf(configMap('i'));
   const first: RowPrinter = { cells: (o) => [(o['metadata'] as JsonObject)['name']], conditions: () => undefined };
   const second: RowPrinter = { cells: (o) => [(o['data'] as JsonObject)['k']], conditions: () => [{ type: 'T' }] };
-  assert.deepEqual(first.cells(tableRowData(bytes, first).inputs, T), ['i']);
+  assert.deepEqual(JSON.parse(tableRowCells(tableRowData(bytes, first), first, T)), ['i']);
   assert.equal(tableRowData(bytes, first), tableRowData(bytes, first));
   const row = tableRowData(bytes, second);
-  assert.deepEqual(second.cells(row.inputs, T), ['v']);
+  assert.deepEqual(JSON.parse(tableRowCells(row, second, T)), ['v']);
   assert.equal(row.conditions, '[{"type":"T"}]');
+});
+
+test('kept cells with their ages filled in equal cells printed from the whole object, at any time', LIMIT, () => {
+  const objects = [...referenceObjects(), ...TIMED];
+  let templated = 0;
+  for (const { group, resource, obj } of objects) {
+    const printer = printerOf(group, resource);
+    const bytes = bytesOf(obj);
+    const row = tableRowData(bytes, printer);
+    if (row.template) templated++;
+    for (const now of [...NOWS, Date.now(), Date.now() + 3_600_000]) {
+      assert.equal(tableRowCells(row, printer, now), JSON.stringify(printer.cells(obj, now)), `${group}/${resource} ${String((obj['metadata'] as JsonObject | undefined)?.['name'])} at ${now}`);
+    }
+  }
+  assert.equal(templated, objects.length, 'every built-in printer reads the time through ages only');
+});
+
+test('cells are printed at each request when the printer reads the time otherwise, or the object holds the mark', LIMIT, () => {
+  const expiry = Date.now() + 60_000;
+  const byClock: RowPrinter = { cells: (o, now) => [(o['metadata'] as JsonObject)['name'], now < expiry ? 'Valid' : 'Expired'] };
+  const bytes = bytesOf(configMap('clock'));
+  const row = tableRowData(bytes, byClock);
+  assert.equal(row.template, undefined);
+  assert.equal(tableRowCells(row, byClock, expiry - 1), '["clock","Valid"]');
+  assert.equal(tableRowCells(row, byClock, expiry + 1), '["clock","Expired"]');
+
+  const pods = printerOf('', 'pods');
+  for (const name of ['mark-\uE0000\uE000', 'escaped']) {
+    const pod = { kind: 'Pod', apiVersion: 'v1', metadata: { name, creationTimestamp: ago(5_000) }, spec: { containers: [] } };
+    const text = name === 'escaped' ? JSON.stringify(pod).replace('escaped', '\\ue000') : JSON.stringify(pod);
+    const held = Buffer.from(text);
+    const parsed = JSON.parse(text) as JsonObject;
+    const kept = tableRowData(held, pods);
+    assert.equal(kept.template, undefined, name);
+    for (const now of NOWS) assert.equal(tableRowCells(kept, pods, now), JSON.stringify(pods.cells(parsed, now)));
+  }
 });

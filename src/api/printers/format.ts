@@ -101,7 +101,38 @@ export function parseTime(v: unknown): number | undefined {
 /** The age of a timestamp at `now`: a human duration, or `<unknown>` when the time is unset. */
 export function since(ts: unknown, now: number): string {
   const t = parseTime(ts);
-  return t === undefined ? '<unknown>' : humanDuration(now - t);
+  return t === undefined ? '<unknown>' : elapsedSince(t, now);
+}
+
+/**
+ * The time from `from` (ms) to `now` as a human duration: the one way a printer's cells depend on
+ * the time. While cells are printed under withAgesMarked it is a mark instead (see there).
+ */
+export function elapsedSince(from: number, now: number): string {
+  if (marked === undefined) return humanDuration(now - from);
+  marked.push(from);
+  return `${AGE_MARK}${marked.length - 1}${AGE_MARK}`;
+}
+
+/** Brackets the index of a marked age: U+E000, of Unicode's private use area. */
+export const AGE_MARK = '\uE000';
+
+let marked: number[] | undefined;
+
+/**
+ * Runs `print` with each age it writes (elapsedSince) written as a mark — AGE_MARK, an index into
+ * `ages`, AGE_MARK — so that what it prints can be kept and its ages filled in at any later time
+ * (a Table row kept with its object version, encoding/derived.ts).
+ */
+export function withAgesMarked<T>(print: () => T): { result: T; ages: number[] } {
+  const outer = marked;
+  const ages: number[] = [];
+  marked = ages;
+  try {
+    return { result: print(), ages };
+  } finally {
+    marked = outer;
+  }
 }
 
 /** The creation timestamp formatted as RFC 3339 in UTC, to the second (the default table's cell). */

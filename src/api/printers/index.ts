@@ -9,6 +9,7 @@ import { readDataJson } from '../data.js';
 import {
   arr,
   bool,
+  elapsedSince,
   formatLabels,
   formatLabelSelector,
   get,
@@ -620,7 +621,7 @@ export const jobTable = recorded('batch/jobs', (o, now) => {
   }
   const start = parseTime(get(o, 'status', 'startTime'));
   const end = parseTime(get(o, 'status', 'completionTime'));
-  const duration = start === undefined ? '' : humanDuration((end ?? now) - start);
+  const duration = start === undefined ? '' : end !== undefined ? humanDuration(end - start) : elapsedSince(start, now);
   const [containers, images] = containerCells(templateSpec(o));
   return [name(o), completions, duration, age(o, now), containers, images, formatLabelSelector(spec.selector)];
 });
