@@ -1,0 +1,120 @@
+// What a feature costs a GET: two server processes alike but for the feature, on and off, each
+// serving one small ConfigMap; GETs from 32 keep-alive connections (autocannon) in alternating
+// rounds, so that other load on the machine falls on both. Two figures: throughput, and the
+// server's CPU time per request (read from /proc), which other processes on a shared machine skew
+// far less; the cost is the CPU per request pooled over all rounds (each round's own ratio is
+// printed too: they scatter by ±30% on a shared 2-core machine). Used by the metrics and APF benches.
+import autocannon, { type Result } from 'autocannon';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpuMsOf, figure, here, startNode, status, type Child } from './common.js';
+
+export type Mode = 'on' | 'off';
+
+const CONNECTIONS = 32;
+
+export interface OnOffBench {
+  /** The bench's name (figures, temporary folders, profiles, BENCH_<NAME>_SECONDS/_ROUNDS). */
+  readonly name: string;
+  /** The server script in bench/ (given its data folder and the mode; prints `serving on http://…`). */
+  readonly script: string;
+  /** How each side is printed ("metrics on", "APF on (global-default)"). */
+  readonly labels: Record<Mode, string>;
+  /** The feature's work of one GET timed directly, in this process: µs. */
+  direct(): Promise<number> | number;
+  /** Allowed cost (0.05: 5%). */
+  readonly targetCost: number;
+  /** Said in the heading after the connections and rounds. */
+  readonly note?: string;
+}
+
+interface Server {
+  child: Child;
+  url: string;
+  dir: string;
+}
+
+async function server(bench: OnOffBench, mode: Mode): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), `capstan-bench-${bench.name}-${mode}-`));
+  const prof = process.env['BENCH_PROF'];
+  const child = await startNode([join(here, bench.script), dir, mode], /serving on (http:\/\/127\.0\.0\.1:\d+)/, prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}/${bench.name}-${mode}`] : []);
+  const url = child.match[1]!;
+  const created = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'bench-get' }, data: { k: 'v' } }),
+  });
+  if (created.status !== 201) throw new Error(`creating the ConfigMap answered ${created.status}`);
+  return { child, url: `${url}/api/v1/namespaces/default/configmaps/bench-get`, dir };
+}
+
+async function stop(s: Server): Promise<void> {
+  const exited = new Promise((r) => s.child.child.once('exit', r));
+  s.child.child.kill('SIGTERM');
+  await exited;
+  rmSync(s.dir, { recursive: true, force: true });
+}
+
+export async function compareOnOff(bench: OnOffBench): Promise<void> {
+  const env = bench.name.toUpperCase();
+  const seconds = Number(process.env[`BENCH_${env}_SECONDS`] ?? 2);
+  const rounds = Number(process.env[`BENCH_${env}_ROUNDS`] ?? 10);
+  const run = (url: string): Promise<Result> => new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration: seconds }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+  // Started in either order (BENCH_<NAME>_OFF_FIRST=1 for the other) to rule out an effect of the order.
+  const offFirst = process.env[`BENCH_${env}_OFF_FIRST`] === '1';
+  const early = offFirst ? await server(bench, 'off') : undefined;
+  const servers: Record<Mode, Server> = { on: await server(bench, 'on'), off: early ?? await server(bench, 'off') };
+  try {
+    // One warm-up each, not counted.
+    await run(servers.off.url);
+    await run(servers.on.url);
+    const rates: Record<Mode, number[]> = { on: [], off: [] };
+    const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
+    // Each round's on/off ratio of CPU per request: the two runs of a round share the machine's state.
+    const ratios: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // Alternating which goes first, so a trend in the machine's load falls on both.
+      const order: readonly Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+      const perRequest: Record<string, number> = {};
+      for (const mode of order) {
+        const pid = servers[mode].child.child.pid!;
+        const cpuBefore = cpuMsOf(pid);
+        const r = await run(servers[mode].url);
+        const used = cpuMsOf(pid) - cpuBefore;
+        perRequest[mode] = used / r.requests.total;
+        cpu[mode].ms += used;
+        cpu[mode].requests += r.requests.total;
+        if (process.env['BENCH_VERBOSE']) console.log(`round ${round} ${bench.name} ${mode}: ${r.requests.average.toFixed(0)} req/s, ${((used * 1000) / r.requests.total).toFixed(1)} µs CPU/request`);
+        if (r.non2xx + r.errors > 0) throw new Error(`${bench.name} ${mode}: non-2xx ${r.non2xx}, errors ${r.errors}`);
+        rates[mode].push(r.requests.average);
+      }
+      ratios.push(perRequest['on']! / perRequest['off']!);
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const rate = { on: mean(rates.on), off: mean(rates.off) };
+    const throughputCost = 1 - rate.on / rate.off;
+    const usPerRequest = (mode: Mode): number => (cpu[mode].ms * 1000) / cpu[mode].requests;
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const median = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+    const cost = usPerRequest('on') / usPerRequest('off') - 1;
+    const met = cost <= bench.targetCost;
+    const directUs = await bench.direct();
+    const directShare = directUs / usPerRequest('off');
+    const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+    const width = Math.max(bench.labels.on.length, bench.labels.off.length);
+    const target = `<= ${bench.targetCost * 100}%`;
+    console.log(`\n== ${bench.name}: GET of one ConfigMap, ${CONNECTIONS} keep-alive connections, ${rounds} rounds of ${seconds} s per server${bench.note ? ` (${bench.note})` : ''}`);
+    for (const mode of ['off', 'on'] as const) {
+      console.log(`${bench.labels[mode].padEnd(width)}  ${rate[mode].toFixed(0).padStart(7)} req/s  ${usPerRequest(mode).toFixed(1)} µs of server CPU per request  (rounds: ${show(rates[mode])})`);
+    }
+    console.log(`per-round cost (on/off CPU per request − 1): ${sorted.map((x) => `${((x - 1) * 100).toFixed(1)}%`).join(', ')}`);
+    console.log(`cost of ${bench.name}: ${(cost * 100).toFixed(1)}% CPU per request over all rounds (median of the rounds' ratios ${((median - 1) * 100).toFixed(1)}%; throughput ${(-throughputCost * 100).toFixed(1)}%)  target ${target}: ${status(met)}`);
+    console.log(`${bench.name} work of one GET, timed directly: ${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of the CPU of a GET with it off`);
+    figure(bench.name, `${bench.name} work per GET (direct)`, `${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of a GET's CPU`);
+    for (const mode of ['off', 'on'] as const) figure(bench.name, `GET, ${bench.labels[mode]}`, `${rate[mode].toFixed(0)} req/s, ${usPerRequest(mode).toFixed(1)} µs CPU/request`);
+    figure(bench.name, `cost of ${bench.name} on GET (CPU per request)`, `${(cost * 100).toFixed(1)}% (median of rounds ${((median - 1) * 100).toFixed(1)}%, throughput ${(-throughputCost * 100).toFixed(1)}%)`, { text: target, met });
+  } finally {
+    for (const s of Object.values(servers)) await stop(s);
+  }
+}
