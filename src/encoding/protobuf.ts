@@ -106,7 +106,7 @@ export const POINTER_FIELDS = new Set<string>([
   'storageClassName', 'volumeMode', 'ingressClassName', 'preemptionPolicy', 'runtimeClassName', 'loadBalancerClass',
   'internalTrafficPolicy', 'ipFamilyPolicy', 'appProtocol', 'sideEffects', 'matchPolicy', 'failurePolicy',
   'reinvocationPolicy', 'scope', 'selectPolicy', 'fsGroupChangePolicy', 'pathType',
-  'Endpoint.hostname', 'Endpoint.nodeName', 'Endpoint.zone', 'EndpointAddress.nodeName',
+  'Endpoint.hostname', 'Endpoint.nodeName', 'Endpoint.zone', 'EndpointAddress.nodeName', 'LeaseSpec.holderIdentity',
   // DeleteOptions: a present false or "" says something (orphanDependents: false is Background)
   'DeleteOptions.orphanDependents', 'DeleteOptions.propagationPolicy', 'Preconditions.uid', 'Preconditions.resourceVersion',
 ]);

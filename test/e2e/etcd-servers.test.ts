@@ -83,6 +83,23 @@ describe('two capstan servers on one etcd', { skip: etcdMissing, timeout: 180_00
     }
   });
 
+  it('keeps service addresses and node ports unique across the servers', async () => {
+    const service = (name: string) => ({
+      apiVersion: 'v1', kind: 'Service', metadata: { name },
+      spec: { type: 'NodePort', clusterIP: '10.96.200.200', ports: [{ port: 80, nodePort: 31234 }], selector: { app: name } },
+    });
+    await mustOk(call(first.base, 'POST', '/api/v1/namespaces/default/services', { tls: first.tls, body: service('one') }), 201);
+    const taken = await call(second.base, 'POST', '/api/v1/namespaces/default/services', { tls: second.tls, body: service('two') });
+    assert.equal(taken.status, 422, taken.text);
+    assert.match(taken.json.message, /provided IP is already allocated/);
+    const port = await call(second.base, 'POST', '/api/v1/namespaces/default/services', { tls: second.tls, body: { ...service('two'), spec: { ...service('two').spec, clusterIP: undefined } } });
+    assert.equal(port.status, 422, port.text);
+    assert.match(port.json.message, /provided port is already allocated/);
+    // Freed on the first server: the second may take them now.
+    await mustOk(call(first.base, 'DELETE', '/api/v1/namespaces/default/services/one', { tls: first.tls }));
+    await until('the other server has them free', async () => (await call(second.base, 'POST', '/api/v1/namespaces/default/services', { tls: second.tls, body: service('two') })).status === 201, 5_000, 100);
+  });
+
   it('runs the controllers on one server only: one ReplicaSet, the pods not doubled', async () => {
     const events = (await mustOk(call(second.base, 'GET', '/api/v1/namespaces/kube-system/events?fieldSelector=reason%3DLeaderElection', { tls: second.tls }))).json.items;
     assert.equal(events.length, 1, 'one leader so far');
@@ -100,7 +117,8 @@ describe('two capstan servers on one etcd', { skip: etcdMissing, timeout: 180_00
     await stopCapstan(first.capstan);
     const taken = await until('the second server leads', async () => {
       const now = await holder(second);
-      return now.holderIdentity !== before.holderIdentity && now.holderIdentity !== '' ? now : undefined;
+      // (A released Lease has no holder: "" — not a new leader.)
+      return now.holderIdentity !== before.holderIdentity && (now.holderIdentity ?? '') !== '' ? now : undefined;
     }, 10_000);
     assert.equal(taken.leaseTransitions, before.leaseTransitions + 1);
     await scale(second, 'web', 5);

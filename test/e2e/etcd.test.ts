@@ -105,6 +105,12 @@ describe('capstan on etcd', { skip: etcdMissing, timeout: 120_000 }, () => {
       const live = await call(base, 'GET', '/livez?verbose', { tls });
       assert.equal(live.status, 500);
       assert.match(live.text, /^\[-\]etcd failed: reason withheld$/m);
+      // A write that needs etcd is answered the reference's Timeout, not left hanging.
+      const started = Date.now();
+      const write = await call(base, 'POST', '/api/v1/namespaces/default/configmaps', { tls, body: { metadata: { name: 'during-outage' } } });
+      assert.equal(write.status, 504, write.text);
+      assert.deepEqual([write.json.kind, write.json.reason, write.json.message], ['Status', 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded']);
+      assert.ok(Date.now() - started < 20_000, `answered after ${Date.now() - started} ms`);
     } finally {
       await etcd.start();
     }

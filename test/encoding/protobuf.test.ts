@@ -217,3 +217,10 @@ test('testdata round trips: every *.pb equals its *.json twin', () => {
   assert.ok(compared >= 140, `only ${compared} pairs found in ${testdataDir}`);
   assert.deepEqual(failures, []);
 });
+
+test('a released Lease keeps its empty holderIdentity through Protobuf (a pointer in Go: "" is not absent)', { timeout: 10_000 }, async () => {
+  const { encodeProtobufObject } = await import('../../src/encoding/protobuf-encode.js');
+  const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'kube-system' }, spec: { holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 } };
+  const decoded = decodeProtobufObject(encodeProtobufObject(lease)).object as { spec: Record<string, unknown> };
+  assert.deepEqual(decoded.spec, { holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
+});

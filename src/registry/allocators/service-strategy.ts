@@ -20,13 +20,29 @@ export function allocatorsOf(registry: Registry): ServiceAllocators | undefined 
 
 /**
  * Gives a registry its Service allocators, taking what its stored Services hold. Registries
- * without allocators (unit tests) store Services as given.
+ * without allocators (unit tests) store Services as given. On a store other servers write too,
+ * the pools also follow every Service written from then on: what another server's Service takes
+ * is taken here, what its deleted Service held is free again. (Each event is applied in one
+ * synchronous step, and a server's own writes reach this watch before their writer goes on, so
+ * following them too changes nothing.) Two servers allocating the same address within the same
+ * few milliseconds can still both succeed: the reference's RangeAllocation objects are not kept.
  */
 export async function attachServiceAllocators(registry: Registry, pools: ServiceAllocators): Promise<void> {
   const services = registry.definitions.lookup('', 'v1', 'services');
   if (services) {
-    const page = await registry.storage.list(resourcePrefix(services));
+    const storage = registry.storage;
+    const prefix = resourcePrefix(services);
+    const page = await storage.list(prefix);
     for (const item of page.items) pools.restore(decodeJson(item.value));
+    if (storage.latestRevision) {
+      storage.watch(prefix, page.revision, (e) => {
+        if (e.type === 'create') pools.restore(decodeJson(e.value));
+        else if (e.type === 'update') {
+          if (e.prevValue) pools.release(decodeJson(e.prevValue));
+          pools.restore(decodeJson(e.value));
+        } else pools.release(decodeJson(e.prevValue ?? e.value));
+      });
+    }
   }
   allocatorsByStorage.set(registry.storage, pools);
 }

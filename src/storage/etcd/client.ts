@@ -141,6 +141,12 @@ export function isUnavailable(err: unknown): boolean {
   return grpcCode(err) === status.UNAVAILABLE;
 }
 
+/** No member answered in time: unavailable, or out of time. */
+export function isUnreachable(err: unknown): boolean {
+  const code = grpcCode(err);
+  return code === status.UNAVAILABLE || code === status.DEADLINE_EXCEEDED;
+}
+
 /** An error raised before the request reached any server, so retrying it cannot apply it twice. */
 function neverSent(err: unknown): boolean {
   const details = (err as ServiceError).details ?? '';

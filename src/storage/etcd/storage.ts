@@ -39,7 +39,7 @@
 // server's caches to hold every write any server made before it, without trusting etcd 3.4's
 // progress notifications.
 
-import { goQuote, internalError, type StatusError } from '../../errors.js';
+import { goQuote, internalError, StatusError } from '../../errors.js';
 import { compareKeys } from '../keys.js';
 import { checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp } from '../ops.js';
 import { StorageError, type Encode, type ListOptions, type ListResult, type Storage, type Stored, type StorageEvent, type WatchListener, type Watcher } from '../types.js';
@@ -49,6 +49,7 @@ import {
   compareCreate,
   compareMod,
   isCompactedError,
+  isUnreachable,
   prefixRangeEnd,
   type Compare,
   type EtcdClientOptions,
@@ -60,6 +61,15 @@ import type { EtcdKeyMapping, EtcdValueCodec } from './layout.js';
 import { EtcdCompactor } from './compactor.js';
 import { TtlLeases } from './ttl-leases.js';
 import { EtcdWatch, type WatchEvent } from './watch.js';
+
+/**
+ * etcd out of reach (no member answered within the client's deadline) is, to the request that
+ * needed it, the reference's answer when its etcd call outlives the request: 504 Timeout.
+ */
+function asTimeout(err: unknown): never {
+  if (isUnreachable(err)) throw new StatusError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
+  throw err;
+}
 
 /** How long the health check waits for etcd (the reference's --etcd-healthcheck-timeout). */
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -170,7 +180,7 @@ export class EtcdStorage implements Storage {
 
   async get(key: string): Promise<Stored | undefined> {
     this.assertOpen();
-    const r = await this.client.range({ key: this.etcdKey(key) });
+    const r = await this.client.range({ key: this.etcdKey(key) }).catch(asTimeout);
     const kv = r.kvs[0];
     return kv ? this.storedOf(kv, (err) => storageReadError(err.message)) : undefined;
   }
@@ -184,7 +194,7 @@ export class EtcdStorage implements Storage {
     }
     const limit = options.limit !== undefined && options.limit > 0 ? Math.ceil(options.limit) : 0;
     if (options.latest) {
-      const newest = await this.client.range({ ...range, limit });
+      const newest = await this.client.range({ ...range, limit }).catch(asTimeout);
       return { items: newest.kvs.map((kv) => this.storedOf(kv)), revision: newest.revision, more: newest.more };
     }
     let at = this.revision;
@@ -194,9 +204,9 @@ export class EtcdStorage implements Storage {
     } catch (err) {
       // etcd was compacted past a quiet feed (writes elsewhere): nothing under the prefix changed
       // since the feed's revision, so the newest state is the state at it.
-      if (!isCompactedError(err)) throw err;
+      if (!isCompactedError(err)) asTimeout(err);
       at = this.revision;
-      r = await this.client.range({ ...range, limit });
+      r = await this.client.range({ ...range, limit }).catch(asTimeout);
     }
     // As the reference's list: a value that cannot be read fails the list, naming its key.
     const items = r.kvs.map((kv) => this.storedOf(kv, (err) => storageReadError(`unable to transform key ${goQuote(kv.key.toString())}: ${err.message}`)));
@@ -205,7 +215,7 @@ export class EtcdStorage implements Storage {
 
   async count(prefix: string): Promise<number> {
     this.assertOpen();
-    const r = await this.client.range({ ...rangeOf(this.toEtcd(prefix)), countOnly: true });
+    const r = await this.client.range({ ...rangeOf(this.toEtcd(prefix)), countOnly: true }).catch(asTimeout);
     return r.count;
   }
 
@@ -267,7 +277,7 @@ export class EtcdStorage implements Storage {
   async latestRevision(): Promise<number> {
     this.assertOpen();
     // A read of one key (the prefix itself, which holds nothing): its header is etcd's revision now.
-    return (await this.client.range({ key: Buffer.from(this.prefix), limit: 1, countOnly: true })).revision;
+    return (await this.client.range({ key: Buffer.from(this.prefix), limit: 1, countOnly: true }).catch(asTimeout)).revision;
   }
 
   compactedRevision(): number {
@@ -365,7 +375,7 @@ export class EtcdStorage implements Storage {
     const tombstone = op.kind === 'delete' ? op.tombstone : undefined;
     if (tombstone) this.tombstones.set(op.key, [...(this.tombstones.get(op.key) ?? []), tombstone]);
     try {
-      const res = await this.client.txn({ compare, success: [success], failure: [{ range: { key } }] });
+      const res = await this.client.txn({ compare, success: [success], failure: [{ range: { key } }] }).catch(asTimeout);
       if (!res.succeeded) throw this.failureOf(op, res);
       await this.feedPassed(res.revision);
       return this.resultOf(op, res);
