@@ -10,7 +10,7 @@ import { type JsonObject, decodeJson, isObject } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { POD_REVISION_LABEL, truncateHistory } from '../kit/history.js';
 import { claim, controllerOf, isPodAvailable, isPodReady, podFromTemplate } from '../kit/owned.js';
-import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
+import { WorkQueue, keyOf, logUnlessRefused, splitKey } from '../kit/work-queue.js';
 import { controllerWriter } from '../kit/writer.js';
 import { pinToNode, placement, targetNode, withDaemonTolerations, type Placement } from './eligibility.js';
 import { constructHistory, templateOfSet } from './revisions.js';
@@ -40,10 +40,7 @@ export class DaemonSetController {
   private resources: Resources | undefined;
 
   constructor(private readonly registry: Registry) {
-    this.queue = new WorkQueue((key) => this.sync(key), {
-      // Refusals by the API (admission, validation) are recorded as events; only the unexpected is logged.
-      onError: (key, err) => { if (!(err instanceof StatusError)) console.error(`daemonset controller: ${key}:`, err); },
-    });
+    this.queue = new WorkQueue((key) => this.sync(key), { onError: logUnlessRefused('daemonset controller') });
     this.events = new EventRecorder(registry, 'daemonset-controller', WRITER);
   }
 

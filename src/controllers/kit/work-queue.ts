@@ -13,6 +13,16 @@ export interface WorkQueueOptions {
   onError?: (key: string, err: unknown) => void;
 }
 
+/**
+ * An onError that logs only the unexpected: a write the API refused (admission, validation) is a
+ * Status, which the controller records as an Event instead.
+ */
+export function logUnlessRefused(controller: string): (key: string, err: unknown) => void {
+  return (key, err) => {
+    if (!(err instanceof StatusError)) console.error(`${controller}: ${key}:`, err);
+  };
+}
+
 export class WorkQueue {
   private readonly queued = new Set<string>();
   private readonly order: string[] = [];

@@ -11,7 +11,7 @@ import { type JsonObject, isObject, jsonEqual } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { templateOf, truncateHistory } from '../kit/history.js';
 import { claim, controllerOf } from '../kit/owned.js';
-import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
+import { WorkQueue, keyOf, logUnlessRefused, splitKey } from '../kit/work-queue.js';
 import { controllerWriter } from '../kit/writer.js';
 import { claimsFor, identityMatches, newStatefulPod, ordinalOf, setIdentity, setStorage, storageMatches } from './identity.js';
 import { isFailed, isHealthy, isRunningAndAvailable, isRunningAndReady, isTerminating, podRevision } from './pods.js';
@@ -41,10 +41,7 @@ export class StatefulSetController {
   private resources: Resources | undefined;
 
   constructor(private readonly registry: Registry) {
-    this.queue = new WorkQueue((key) => this.sync(key), {
-      // Refusals by the API (admission, validation) are recorded as events; only the unexpected is logged.
-      onError: (key, err) => { if (!(err instanceof StatusError)) console.error(`statefulset controller: ${key}:`, err); },
-    });
+    this.queue = new WorkQueue((key) => this.sync(key), { onError: logUnlessRefused('statefulset controller') });
     this.events = new EventRecorder(registry, 'statefulset-controller', WRITER);
   }
 
