@@ -1,7 +1,7 @@
 // Name, label and annotation validation with the reference's (kube-apiserver 1.25) messages.
 // Lengths are counted in UTF-8 bytes, as the reference counts them.
 
-import { FieldError, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from '../errors.js';
+import { FieldError, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, goQuote } from '../errors.js';
 
 /** One rule: a length limit, then a regex with its description and examples. */
 interface Rule {
@@ -206,7 +206,17 @@ export function validateFinalizers(finalizers: unknown, field: string): FieldErr
   return errs;
 }
 
-/** Owner references: apiVersion with a version, kind, name and uid; at most one controller. */
+/**
+ * An owner reference as Go's %#v prints the struct (the reference's error text for a banned
+ * owner); a set pointer prints as an address in Go, here a fixed one.
+ */
+function goOwnerReference(r: Record<string, unknown>): string {
+  const str = (k: string) => goQuote(typeof r[k] === 'string' ? (r[k] as string) : '');
+  const ptr = (k: string) => (typeof r[k] === 'boolean' ? '(*bool)(0xc000010000)' : '(*bool)(nil)');
+  return `v1.OwnerReference{APIVersion:${str('apiVersion')}, Kind:${str('kind')}, Name:${str('name')}, UID:${str('uid')}, Controller:${ptr('controller')}, BlockOwnerDeletion:${ptr('blockOwnerDeletion')}}`;
+}
+
+/** Owner references: apiVersion with a version, kind, name and uid; not a core Event; at most one controller. */
 function validateOwnerReferences(refs: unknown, field: string): FieldError[] {
   if (!Array.isArray(refs)) return [];
   const errs: FieldError[] = [];
@@ -220,6 +230,10 @@ function validateOwnerReferences(refs: unknown, field: string): FieldError[] {
     if (text('kind') === '') errs.push(fieldInvalid(`${field}.kind`, text('kind'), 'kind must not be empty'));
     if (text('name') === '') errs.push(fieldInvalid(`${field}.name`, text('name'), 'name must not be empty'));
     if (text('uid') === '') errs.push(fieldInvalid(`${field}.uid`, text('uid'), 'uid must not be empty'));
+    if (apiVersion === 'v1' && text('kind') === 'Event') {
+      // The reference's BannedOwners: core/v1 Events (not events.k8s.io's) can own nothing.
+      errs.push({ type: 'FieldValueInvalid', field, detail: `Invalid value: ${goOwnerReference(r)}: /v1, Kind=Event is disallowed from being an owner` });
+    }
     if (r['controller'] === true) {
       if (controller !== '') {
         errs.push(fieldInvalid(field, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${text('name')}`));

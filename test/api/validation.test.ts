@@ -467,6 +467,11 @@ describe('metadata checks beyond names', () => {
       'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
       'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
     ]);
+    // A core/v1 Event can own nothing (the reference's BannedOwners); an events.k8s.io Event can.
+    assert.deepEqual(messages(validateObjectMeta({ name: 'c', namespace: 'd', ownerReferences: [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: 'u1' }] }, 'subdomain', true)), [
+      'metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"u1", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner',
+    ]);
+    assert.deepEqual(messages(validateObjectMeta({ name: 'c', namespace: 'd', ownerReferences: [{ apiVersion: 'events.k8s.io/v1', kind: 'Event', name: 'e', uid: 'u1' }] }, 'subdomain', true)), []);
     assert.deepEqual(messages(validateObjectMeta({ name: 'c', namespace: 'd', finalizers: ['orphan', 'foregroundDeletion'] }, 'subdomain', true)), [
       'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
     ]);
