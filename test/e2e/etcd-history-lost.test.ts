@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { EtcdClient } from '../../src/storage/etcd/client.js';
 import { call, kubeconfigTls, mustOk, until, type ClientTls } from '../helpers.js';
 import { EtcdProcess, etcdMissing } from '../storage/etcd-process.js';
-import { TcpProxy } from '../storage/tcp-proxy.js';
+import { Relay } from '../storage/etcd-relay.js';
 import { startCapstan, stopCapstan, type Capstan } from './harness.js';
 
 interface OpenWatch {
@@ -47,21 +47,24 @@ const ours = (list: { items: Array<{ metadata: { name: string } }> }): string[] 
 
 describe('capstan after etcd compacted past its watch', { skip: etcdMissing, timeout: 120_000 }, () => {
   let etcd: EtcdProcess;
-  let proxy: TcpProxy;
+  let relay: Relay;
   let capstan: Capstan | undefined;
   let direct: EtcdClient;
   const dir = mkdtempSync(join(tmpdir(), 'capstan-e2e-lost-'));
+  /** The server's warnings, shown when a step fails. */
+  let log = '';
 
   before(async () => {
     etcd = await EtcdProcess.start();
-    proxy = await TcpProxy.start(etcd.clientPort);
+    relay = await Relay.start(etcd.clientPort);
     direct = new EtcdClient({ endpoints: [etcd.url] });
-    capstan = await startCapstan(join(dir, 'data'), ['--storage', 'etcd', '--etcd-servers', proxy.url, '--etcd-prefix', '/lost']);
+    capstan = await startCapstan(join(dir, 'data'), ['--storage', 'etcd', '--etcd-servers', relay.url, '--etcd-prefix', '/lost']);
+    capstan.process.stderr!.on('data', (c: Buffer) => (log += c.toString()));
   });
   after(async () => {
     if (capstan) await stopCapstan(capstan);
     direct?.close();
-    await proxy?.close();
+    await relay?.close();
     await etcd?.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -78,17 +81,17 @@ describe('capstan after etcd compacted past its watch', { skip: etcdMissing, tim
       await until('the watch sees a create', () => watch.lines.some((l) => l.object.metadata?.name === 'seen'), 10_000);
 
       // Cut off: meanwhile another writer deletes one, adds one (as JSON, which capstan reads too), and etcd is compacted.
-      proxy.cut();
+      relay.drop();
       const key = (name: string): Buffer => Buffer.from(`/lost/configmaps/default/${name}`);
       await direct.txn({ compare: [], success: [{ deleteRange: { key: key('gone') } }] });
       const added = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'added', namespace: 'default', uid: '6d3f2c1e-0000-4000-8000-000000000001', creationTimestamp: '2026-01-01T00:00:00Z' }, data: { v: 'direct' } };
       await direct.txn({ compare: [], success: [{ put: { key: key('added'), value: Buffer.from(JSON.stringify(added)) } }] });
       const now = (await direct.range({ key: key('added') })).revision;
       await direct.compact(now);
-      proxy.restore();
+      relay.restore();
 
       // The open watch ends (without the events it missed); reads show etcd's state.
-      await until('the open watch ends', () => watch.ended, 30_000, 50);
+      await until(() => `the open watch ends; server's log: ${log.slice(-2000)}`, () => watch.ended, 30_000, 50);
       assert.ok(!watch.lines.some((l) => l.object.metadata?.name === 'gone' || l.object.metadata?.name === 'added'), 'no invented events');
       const got = await until('the added ConfigMap is served', async () => {
         const r = await call(base, 'GET', `${CONFIGMAPS}/added`, { tls });
