@@ -152,7 +152,10 @@ export class UnaryChannel {
       this.drop(session);
     });
     session.once('close', () => this.drop(session));
-    session.once('goaway', () => this.drop(session));
+    // Going away (the member shuts down): calls in flight may still finish; new ones open another session.
+    session.once('goaway', () => {
+      if (this.session === session) this.session = undefined;
+    });
     // A session with no calls in flight does not keep the process alive.
     session.unref();
     this.session = session;
