@@ -164,6 +164,35 @@ export class Registry {
     readonly options: RegistryOptions = { historyWindowMs: 5 * 60_000 },
   ) {
     definitions.subscribe((change) => this.onDefinitionChange(change));
+    storage.onHistoryLost?.(() => void this.relistCaches());
+  }
+
+  /**
+   * The store's watch missed events (etcd compacted past it while out of reach): each watch cache
+   * is built again from a list, as the reference's cacher re-lists when its reflector's watch is
+   * "too old". Its client watches end (the reference terminates them all), so clients watch again
+   * and, from a revision older than the new cache, get 410 and re-list; informers move to the new
+   * cache and hear the difference.
+   */
+  private async relistCaches(): Promise<void> {
+    for (const [prefix, old] of [...this.cachers]) {
+      let fresh: Cacher;
+      try {
+        fresh = await Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs });
+      } catch (err) {
+        console.error(`re-listing the watch cache of ${prefix}:`, err);
+        continue;
+      }
+      // Dropped (its resource no longer served) or replaced meanwhile: the new one is not wanted.
+      if (this.cachers.get(prefix) !== old) {
+        fresh.stop();
+        continue;
+      }
+      const started = Promise.resolve(fresh);
+      this.cachers.set(prefix, started);
+      this.informers.get(prefix)?.start(started);
+      void old.then((c) => c.stop(), () => undefined);
+    }
   }
 
   /** Watch caches and the field manager's schemas follow the set of definitions. */

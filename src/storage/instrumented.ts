@@ -12,6 +12,7 @@ export type TypeOfKey = (key: string, list: boolean) => string;
 export class InstrumentedStorage implements Storage {
   readonly latestRevision?: () => Promise<number>;
   readonly unreachable?: () => Promise<string | undefined>;
+  readonly onHistoryLost?: (listener: (revision: number) => void) => void;
 
   constructor(
     private readonly inner: Storage,
@@ -22,6 +23,8 @@ export class InstrumentedStorage implements Storage {
     if (latest) this.latestRevision = () => latest.call(inner);
     const unreachable = inner.unreachable;
     if (unreachable) this.unreachable = () => unreachable.call(inner);
+    const onHistoryLost = inner.onHistoryLost;
+    if (onHistoryLost) this.onHistoryLost = (listener) => onHistoryLost.call(inner, listener);
   }
 
   private async timed<T>(operation: StorageOperation, type: string, run: () => Promise<T>): Promise<T> {

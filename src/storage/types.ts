@@ -100,6 +100,12 @@ export interface Storage {
    * read waits for that before it reads from the caches.
    */
   latestRevision?(): Promise<number>;
+  /**
+   * Only for a store whose watch can miss events (etcd, when it compacted past a feed cut off from
+   * it): `listener` is told the revision the store moved on to; what was built from its watches
+   * must be read again (the registry re-lists its watch caches).
+   */
+  onHistoryLost?(listener: (revision: number) => void): void;
   /** For a store reached over the network (etcd): why it does not answer now, or undefined when it does. */
   unreachable?(): Promise<string | undefined>;
   compactedRevision(): number;

@@ -6,6 +6,7 @@ import { objectOf, readObject } from './support.js';
 
 // Namespaces the server keeps.
 const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+const NAMESPACES = { group: '', resource: 'namespaces' };
 
 async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): Promise<void> {
   const { group, resource } = a.info;
@@ -13,8 +14,12 @@ async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): P
     throw new StatusError(403, 'Forbidden', `namespaces "${a.name}" is forbidden: this namespace may not be deleted`, { name: a.name, kind: 'namespaces' });
   }
   if (a.operation !== 'CREATE' || a.namespace === undefined) return;
-  // Read from storage, not a cache that may lag behind a namespace just created or deleted.
-  const ns = await readObject(registry, '', 'namespaces', undefined, a.namespace);
+  // As the reference's lister, with its live lookup: the namespaces' informer is current with every
+  // write this server completed (and with other servers' writes a moment later); a namespace it
+  // does not hold yet (just created through another server) is read from storage. One read of
+  // storage per create is a round trip to etcd there.
+  const known = (await registry.informer(NAMESPACES)).get(undefined, a.namespace);
+  const ns = known ?? (await readObject(registry, '', 'namespaces', undefined, a.namespace));
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
   if (objectOf(ns['metadata'])?.['deletionTimestamp']) {
     const name = a.name || String(objectOf(a.object?.['metadata'])?.['generateName'] ?? '');

@@ -1,5 +1,6 @@
-// A thin etcd v3 client on @grpc/grpc-js: Range, Txn, Compact, Status, leases and watches (watch.ts,
-// lease.ts), over one or several endpoints with failover.
+// A thin etcd v3 client: Range, Txn, Compact, Status, leases and watches (watch.ts, lease.ts), over
+// one or several endpoints with failover. Unary calls go over plain HTTP/2 (unary.ts, for their CPU
+// cost), streams over @grpc/grpc-js.
 //
 // Endpoints are used one at a time: requests go to the current one; when it is unreachable
 // (UNAVAILABLE) the next becomes current. Reads and compactions are retried, with backoff, until the
@@ -26,6 +27,7 @@ import {
   type WireTxnRequest,
   type WireTxnResponse,
 } from './proto.js';
+import { UnaryChannel } from './unary.js';
 
 export interface EtcdTls {
   ca?: Buffer;
@@ -199,7 +201,10 @@ function opResult(r: WireResponseOp): TxnOpResult {
 interface Endpoint {
   address: string;
   secure: boolean;
+  /** grpc-js, for streams. */
   client?: Client;
+  /** Plain HTTP/2, for unary calls (unary.ts). */
+  unary?: UnaryChannel;
 }
 
 function parseEndpoint(url: string): Endpoint {
@@ -231,6 +236,7 @@ export class EtcdClient {
   private readonly endpoints: Endpoint[];
   private readonly insecure: ChannelCredentials;
   private readonly secure: ChannelCredentials | undefined;
+  private readonly tls: EtcdTls;
   private current = 0;
   private closed = false;
   readonly requestTimeoutMs: number;
@@ -239,6 +245,7 @@ export class EtcdClient {
     if (options.endpoints.length === 0) throw new Error('etcd: no endpoints given');
     this.endpoints = options.endpoints.map(parseEndpoint);
     this.insecure = credentials.createInsecure();
+    this.tls = options.tls ?? {};
     if (this.endpoints.some((e) => e.secure)) {
       const tls = options.tls ?? {};
       this.secure = credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
@@ -319,13 +326,22 @@ export class EtcdClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const e of this.endpoints) e.client?.close();
+    for (const e of this.endpoints) {
+      e.client?.close();
+      e.unary?.close();
+    }
   }
 
   private clientOf(index: number): Client {
     const e = this.endpoints[index] as Endpoint;
     e.client ??= new Client(e.address, e.secure ? (this.secure as ChannelCredentials) : this.insecure, CHANNEL_OPTIONS);
     return e.client;
+  }
+
+  private unaryOf(index: number): UnaryChannel {
+    const e = this.endpoints[index] as Endpoint;
+    e.unary ??= new UnaryChannel(e.address, e.secure ? this.tls : undefined);
+    return e.unary;
   }
 
   private failover(endpoint: number): void {
@@ -340,12 +356,7 @@ export class EtcdClient {
       if (this.closed) throw new Error('etcd client is closed');
       const endpoint = this.current;
       try {
-        return await new Promise<Res>((resolve, reject) => {
-          this.clientOf(endpoint).makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new Metadata(), { deadline }, (err, res) => {
-            if (err || res === undefined) reject(err ?? new Error(`etcd ${service}.${name}: empty answer`));
-            else resolve(res);
-          });
-        });
+        return await this.unaryOf(endpoint).call(m.path, m.requestSerialize, m.responseDeserialize, request, deadline);
       } catch (err) {
         if (!isUnavailable(err)) throw err;
         this.failover(endpoint);

@@ -104,11 +104,8 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
   compactionIntervalMs?: number;
   /** Seconds a key lives after each write (a lease, as the reference's Events), or undefined: for ever. */
   ttlSecondsOf?: (key: string) => number | undefined;
-  /**
-   * The feed fell behind etcd's compaction (etcd unreachable for longer than its history window):
-   * the events up to compactRevision - 1 that it had not read are gone. It goes on from there.
-   */
-  onHistoryLost?: (compactRevision: number) => void;
+  /** As onHistoryLost(listener), from the start. */
+  onHistoryLost?: (revision: number) => void;
 }
 
 interface Waiter {
@@ -135,6 +132,7 @@ export class EtcdStorage implements Storage {
   private readonly keys: EtcdKeyMapping | undefined;
   private readonly leases: TtlLeases;
   private readonly compactor: EtcdCompactor | undefined;
+  private readonly historyLostListeners: Array<(revision: number) => void> = [];
 
   /** Connects and starts the feed at etcd's current revision. */
   static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
@@ -171,6 +169,17 @@ export class EtcdStorage implements Storage {
     this.revision = openRevision;
     this.compacted = openRevision;
     this.feed = this.startFeed(openRevision + 1);
+    if (options.onHistoryLost) this.historyLostListeners.push(options.onHistoryLost);
+  }
+
+  /**
+   * Calls `listener` when the feed fell behind etcd's compaction (etcd out of reach for longer than
+   * its history window): the events it had not read are gone, so the store has moved on to etcd's
+   * revision then (`revision`, also its compacted revision now) without them. What was built from
+   * the events (watch caches) must be read again at `revision` or later.
+   */
+  onHistoryLost(listener: (revision: number) => void): void {
+    this.historyLostListeners.push(listener);
   }
 
   /** The etcd client (for health checks and leases). */
@@ -459,6 +468,11 @@ export class EtcdStorage implements Storage {
       // Watchers first: their deliveries are queued before the writers' continuations.
       this.hub.publish(out);
     }
+    this.releaseWaiters();
+  }
+
+  /** Resolves the writes waiting for a revision the feed has reached. */
+  private releaseWaiters(): void {
     if (this.waiters.length === 0) return;
     const ready = this.waiters.filter((w) => w.revision <= this.revision);
     if (ready.length === 0) return;
@@ -503,15 +517,42 @@ export class EtcdStorage implements Storage {
 
   private onFeedCompacted(compactRevision: number): void {
     if (this.closed) return;
-    // Events before compactRevision that the feed had not read are gone: watches from before it
-    // are answered Compacted from now on, and the feed goes on from what etcd still has.
     process.emitWarning(
       `etcd storage: etcd compacted revision ${compactRevision} before the watch read revisions ${this.revision + 1}..${compactRevision - 1}; their events are lost`,
       'StorageWarning',
     );
-    this.forget(Math.max(this.compacted, compactRevision - 1));
-    this.feed = this.startFeed(compactRevision);
-    this.options.onHistoryLost?.(compactRevision);
+    void this.skipLostHistory();
+  }
+
+  /**
+   * After events were lost: the store moves on to etcd's revision now, L, with nothing retained
+   * before it (a watch from earlier is answered Compacted, a list reads etcd at L), the feed goes
+   * on from L + 1, and the listeners re-read what they built at L or later. The feed cannot
+   * simply resume at etcd's compacted revision: the state just before it cannot be read any more,
+   * so no list would fit the events from it.
+   */
+  private async skipLostHistory(): Promise<void> {
+    let now: number | undefined;
+    for (let pause = 50; now === undefined; pause = Math.min(pause * 2, 2_000)) {
+      if (this.closed) return;
+      try {
+        now = (await this.client.range({ key: this.prefixBytes, limit: 1, countOnly: true })).revision;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+    if (this.closed) return;
+    this.revision = Math.max(this.revision, now);
+    this.forget(this.revision);
+    this.feed = this.startFeed(this.revision + 1);
+    this.releaseWaiters();
+    for (const listener of this.historyLostListeners) {
+      try {
+        listener(this.revision);
+      } catch (err) {
+        process.emitWarning(`etcd storage: a history-lost listener threw: ${String(err)}`, 'StorageWarning');
+      }
+    }
   }
 
   private forget(revision: number): void {
