@@ -15,7 +15,8 @@ const WATCHERS = Number(process.env['BENCH_WATCHERS'] ?? 1000);
 const CLIENTS = Math.max(1, Number(process.env['BENCH_WATCH_CLIENTS'] ?? 1));
 const RATE = Number(process.env['BENCH_WATCH_RATE'] ?? 50);
 const SECONDS = Number(process.env['BENCH_WATCH_SECONDS'] ?? 10);
-const TARGET_P99_MS = 100;
+/** Issue 22: from the write's answer to the last watcher's read of its event. */
+const TARGET_P99_MS = 50;
 /** BENCH_WATCH_RAW=1: the clients read the streams with a minimal HTTP/1.1 reader over bare sockets. */
 const RAW = process.env['BENCH_WATCH_RAW'] === '1';
 
@@ -127,7 +128,8 @@ export async function watchers(): Promise<void> {
       return answer;
     }));
     const elapsed = (performance.now() - started) / 1000;
-    const serverCpu = (cpuMsOf(server.pid) - cpu0) / 10 / elapsed;
+    const serverCpuMs = cpuMsOf(server.pid) - cpu0;
+    const serverCpu = serverCpuMs / 10 / elapsed;
     const memory = memoryOf(server.pid);
 
     const exact = results.reduce((n, r) => n + r.exact, 0);
@@ -148,6 +150,9 @@ export async function watchers(): Promise<void> {
     // clients' own time to read every stream (one after the other, some µs each).
     const firsts: number[] = [];
     const spreads: number[] = [];
+    // What the target is on: the last watcher's read of each event, from the write's answer
+    // (negative when every watcher had it before the writer had its answer).
+    const lastsAfterAnswer: number[] = [];
     writes.forEach((w, j) => {
       let lo = Infinity;
       let hi = -Infinity;
@@ -161,26 +166,34 @@ export async function watchers(): Promise<void> {
       if (Number.isFinite(lo)) {
         firsts.push(lo - w.sentAt);
         spreads.push(hi - lo);
+        lastsAfterAnswer.push(hi - w.answeredAt);
       }
     });
     firsts.sort((a, b) => a - b);
     spreads.sort((a, b) => a - b);
+    lastsAfterAnswer.sort((a, b) => a - b);
+    const lastP99 = quantile(lastsAfterAnswer, 0.99);
     const writeLat = writes.map((w) => w.answeredAt - w.sentAt).sort((a, b) => a - b);
     const clientCpu = results.reduce((n, r) => n + r.cpuMs, 0) / 10 / elapsed;
+    // CPU per event delivered to one watcher (the writes' own handling included): less skewed by
+    // other load on the machine than the latencies, so the figure to compare builds by.
+    const cpuPerDeliveryUs = (serverCpuMs * 1000) / Math.max(1, samples);
     const allExact = exact === WATCHERS && failures.length === 0 && writes.length === expected;
-    const met = p99 <= TARGET_P99_MS;
+    const met = lastP99 <= TARGET_P99_MS;
     const max = lat[lat.length - 1] ?? NaN;
     console.log(`\n== watchers: ${WATCHERS} watches in ${CLIENTS} client processes${RAW ? ' (bare sockets)' : ' (node:http)'} (opened in ${openMs.toFixed(0)} ms), ${writes.length} writes at ${RATE}/s over ${writeSeconds.toFixed(1)} s (creates and updates)`);
-    console.log(`delivery latency (${samples} deliveries): p50 ${ms(quantile(lat, 0.5))}  p90 ${ms(quantile(lat, 0.9))}  p99 ${ms(p99)}  max ${ms(max)}   target p99 <= ${TARGET_P99_MS} ms: ${status(met)}`);
+    console.log(`last watcher's read of each event, from the write's answer: p50 ${ms(quantile(lastsAfterAnswer, 0.5))}  p99 ${ms(lastP99)}  max ${ms(lastsAfterAnswer[lastsAfterAnswer.length - 1] ?? NaN)}   target p99 <= ${TARGET_P99_MS} ms: ${status(met)}`);
+    console.log(`delivery latency from the write's send (${samples} deliveries): p50 ${ms(quantile(lat, 0.5))}  p90 ${ms(quantile(lat, 0.9))}  p99 ${ms(p99)}  max ${ms(max)}`);
     console.log(`  first watcher to read each event: p50 ${ms(quantile(firsts, 0.5))}  p99 ${ms(quantile(firsts, 0.99))}; last − first reader per event: p50 ${ms(quantile(spreads, 0.5))}  p99 ${ms(quantile(spreads, 0.99))}  max ${ms(spreads[spreads.length - 1] ?? NaN)}`);
     console.log(`exactly once and in order: ${exact}/${WATCHERS} watchers${problems.size ? `  problems: ${[...problems].map(([k, v]) => `${k} x${v}`).join(', ')}` : ''}`);
     console.log(`write latency (answer to the writer): p50 ${ms(quantile(writeLat, 0.5))}  p99 ${ms(quantile(writeLat, 0.99))}  max ${ms(writeLat[writeLat.length - 1] ?? NaN)}`);
-    console.log(`disk: fdatasync of 4 KiB next to the database every 100 ms meanwhile: p50 ${ms(quantile(fsyncs, 0.5))}  p99 ${ms(quantile(fsyncs, 0.99))}  max ${ms(fsyncs[fsyncs.length - 1] ?? NaN)} (capstan fsyncs on its event loop: a slow disk delays every delivery)`);
-    console.log(`server CPU ${serverCpu.toFixed(0)}% of a core, RSS ${mib(memory.rss)}; clients' CPU ${clientCpu.toFixed(0)}%, their event-loop delay p99 ${Math.max(...results.map((r) => r.loopP99Ms)).toFixed(1)} ms, max ${Math.max(...results.map((r) => r.loopMaxMs)).toFixed(1)} ms`);
-    figure('watchers', `delivery latency (${WATCHERS} watchers, ${RATE} writes/s)`, `p50 ${ms(quantile(lat, 0.5))} p99 ${ms(p99)} max ${ms(max)}`, { text: `p99 <= ${TARGET_P99_MS} ms`, met });
+    console.log(`disk: fdatasync of 4 KiB next to the database every 100 ms meanwhile: p50 ${ms(quantile(fsyncs, 0.5))}  p99 ${ms(quantile(fsyncs, 0.99))}  max ${ms(fsyncs[fsyncs.length - 1] ?? NaN)} (every write waits for its commit's fdatasync: a slow disk delays every delivery)`);
+    console.log(`server CPU ${serverCpu.toFixed(0)}% of a core (${cpuPerDeliveryUs.toFixed(1)} µs per delivery), RSS ${mib(memory.rss)}; clients' CPU ${clientCpu.toFixed(0)}%, their event-loop delay p99 ${Math.max(...results.map((r) => r.loopP99Ms)).toFixed(1)} ms, max ${Math.max(...results.map((r) => r.loopMaxMs)).toFixed(1)} ms`);
+    figure('watchers', `write's answer to the last watcher's read (${WATCHERS} watchers, ${RATE} writes/s)`, `p50 ${ms(quantile(lastsAfterAnswer, 0.5))} p99 ${ms(lastP99)} max ${ms(lastsAfterAnswer[lastsAfterAnswer.length - 1] ?? NaN)}`, { text: `p99 <= ${TARGET_P99_MS} ms`, met });
+    figure('watchers', 'delivery latency from the write\'s send', `p50 ${ms(quantile(lat, 0.5))} p99 ${ms(p99)} max ${ms(max)}`);
     figure('watchers', 'first reader / spread to last reader', `p50 ${ms(quantile(firsts, 0.5))} / ${ms(quantile(spreads, 0.5))}, p99 ${ms(quantile(firsts, 0.99))} / ${ms(quantile(spreads, 0.99))}`);
     figure('watchers', 'every event exactly once, in order', `${exact}/${WATCHERS} watchers, ${writes.length}/${expected} writes`, { text: 'all', met: allExact });
-    figure('watchers', 'server CPU during the writes', `${serverCpu.toFixed(0)}% of a core`);
+    figure('watchers', 'server CPU during the writes', `${serverCpu.toFixed(0)}% of a core, ${cpuPerDeliveryUs.toFixed(1)} µs per delivery`);
     figure('watchers', 'disk fdatasync meanwhile', `p50 ${ms(quantile(fsyncs, 0.5))} p99 ${ms(quantile(fsyncs, 0.99))} max ${ms(fsyncs[fsyncs.length - 1] ?? NaN)}`);
   } finally {
     for (const c of clients) if (c.exitCode === null) c.kill();

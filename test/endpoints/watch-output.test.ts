@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { constants } from 'node:http2';
-import type { ServerResponse } from 'node:http';
+import { Agent, createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { WatchOutput, type WatchOutputLimits } from '../../src/endpoints/watch-output.js';
 
@@ -207,5 +208,52 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     await turn();
     res.read();
     assert.deepEqual(numbers(res.received), upTo(3));
+  });
+
+  it('over a real HTTP/1.1 connection: every event arrives whole and in order, through a client that pauses, and the kept-alive connection serves the next request', async () => {
+    const events = 1000;
+    const pad = 'p'.repeat(10 * 1024);
+    const limits: WatchOutputLimits = { ...LIMITS, maxQueued: 10_000, stallMs: 5_000 };
+    const server = createServer((req, res) => {
+      if (req.url !== '/watch') {
+        res.end('next');
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.flushHeaders();
+      const out = new WatchOutput<number>(res, (n) => Buffer.from(`{"n":${n},"pad":"${pad}"}\n`), () => undefined, limits);
+      for (let i = 0; i < events; i++) out.push(i);
+      out.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const get = (path: string, pauseMs: number) => new Promise<{ body: string; socket: unknown }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          // Reads nothing for a while: the server's writes are refused, then resume on 'drain'.
+          res.pause();
+          setTimeout(() => {
+            res.on('data', (t: string) => (body += t));
+            res.on('end', () => resolve({ body, socket: req.socket }));
+            res.resume();
+          }, pauseMs);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      const watched = await get('/watch', 300);
+      const lines = watched.body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { n: number; pad: string });
+      assert.deepEqual(lines.map((l) => l.n), upTo(events));
+      assert.ok(lines.every((l) => l.pad === pad));
+      const next = await get('/next', 0);
+      assert.equal(next.body, 'next');
+      assert.equal(next.socket, watched.socket, 'the same connection');
+    } finally {
+      agent.destroy();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
