@@ -1,5 +1,5 @@
 // npm run bench: every benchmark, then one summary of every figure and target.
-// `node dist/bench/run.js lists watchers` runs only those named (crud, lists, watchers, memory, apply, representations, auth, crds, test-env, etcd, metrics, apf, audit, workloads).
+// `node dist/bench/run.js lists watchers` runs only those named (crud, lists, watchers, memory, apply, representations, auth, crds, test-env, etcd, metrics, apf, audit, workloads, https, start, scale).
 // Each benchmark runs capstan (`capstan --data-dir <tmp> --secure-port 0`) as its own process on
 // 127.0.0.1. BENCH_PROF=<dir> runs the servers under --cpu-prof (profiles land in <dir>).
 import { cpus, loadavg } from 'node:os';
@@ -18,11 +18,13 @@ import { metrics } from './metrics.js';
 import { apf } from './apf.js';
 import { audit } from './audit.js';
 import { workloads } from './workloads.js';
+import { https } from './https.js';
+import { start } from './start.js';
 
 /** Before each benchmark, wait up to this long for other processes to leave the CPU alone. */
 const QUIET_WAIT_MS = Number(process.env['BENCH_QUIET_WAIT_MS'] ?? 10_000);
 
-const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads };
+const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads, https, start };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
