@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERT_FILES, ensureServingMaterial } from '../src/server/certs.js';
 import { deployment } from './apply.js';
-import { figure, here, memoryOf, mib, sleep, startNode, status, type Child } from './common.js';
+import { figure, here, profiled, memoryOf, mib, sleep, startNode, status, type Child } from './common.js';
 
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = 32;
@@ -121,10 +121,10 @@ export async function https(): Promise<void> {
     for (const who of [token, admin]) {
       let n = 0;
       const prefix = who === token ? 't' : 'c';
-      const created = await load(who, {
+      const created = await profiled(`https.creates.${prefix}`, () => load(who, {
         url: `${base}/api/v1/namespaces/creates/configmaps`, method: 'POST', headers: { 'Content-Type': 'application/json' },
         requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `${prefix}-${n++}` }, data: { k: 'v'.repeat(200) } }) }) }],
-      });
+      }));
       const met = rate(created) >= 4300 && created.latency.p99 <= 30;
       report(`durable creates, ${who.name}`, created, bareResult, { text: '>= 4,300/s and p99 <= 30 ms', met }, who === token ? '1,099/s p99 74 ms' : undefined);
     }
@@ -164,14 +164,14 @@ export async function https(): Promise<void> {
     const first = await call(`${web}?fieldManager=bench`, token, 'PATCH', deployment(0), 'application/apply-patch+yaml');
     if (first.status !== 201) throw new Error(`apply create: ${first.status} ${first.body.slice(0, 300)}`);
     let n = 0;
-    const applied = await load(token, {
+    const applied = await profiled('https.apply', () => load(token, {
       url: `${web}?fieldManager=bench&force=true`, method: 'PATCH', connections: 8, headers: { 'Content-Type': 'application/apply-patch+yaml' },
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(deployment(++n)) }) }],
-    });
-    const updated = await load(token, {
+    }));
+    const updated = await profiled('https.update', () => load(token, {
       url: web, method: 'PUT', connections: 8, headers: { 'Content-Type': 'application/json' },
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(deployment(++n)) }) }],
-    });
+    }));
     report('update (PUT) Deployment, token, 8 conns', updated, bareResult);
     const applyShare = rate(applied) / rate(updated);
     report('apply Deployment, token, 8 conns', applied, bareResult, { text: `>= 0.8× update (${applyShare.toFixed(2)}×)`, met: applyShare >= 0.8 });

@@ -20,11 +20,12 @@ import { audit } from './audit.js';
 import { workloads } from './workloads.js';
 import { https } from './https.js';
 import { start } from './start.js';
+import { scale } from './scale.js';
 
 /** Before each benchmark, wait up to this long for other processes to leave the CPU alone. */
 const QUIET_WAIT_MS = Number(process.env['BENCH_QUIET_WAIT_MS'] ?? 10_000);
 
-const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads, https, start };
+const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads, https, start, scale };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
