@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERT_FILES, ensureServingMaterial } from '../src/server/certs.js';
 import { deployment } from './apply.js';
-import { figure, here, profiled, memoryOf, mib, quantile, sleep, startNode, status, type Child } from './common.js';
+import { cpuMsOf, figure, here, profiled, memoryOf, mib, quantile, sleep, startNode, status, type Child } from './common.js';
 
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = 32;
@@ -62,11 +62,19 @@ async function must(url: string, who: Identity, method: string, body?: unknown):
   if (r.status >= 300) throw new Error(`${method} ${url} as ${who.name}: ${r.status} ${r.body.slice(0, 300)}`);
 }
 
-function load(who: Identity, opts: autocannon.Options): Promise<Result> {
-  return new Promise((resolve, reject) => {
+/** The capstan process whose CPU time each run is charged (user + system, from /proc). */
+let serverPid: number | undefined;
+/** Server CPU (ms) per answered request of a run: unlike rates, hardly skewed by other load on the machine. */
+const cpuPerRequest = new WeakMap<Result, number>();
+
+async function load(who: Identity, opts: autocannon.Options): Promise<Result> {
+  const cpu = serverPid === undefined ? 0 : cpuMsOf(serverPid);
+  const r = await new Promise<Result>((resolve, reject) => {
     const headers = { ...who.headers, ...(opts.headers ?? {}) };
-    autocannon({ connections: CONNECTIONS, ...(opts.amount ? {} : { duration: DURATION }), ...opts, headers, tlsOptions: who.tls }, (err, r) => (err ? reject(err) : resolve(r)));
+    autocannon({ connections: CONNECTIONS, ...(opts.amount ? {} : { duration: DURATION }), ...opts, headers, tlsOptions: who.tls }, (err, res) => (err ? reject(err) : resolve(res)));
   });
+  if (serverPid !== undefined && r.requests.total > 0) cpuPerRequest.set(r, (cpuMsOf(serverPid) - cpu) / r.requests.total);
+  return r;
 }
 
 /** Requests answered per second over the whole run (autocannon's per-second average misses the last partial second). */
@@ -81,7 +89,7 @@ function failures(r: Result): string {
 /** Prints and records one figure: rate, latency, share of the bare server's rate, target, the reference. */
 function report(name: string, r: Result, bare: Result, target?: { text: string; met: boolean }, reference?: string): void {
   const share = `${((rate(r) / rate(bare)) * 100).toFixed(1)}% of bare`;
-  const value = `${rate(r).toFixed(rate(r) < 100 ? 1 : 0)}/s p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms = ${share}${reference ? `; reference ${reference}` : ''}${failures(r)}`;
+  const value = `${rate(r).toFixed(rate(r) < 100 ? 1 : 0)}/s p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms = ${share}${cpuPerRequest.has(r) ? `, server CPU ${cpuPerRequest.get(r)!.toFixed(2)} ms/request` : ''}${reference ? `; reference ${reference}` : ''}${failures(r)}`;
   console.log(`${name.padEnd(54)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
   figure('https', name, value, target);
 }
@@ -108,6 +116,7 @@ export async function https(): Promise<void> {
     bare = await startNode([join(here, 'bare-https-server.js'), join(certDir, CERT_FILES.serverCert), join(certDir, CERT_FILES.serverKey)], /listening (\d+)/);
     capstan = await startSecureCapstan(certDir, tokenFile);
     const base = capstan.url;
+    serverPid = capstan.server.child.pid;
     // The token's user may do anything, but only through RBAC (it is not in system:masters).
     await must(`${base}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, admin, 'POST', {
       metadata: { name: 'bench-clients' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
@@ -167,12 +176,15 @@ export async function https(): Promise<void> {
     ];
     const agents = new Map([token, admin].map((who) => [who, new Agent({ keepAlive: true, maxSockets: 1, ...who.tls })]));
     const times = kinds.map(() => [] as number[]);
+    const listCpu = kinds.map(() => 0);
     for (let round = 0; round < LIST_ROUNDS; round++) {
       for (const [k, kind] of kinds.entries()) {
         const t = performance.now();
+        const cpu = cpuMsOf(serverPid!);
         const r = await timedList(`${listUrl}${kind.query ?? ''}`, kind.who, agents.get(kind.who)!, kind.accept ?? 'application/json');
         if (r !== 200) throw new Error(`${kind.name}: ${r}`);
         times[k]!.push(performance.now() - t);
+        listCpu[k]! += cpuMsOf(serverPid!) - cpu;
       }
     }
     for (const a of agents.values()) a.destroy();
@@ -187,7 +199,7 @@ export async function https(): Promise<void> {
     for (const [k, kind] of kinds.entries()) {
       const sorted = [...times[k]!].sort((a, b) => a - b);
       const p50 = quantile(sorted, 0.5);
-      const value = `p50 ${p50.toFixed(0)} ms = ${(1000 / p50).toFixed(1)}/s on one connection, min ${sorted[0]!.toFixed(0)} ms, ${ratioToJson(k).toFixed(2)}× the JSON list${kind.reference ? `; reference ${kind.reference}` : ''}`;
+      const value = `p50 ${p50.toFixed(0)} ms = ${(1000 / p50).toFixed(1)}/s on one connection, min ${sorted[0]!.toFixed(0)} ms, ${ratioToJson(k).toFixed(2)}× the JSON list, server CPU ${(listCpu[k]! / LIST_ROUNDS).toFixed(0)} ms/list${kind.reference ? `; reference ${kind.reference}` : ''}`;
       const target = targets[k]?.(ratioToJson(k));
       console.log(`${kind.name.padEnd(54)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
       figure('https', kind.name, value, target);
