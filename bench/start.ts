@@ -8,7 +8,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERT_FILES, ensureServingMaterial, type ServingMaterial } from '../src/server/certs.js';
-import { figure, here, memoryOf, mib, ms, quantile, sleep, status } from './common.js';
+import { cpuMsOf, figure, here, memoryOf, mib, ms, quantile, sleep, status } from './common.js';
 
 const RUNS = Number(process.env['BENCH_START_RUNS'] ?? 5);
 const OBJECTS = Number(process.env['BENCH_START_OBJECTS'] ?? 10_000);
@@ -22,6 +22,8 @@ interface Started {
   readyMs: number;
   /** What capstan itself says ("ready in N ms", from its own start). */
   says?: number;
+  /** CPU time (ms) the process had used when ready: hardly skewed by other load, unlike readyMs. */
+  cpuMs: number;
 }
 
 function get(url: string, ca: string, agent?: Agent): Promise<number> {
@@ -55,8 +57,9 @@ async function spawnUntilReady(args: string[], urlLine: RegExp, path: string, ca
     await sleep(2);
   }
   const readyMs = performance.now() - t0;
+  const cpuMs = cpuMsOf(child.pid!);
   const says = /ready in (\d+) ms/.exec(out);
-  return { child, url, readyMs, says: says ? Number(says[1]) : undefined };
+  return { child, url, readyMs, cpuMs, says: says ? Number(says[1]) : undefined };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -75,14 +78,16 @@ function capstanArgs(certDir: string, dataDir: string, extra: string[]): string[
 const CAPSTAN_URL = /serving on (https:\/\/127\.0\.0\.1:\d+)/;
 
 /** `RUNS` starts of `args` (a fresh data folder each time unless `dataDir` is given); readiness times sorted, idle RSS of the last. */
-async function starts(certDir: string, material: ServingMaterial, extra: string[], dataDir?: string): Promise<{ ready: number[]; says: number[]; idleRss: number }> {
+async function starts(certDir: string, material: ServingMaterial, extra: string[], dataDir?: string): Promise<{ ready: number[]; says: number[]; cpu: number[]; idleRss: number }> {
   const ready: number[] = [];
+  const cpu: number[] = [];
   const says: number[] = [];
   let idleRss = NaN;
   for (let i = 0; i < RUNS; i++) {
     const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-bench-start-'));
     const s = await spawnUntilReady(capstanArgs(certDir, dir, extra), CAPSTAN_URL, '/readyz', material.caCert);
     ready.push(s.readyMs);
+    cpu.push(s.cpuMs);
     if (s.says !== undefined) says.push(s.says);
     if (i === RUNS - 1) {
       await sleep(IDLE_MS);
@@ -91,7 +96,7 @@ async function starts(certDir: string, material: ServingMaterial, extra: string[
     await stop(s.child);
     if (!dataDir) rmSync(dir, { recursive: true, force: true });
   }
-  return { ready: ready.sort((a, b) => a - b), says: says.sort((a, b) => a - b), idleRss };
+  return { ready: ready.sort((a, b) => a - b), says: says.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), idleRss };
 }
 
 /** Fills a SQLite data folder with `count` ConfigMaps of ~1 KiB through the API, then stops the server. */
@@ -115,11 +120,12 @@ async function fill(certDir: string, material: ServingMaterial, dataDir: string,
   await stop(s.child);
 }
 
-function line(name: string, r: { ready: number[]; says: number[]; idleRss: number }, bare: number, targetMs?: number): void {
+function line(name: string, r: { ready: number[]; says: number[]; cpu: number[]; idleRss: number }, bare: { ready: number; cpu: number }, targetMs?: number): void {
   const p50 = quantile(r.ready, 0.5);
   const says = r.says.length ? `, capstan says ${quantile(r.says, 0.5)} ms` : '';
   const target = targetMs === undefined ? undefined : { text: `<= ${targetMs} ms`, met: p50 <= targetMs };
-  const value = `p50 ${ms(p50)} min ${ms(r.ready[0]!)} (${(p50 / bare).toFixed(1)}× bare ${ms(bare)}${says})`;
+  const cpu = quantile(r.cpu, 0.5);
+  const value = `p50 ${ms(p50)} min ${ms(r.ready[0]!)} (${(p50 / bare.ready).toFixed(1)}× bare ${ms(bare.ready)}${says}); CPU used by then ${ms(cpu)} (bare ${ms(bare.cpu)})`;
   console.log(`${name.padEnd(40)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
   figure('start', name, value, target);
   const rssMet = r.idleRss <= 80 * MB;
@@ -134,18 +140,20 @@ export async function start(): Promise<void> {
     const material = await ensureServingMaterial(certDir, []);
     // The ceiling: the least a Node HTTPS server takes from spawn to its first answer here.
     const bareTimes: number[] = [];
+    const bareCpu: number[] = [];
     let bareRss = NaN;
     for (let i = 0; i < RUNS; i++) {
       const s = await spawnUntilReady([join(here, 'bare-https-server.js'), join(certDir, CERT_FILES.serverCert), join(certDir, CERT_FILES.serverKey)], /at (https:\/\/127\.0\.0\.1:\d+)/, '/', material.caCert).catch(() => undefined);
       if (!s) throw new Error('bare server did not start');
       bareTimes.push(s.readyMs);
+      bareCpu.push(s.cpuMs);
       bareRss = memoryOf(s.child.pid!).rss;
       await stop(s.child);
     }
     bareTimes.sort((a, b) => a - b);
-    const bare = quantile(bareTimes, 0.5);
-    console.log(`\n== start: spawn → first /readyz 200 over HTTPS (certificates already in --cert-dir), ${RUNS} starts each; a bare node:https server spawn → first answer p50 ${ms(bare)}, RSS ${(bareRss / MB).toFixed(1)} MB`);
-    figure('start', 'bare node:https spawn → first answer', `p50 ${ms(bare)}, RSS ${(bareRss / MB).toFixed(1)} MB`);
+    const bare = { ready: quantile(bareTimes, 0.5), cpu: quantile(bareCpu.sort((a, b) => a - b), 0.5) };
+    console.log(`\n== start: spawn → first /readyz 200 over HTTPS (certificates already in --cert-dir), ${RUNS} starts each; a bare node:https server spawn → first answer p50 ${ms(bare.ready)} (CPU ${ms(bare.cpu)}), RSS ${(bareRss / MB).toFixed(1)} MB`);
+    figure('start', 'bare node:https spawn → first answer', `p50 ${ms(bare.ready)}, CPU ${ms(bare.cpu)}, RSS ${(bareRss / MB).toFixed(1)} MB`);
     line('ready, --storage memory', await starts(certDir, material, ['--storage', 'memory']), bare, 100);
     const filled = performance.now();
     await fill(certDir, material, dataDir, OBJECTS);
