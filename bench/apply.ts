@@ -6,7 +6,8 @@ import { figure, startCapstan, status } from './common.js';
 const CONNECTIONS = 8;
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
 
-function deployment(i: number): Record<string, unknown> {
+/** The Deployment `web` with 3 containers; `i` varies replicas, images and env so every write changes it. */
+export function deployment(i: number): Record<string, unknown> {
   return {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels: { app: 'web' } },
     spec: {

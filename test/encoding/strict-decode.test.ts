@@ -85,6 +85,13 @@ describe('duplicate keys in YAML', () => {
     assert.deepEqual(yamlDuplicateKeys('{"a":1,"a":2,"b":{"c":1,"c":2}}'), ['line 1: key "a" already set in map', 'line 1: key "c" already set in map']);
     assert.deepEqual(yamlDuplicateKeys('a: 1\n'), []);
   });
+
+  it('JSON bodies: repeats are found at any depth and through escapes; equal keys in different objects are no repeat', () => {
+    assert.deepEqual(yamlDuplicateKeys('{"a":{"b":1,"c":[{"b":2,"b":3}]}}'), ['line 1: key "b" already set in map']);
+    assert.deepEqual(yamlDuplicateKeys('{"a\\u0062":1,"ab":2}'), ['line 1: key "ab" already set in map']);
+    assert.deepEqual(yamlDuplicateKeys('{"a":[1,{"a":1}],"b":{"a":1},"c":"x,\\"a\\":"}'), []);
+    assert.deepEqual(yamlDuplicateKeys('{\n  "spec": {\n    "replicas": 1,\n    "replicas": 2\n  }\n}\n'), ['line 4: key "replicas" already set in map']);
+  });
 });
 
 describe('scalar parsers', () => {

@@ -1,0 +1,166 @@
+// Start and size (issue 22 item 6): from spawning `capstan` to its first /readyz 200, with
+// --storage memory and on an existing SQLite data folder of 10,000 objects, beside a bare
+// node:https server's spawn → first answer in the same run; the idle RSS of each.
+// Targets: ready <= 100 ms (memory), <= 200 ms (SQLite, 10,000 objects); idle RSS <= 80 MB.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CERT_FILES, ensureServingMaterial, type ServingMaterial } from '../src/server/certs.js';
+import { cpuMsOf, figure, here, memoryOf, mib, ms, quantile, sleep, status } from './common.js';
+
+const RUNS = Number(process.env['BENCH_START_RUNS'] ?? 5);
+const OBJECTS = Number(process.env['BENCH_START_OBJECTS'] ?? 10_000);
+const IDLE_MS = 2000;
+const MB = 1_000_000;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  /** Spawn → the first 200 from `path`. */
+  readyMs: number;
+  /** What capstan itself says ("ready in N ms", from its own start). */
+  says?: number;
+  /** CPU time (ms) the process had used when ready: hardly skewed by other load, unlike readyMs. */
+  cpuMs: number;
+}
+
+function get(url: string, ca: string, agent?: Agent): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { ca, agent, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+/** Spawns `node args`, waits for the line naming its URL, then asks `path` every 2 ms until a 200. */
+async function spawnUntilReady(args: string[], urlLine: RegExp, path: string, ca: string): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr!.resume();
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = urlLine.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${out}`)));
+  });
+  while ((await get(`${url}${path}`, ca)) !== 200) {
+    if (performance.now() - t0 > 60_000) throw new Error(`${url}${path} not ready in 60 s`);
+    await sleep(2);
+  }
+  const readyMs = performance.now() - t0;
+  const cpuMs = cpuMsOf(child.pid!);
+  const says = /ready in (\d+) ms/.exec(out);
+  return { child, url, readyMs, cpuMs, says: says ? Number(says[1]) : undefined };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function capstanArgs(certDir: string, dataDir: string, extra: string[]): string[] {
+  return [process.env['BENCH_CAPSTAN'] ?? join(here, '../src/cmd/capstan.js'), '--data-dir', dataDir, '--cert-dir', certDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...extra];
+}
+
+const CAPSTAN_URL = /serving on (https:\/\/127\.0\.0\.1:\d+)/;
+
+/** `RUNS` starts of `args` (a fresh data folder each time unless `dataDir` is given); readiness times sorted, idle RSS of the last. */
+async function starts(certDir: string, material: ServingMaterial, extra: string[], dataDir?: string): Promise<{ ready: number[]; says: number[]; cpu: number[]; idleRss: number }> {
+  const ready: number[] = [];
+  const cpu: number[] = [];
+  const says: number[] = [];
+  let idleRss = NaN;
+  for (let i = 0; i < RUNS; i++) {
+    const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-bench-start-'));
+    const s = await spawnUntilReady(capstanArgs(certDir, dir, extra), CAPSTAN_URL, '/readyz', material.caCert);
+    ready.push(s.readyMs);
+    cpu.push(s.cpuMs);
+    if (s.says !== undefined) says.push(s.says);
+    if (i === RUNS - 1) {
+      await sleep(IDLE_MS);
+      idleRss = memoryOf(s.child.pid!).rss;
+    }
+    await stop(s.child);
+    if (!dataDir) rmSync(dir, { recursive: true, force: true });
+  }
+  return { ready: ready.sort((a, b) => a - b), says: says.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), idleRss };
+}
+
+/** Fills a SQLite data folder with `count` ConfigMaps of ~1 KiB through the API, then stops the server. */
+async function fill(certDir: string, material: ServingMaterial, dataDir: string, count: number): Promise<void> {
+  const s = await spawnUntilReady(capstanArgs(certDir, dataDir, []), CAPSTAN_URL, '/readyz', material.caCert);
+  const agent = new Agent({ keepAlive: true, maxSockets: 32, ca: material.caCert, cert: material.adminCert, key: material.adminKey });
+  let next = 0;
+  const post = (i: number) => new Promise<void>((resolve, reject) => {
+    const body = Buffer.from(JSON.stringify({ metadata: { name: `cm-${i}` }, data: { payload: 'x'.repeat(600) } }));
+    const req = request(`${s.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`create ${i}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < count) await post(next++);
+  }));
+  agent.destroy();
+  await stop(s.child);
+}
+
+function line(name: string, r: { ready: number[]; says: number[]; cpu: number[]; idleRss: number }, bare: { ready: number; cpu: number }, targetMs?: number): void {
+  const p50 = quantile(r.ready, 0.5);
+  const says = r.says.length ? `, capstan says ${quantile(r.says, 0.5)} ms` : '';
+  const target = targetMs === undefined ? undefined : { text: `<= ${targetMs} ms`, met: p50 <= targetMs };
+  const cpu = quantile(r.cpu, 0.5);
+  const value = `p50 ${ms(p50)} min ${ms(r.ready[0]!)} (${(p50 / bare.ready).toFixed(1)}× bare ${ms(bare.ready)}${says}); CPU used by then ${ms(cpu)} (bare ${ms(bare.cpu)})`;
+  console.log(`${name.padEnd(40)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
+  figure('start', name, value, target);
+  const rssMet = r.idleRss <= 80 * MB;
+  console.log(`${`idle RSS, ${name.replace('ready, ', '')}`.padEnd(40)} ${(r.idleRss / MB).toFixed(1)} MB (${mib(r.idleRss)})   target <= 80 MB: ${status(rssMet)}`);
+  figure('start', `idle RSS, ${name.replace('ready, ', '')}`, `${(r.idleRss / MB).toFixed(1)} MB`, { text: '<= 80 MB', met: rssMet });
+}
+
+export async function start(): Promise<void> {
+  const certDir = mkdtempSync(join(tmpdir(), 'capstan-bench-pki-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-bench-start-data-'));
+  try {
+    const material = await ensureServingMaterial(certDir, []);
+    // The ceiling: the least a Node HTTPS server takes from spawn to its first answer here.
+    const bareTimes: number[] = [];
+    const bareCpu: number[] = [];
+    let bareRss = NaN;
+    for (let i = 0; i < RUNS; i++) {
+      const s = await spawnUntilReady([join(here, 'bare-https-server.js'), join(certDir, CERT_FILES.serverCert), join(certDir, CERT_FILES.serverKey)], /at (https:\/\/127\.0\.0\.1:\d+)/, '/', material.caCert).catch(() => undefined);
+      if (!s) throw new Error('bare server did not start');
+      bareTimes.push(s.readyMs);
+      bareCpu.push(s.cpuMs);
+      bareRss = memoryOf(s.child.pid!).rss;
+      await stop(s.child);
+    }
+    bareTimes.sort((a, b) => a - b);
+    const bare = { ready: quantile(bareTimes, 0.5), cpu: quantile(bareCpu.sort((a, b) => a - b), 0.5) };
+    console.log(`\n== start: spawn → first /readyz 200 over HTTPS (certificates already in --cert-dir), ${RUNS} starts each; a bare node:https server spawn → first answer p50 ${ms(bare.ready)} (CPU ${ms(bare.cpu)}), RSS ${(bareRss / MB).toFixed(1)} MB`);
+    figure('start', 'bare node:https spawn → first answer', `p50 ${ms(bare.ready)}, CPU ${ms(bare.cpu)}, RSS ${(bareRss / MB).toFixed(1)} MB`);
+    line('ready, --storage memory', await starts(certDir, material, ['--storage', 'memory']), bare, 100);
+    const filled = performance.now();
+    await fill(certDir, material, dataDir, OBJECTS);
+    console.log(`(SQLite folder of ${OBJECTS} ConfigMaps of ~1 KiB filled in ${((performance.now() - filled) / 1000).toFixed(1)} s)`);
+    line(`ready, SQLite with ${OBJECTS} objects`, await starts(certDir, material, [], dataDir), bare, 200);
+  } finally {
+    rmSync(certDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
