@@ -67,6 +67,8 @@ interface Derived {
   canonical?: boolean;
   restringified?: Buffer;
   row?: RowData & { printer: RowPrinter };
+  /** What selectors read of the version, and the reader that made it. */
+  selectorInputs?: { read: (obj: JsonObject) => unknown; value: unknown };
 }
 
 const derived = new WeakMap<Buffer, Derived>();
@@ -111,6 +113,20 @@ export function parsedObject(bytes: Buffer): JsonObject {
   recentlyParsed.unshift({ bytes, obj });
   if (recentlyParsed.length > RECENT_PARSES) recentlyParsed.pop();
   return obj;
+}
+
+// ---- selectors ----
+
+/**
+ * What label and field selectors read of the version (its labels, its selectable fields), made by
+ * `read` once and kept with the version, as the reference's watch cache keeps each object's labels
+ * and fields: a selected list then parses no object it has read before. `read` must be the same
+ * function for every version of a resource.
+ */
+export function selectorInputs<T>(bytes: Buffer, read: (obj: JsonObject) => T): T {
+  const d = entry(bytes);
+  if (d.selectorInputs?.read !== read) d.selectorInputs = { read, value: read(parsedObject(bytes)) };
+  return d.selectorInputs.value as T;
 }
 
 // ---- JSON ----

@@ -2,6 +2,8 @@
 // plan for the watch cache, what its selectors select, the continue token's format, and the
 // answers for versions too new or too old.
 import { objectFields } from '../api/selectors.js';
+import type { SelectableFieldSpec } from '../api/selectable-fields.js';
+import { selectorInputs } from '../encoding/derived.js';
 import type { ContinueToken, ListOptions } from '../api/options.js';
 import { badRequest, StatusError } from '../errors.js';
 import { isObject, type JsonObject } from '../json.js';
@@ -87,6 +89,40 @@ export function selectionOf(info: ResourceInfo, options: Pick<ListOptions, 'labe
   return (obj) => {
     if (labels && !labels.matches(metadataOf(obj)['labels'] as Record<string, string> | undefined)) return false;
     if (fields && !fields.matches(objectFields(selectable, obj))) return false;
+    return true;
+  };
+}
+
+interface SelectorInputs {
+  labels: Record<string, string> | undefined;
+  fields: Record<string, string>;
+}
+
+/** One reader per resource's selectable fields, so that what it read stays valid for every version. */
+const inputReaders = new Map<SelectableFieldSpec | undefined, (obj: JsonObject) => SelectorInputs>();
+
+function inputReader(spec: SelectableFieldSpec | undefined): (obj: JsonObject) => SelectorInputs {
+  let read = inputReaders.get(spec);
+  if (!read) {
+    read = (obj) => ({ labels: (isObject(obj['metadata']) ? obj['metadata']['labels'] : undefined) as Record<string, string> | undefined, fields: objectFields(spec, obj) });
+    inputReaders.set(spec, read);
+  }
+  return read;
+}
+
+/**
+ * The same selection on stored bytes: what the selectors read of each version is read once and
+ * kept with it (derived.ts), so that lists selecting by label or field (pods by node) parse no
+ * object they have seen before.
+ */
+export function storedSelectionOf(info: ResourceInfo, options: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): ((value: Buffer) => boolean) | undefined {
+  const { labelSelector: labels, fieldSelector: fields } = options;
+  if (!labels && !fields) return undefined;
+  const read = inputReader(info.definition.hooks.selectableFields);
+  return (value) => {
+    const inputs = selectorInputs(value, read);
+    if (labels && !labels.matches(inputs.labels)) return false;
+    if (fields && !fields.matches(inputs.fields)) return false;
     return true;
   };
 }

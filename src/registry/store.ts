@@ -10,7 +10,7 @@ import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher, type CacheListResult } from '../storage/cacher.js';
 import { collectionPrefix, objectKey, referenceStorageKey, resourcePrefix } from './keys.js';
 import {
-  CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
+  CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, storedSelectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
 } from './readoptions.js';
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import type { Claim } from './strategies.js';
@@ -470,29 +470,29 @@ export class Registry {
   /** A list as the options ask: the current state or an exact retained revision, selected, paged. */
   async list(info: ResourceInfo, namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList> {
     const plan = readPlan(options);
-    const filter = selectionOf(info, options);
     const computed = info.definition.hooks.computed;
     if (computed) {
+      const filter = selectionOf(info, options);
       const objects = await computed.objects(this);
       return { metadata: {}, items: (filter ? objects.filter(filter) : objects).map((o) => encodeJson(o)) };
     }
+    const filter = storedSelectionOf(info, options);
     const cacher = await this.cacher(info);
     const prefix = collectionPrefix(info, namespace);
     let result;
     if (plan.kind === 'current') {
       if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan);
       const startKey = plan.afterKey !== undefined ? prefix + plan.afterKey : undefined;
-      const filterValue = filter && ((v: Buffer) => filter(decodeJson(v)));
       result = plan.consistent && !(await this.cachesCaughtUp())
-        ? await this.listFromStore(prefix, startKey, plan.limit, filterValue)
-        : cacher.list({ prefix, limit: plan.limit, startKey, filter: filterValue, countRemaining: !filter });
+        ? await this.listFromStore(prefix, startKey, plan.limit, filter)
+        : cacher.list({ prefix, limit: plan.limit, startKey, filter, countRemaining: !filter });
     } else {
       if (plan.revision > this.storage.currentRevision()) await this.waitForRevision(plan.revision);
       try {
         result = cacher.list({
           prefix, revision: plan.revision, limit: plan.limit,
           startKey: plan.afterKey !== undefined ? prefix + plan.afterKey : undefined,
-          filter: filter && ((v) => filter(decodeJson(v))), countRemaining: !filter,
+          filter, countRemaining: !filter,
         });
       } catch (err) {
         if (err instanceof StorageError && err.code === 'Compacted') {
