@@ -576,7 +576,8 @@ export class Registry {
       if (info.tracksGeneration) m['generation'] = 1;
       // Shared pools (service IPs, node ports) are drawn from here, as the reference's BeginCreate;
       // what was taken goes back unless the object is stored.
-      const claim = strategy.beginCreate?.(this, obj, ctx.dryRun ?? false);
+      const began = strategy.beginCreate?.(this, obj, ctx.dryRun ?? false);
+      const claim = began instanceof Promise ? await began : began;
       try {
         if (info.subresources.has('status')) obj['status'] = {};
         strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
@@ -717,7 +718,8 @@ export class Registry {
       if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
-      const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
+      const began = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
+      const claim = began instanceof Promise ? await began : began;
       if (claim) claims.push(claim);
       hooks.prepareForUpdate?.(next, current);
       if (info.tracksGeneration && (!jsonEqual(specOf(next), specOf(current)) || hooks.generationChange?.(next, current))) {

@@ -1,8 +1,12 @@
 // The Service allocators of one server: cluster IPs from --service-cluster-ip-range, node ports
 // from --service-node-port-range. Their state is what the stored Services hold (read back at
 // start), and changes only in one synchronous step per write, so concurrent writes never get the
-// same address or port.
+// same address or port. On a store other servers write too, the ranges are also kept as the
+// reference's RangeAllocation objects (durable-ranges.ts), written before the Service is.
+import { internalError } from '../../errors.js';
 import { AllocationClaim } from './claim.js';
+import { DurableRanges, RANGES_PREFIX } from './durable-ranges.js';
+import { StoredRange } from './stored-range.js';
 import { parseServiceClusterIpRanges } from './cluster-ip.js';
 import { initIpFamilyFields } from './ip-families.js';
 import { NodePortRange, parsePortRange } from './node-port.js';
@@ -11,12 +15,36 @@ import { ServiceIpPools } from './service-ips.js';
 import { ServiceNodePorts } from './service-node-ports.js';
 import { orderServiceSpec } from './spec-order.js';
 import { type JsonObject } from '../../json.js';
+import type { Storage } from '../../storage/types.js';
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
 export const DEFAULT_SERVICE_NODE_PORT_RANGE = '30000-32767';
 
+/** Allocations in a row that lose their picks to other servers before the range counts as full. */
+const MAX_DURABLE_ATTEMPTS = 8;
+
 export class ServiceAllocators {
+  private durable: DurableRanges | undefined;
+
   constructor(readonly ips: ServiceIpPools, readonly nodePorts: ServiceNodePorts) {}
+
+  /**
+   * Keeps the ranges in `storage` from now on, under the reference's keys: ranges/serviceips (the
+   * primary family), ranges/secondaryserviceips, ranges/servicenodeports. Call once the stored
+   * Services are restored.
+   */
+  async keepRangesIn(storage: Storage): Promise<void> {
+    const ranges = this.ips.ranges.map((r, i) => new StoredRange(
+      `${RANGES_PREFIX}${i === 0 ? 'serviceips' : 'secondaryserviceips'}`, r.text, r.slots, 'failed to allocate a serviceIP: range is full',
+    ));
+    const ports = this.nodePorts.range;
+    ranges.push(new StoredRange(`${RANGES_PREFIX}servicenodeports`, ports.text, ports.slots, 'failed to allocate a nodePort: range is full'));
+    this.durable = await DurableRanges.open(storage, ranges);
+  }
+
+  stopKeepingRanges(): void {
+    this.durable?.stop();
+  }
 
   /** From the flags' text; throws with the reference's message when one is not usable. */
   static fromFlags(clusterIpRange = DEFAULT_SERVICE_CLUSTER_IP_RANGE, nodePortRange = DEFAULT_SERVICE_NODE_PORT_RANGE): ServiceAllocators {
@@ -38,34 +66,92 @@ export class ServiceAllocators {
   restore(svc: JsonObject): void {
     this.ips.restore(svc);
     this.nodePorts.restore(svc);
+    this.durable?.flushSoon();
   }
 
-  /** Fills in and takes a new Service's addresses and ports; 422 or 500 as the reference when it cannot. */
-  allocateCreate(svc: JsonObject, dryRun: boolean): AllocationClaim {
+  /**
+   * Fills in and takes a new Service's addresses and ports; 422 or 500 as the reference when it
+   * cannot. With kept ranges, resolves once they hold what was taken.
+   */
+  allocateCreate(svc: JsonObject, dryRun: boolean): AllocationClaim | Promise<AllocationClaim> {
     normalizeClusterIps(serviceSpec(svc));
     initIpFamilyFields(svc, undefined, this.ips.families);
-    return this.run(svc, dryRun, (claim) => {
+    return this.allocate(svc, dryRun, (claim) => {
       this.ips.allocate(svc, claim);
       this.nodePorts.allocate(svc, claim);
     });
   }
 
   /** The same for an update: what the new version needs is taken, what it gave up released on commit. */
-  allocateUpdate(svc: JsonObject, oldSvc: JsonObject, dryRun: boolean): AllocationClaim {
+  allocateUpdate(svc: JsonObject, oldSvc: JsonObject, dryRun: boolean): AllocationClaim | Promise<AllocationClaim> {
     const spec = serviceSpec(svc);
     patchAllocatedValues(spec, readSpec(oldSvc));
     normalizeClusterIps(spec, readSpec(oldSvc));
     initIpFamilyFields(svc, oldSvc, this.ips.families);
-    return this.run(svc, dryRun, (claim) => {
+    return this.allocate(svc, dryRun, (claim) => {
       this.ips.update(svc, oldSvc, claim);
       this.nodePorts.update(svc, oldSvc, claim);
     });
   }
 
-  /** Gives back all a deleted Service held. */
+  /** Gives back all a deleted Service held (with kept ranges, written soon). */
   release(svc: JsonObject): void {
     this.ips.release(svc);
     this.nodePorts.release(svc);
+    this.durable?.flushSoon();
+  }
+
+  /** The same, resolving once the kept ranges no longer hold it. */
+  async releaseDurably(svc: JsonObject): Promise<void> {
+    this.ips.release(svc);
+    this.nodePorts.release(svc);
+    await this.durable?.flushNow();
+  }
+
+  private allocate(svc: JsonObject, dryRun: boolean, allocate: (claim: AllocationClaim) => void): AllocationClaim | Promise<AllocationClaim> {
+    const durable = this.durable;
+    if (!durable || dryRun) return this.run(svc, dryRun, allocate);
+    return durable.exclusive(() => this.runDurably(durable, svc, allocate));
+  }
+
+  /**
+   * As the reference's etcd allocator: picks are made on what this server knows of the ranges and
+   * written to their objects; a pick another server stored first is given back and made again.
+   */
+  private async runDurably(durable: DurableRanges, svc: JsonObject, allocate: (claim: AllocationClaim) => void): Promise<AllocationClaim> {
+    const before = structuredClone(svc);
+    for (let attempt = 1; ; attempt++) {
+      durable.refresh();
+      let claim: AllocationClaim;
+      try {
+        claim = this.run(svc, false, allocate);
+      } catch (err) {
+        // Picks of an earlier attempt that were written are given back in the ranges too.
+        await durable.flush().catch(() => undefined);
+        throw err;
+      }
+      let lost;
+      try {
+        lost = await durable.flush();
+      } catch (err) {
+        // Whether the write landed is unknown: the ranges are read again before the next one (a
+        // pick that did land stays taken until the reference's repair would free it).
+        claim.revert();
+        throw err;
+      }
+      if (lost.size === 0) {
+        claim.afterSettle(() => durable.flushSoon());
+        return claim;
+      }
+      claim.revert();
+      DurableRanges.retake(lost);
+      if (attempt >= MAX_DURABLE_ATTEMPTS) {
+        await durable.flush().catch(() => undefined);
+        throw internalError([...lost.keys()][0]!.fullMessage);
+      }
+      for (const key of Object.keys(svc)) delete svc[key];
+      Object.assign(svc, structuredClone(before));
+    }
   }
 
   private run(svc: JsonObject, dryRun: boolean, allocate: (claim: AllocationClaim) => void): AllocationClaim {
