@@ -73,11 +73,14 @@ export class DurableRanges {
     }).catch((err: unknown) => console.error('writing the service allocators\' ranges:', err instanceof Error ? err.message : err));
   }
 
-  /** Releases the caller has made, written before it goes on. */
+  /**
+   * Releases the caller has made, written before it goes on. A failure is only logged (the
+   * reference's delete logs it too): the release stays in the pool, and the next write takes it.
+   */
   async flushNow(): Promise<void> {
     await this.exclusive(async () => {
       this.refresh();
       await this.flush();
-    });
+    }).catch((err: unknown) => console.error('writing the service allocators\' ranges:', err instanceof Error ? err.message : err));
   }
 }
