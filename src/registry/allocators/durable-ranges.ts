@@ -11,6 +11,13 @@ export const RANGES_PREFIX = '/registry/ranges/';
 /** Slots each range lost to other servers' writes (see StoredRange.flush). */
 export type LostSlots = Map<StoredRange, number[]>;
 
+/** A range could not be written; `lost`: what the others that were written lost meanwhile. */
+export class RangesNotWritten extends Error {
+  constructor(readonly reason: unknown, readonly lost: LostSlots) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
 export class DurableRanges {
   private tail: Promise<unknown> = Promise.resolve();
   private watcher: Watcher | undefined;
@@ -48,11 +55,14 @@ export class DurableRanges {
 
   /** Writes every range that changed; the slots lost to other servers, by range (empty when none). */
   async flush(): Promise<LostSlots> {
+    // Each range is its own object: written side by side (one round trip for a NodePort Service).
+    const results = await Promise.allSettled(this.ranges.map((range) => range.flush(this.storage)));
     const lost: LostSlots = new Map();
-    for (const range of this.ranges) {
-      const slots = await range.flush(this.storage);
-      if (slots.length > 0) lost.set(range, slots);
-    }
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled' && r.value.length > 0) lost.set(this.ranges[i]!, r.value);
+    });
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw new RangesNotWritten(failed.reason, lost);
     return lost;
   }
 

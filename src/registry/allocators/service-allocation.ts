@@ -5,7 +5,7 @@
 // reference's RangeAllocation objects (durable-ranges.ts), written before the Service is.
 import { internalError } from '../../errors.js';
 import { AllocationClaim } from './claim.js';
-import { DurableRanges, RANGES_PREFIX } from './durable-ranges.js';
+import { DurableRanges, RANGES_PREFIX, RangesNotWritten } from './durable-ranges.js';
 import { StoredRange } from './stored-range.js';
 import { parseServiceClusterIpRanges } from './cluster-ip.js';
 import { initIpFamilyFields } from './ip-families.js';
@@ -137,6 +137,10 @@ export class ServiceAllocators {
         // Whether the write landed is unknown: the ranges are read again before the next one (a
         // pick that did land stays taken until the reference's repair would free it).
         claim.revert();
+        if (err instanceof RangesNotWritten) {
+          DurableRanges.retake(err.lost);
+          throw err.reason;
+        }
         throw err;
       }
       if (lost.size === 0) {
