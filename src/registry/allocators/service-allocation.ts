@@ -23,8 +23,20 @@ export const DEFAULT_SERVICE_NODE_PORT_RANGE = '30000-32767';
 /** Allocations in a row that lose their picks to other servers before the range counts as full. */
 const MAX_DURABLE_ATTEMPTS = 8;
 
+/** An allocation waiting for the next batch (see runBatch). */
+interface PendingAllocation {
+  svc: JsonObject;
+  /** The Service before its picks, to make them again from. */
+  before: JsonObject;
+  allocate: (claim: AllocationClaim) => void;
+  resolve: (claim: AllocationClaim) => void;
+  reject: (err: unknown) => void;
+}
+
 export class ServiceAllocators {
   private durable: DurableRanges | undefined;
+  private pending: PendingAllocation[] = [];
+  private batchQueued = false;
 
   constructor(readonly ips: ServiceIpPools, readonly nodePorts: ServiceNodePorts) {}
 
@@ -111,24 +123,41 @@ export class ServiceAllocators {
   private allocate(svc: JsonObject, dryRun: boolean, allocate: (claim: AllocationClaim) => void): AllocationClaim | Promise<AllocationClaim> {
     const durable = this.durable;
     if (!durable || dryRun) return this.run(svc, dryRun, allocate);
-    return durable.exclusive(() => this.runDurably(durable, svc, allocate));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ svc, before: structuredClone(svc), allocate, resolve, reject });
+      if (this.batchQueued) return;
+      this.batchQueued = true;
+      durable.exclusive(() => this.runBatch(durable)).catch((err: unknown) => console.error('service allocation:', err));
+    });
   }
 
   /**
-   * As the reference's etcd allocator: picks are made on what this server knows of the ranges and
-   * written to their objects; a pick another server stored first is given back and made again.
+   * As the reference's etcd allocator, in batches: the allocations waiting are made on what this
+   * server knows of the ranges and written together, one compare-and-swap per range for all of
+   * them. When another server stored one of the picks first, every pick of the batch is given back
+   * and made again (servers racing is the rare case; knowing whose pick was lost is not needed).
    */
-  private async runDurably(durable: DurableRanges, svc: JsonObject, allocate: (claim: AllocationClaim) => void): Promise<AllocationClaim> {
-    const before = structuredClone(svc);
+  private async runBatch(durable: DurableRanges): Promise<void> {
+    this.batchQueued = false;
+    let round = this.pending.splice(0);
     for (let attempt = 1; ; attempt++) {
       durable.refresh();
-      let claim: AllocationClaim;
-      try {
-        claim = this.run(svc, false, allocate);
-      } catch (err) {
+      const made: Array<[PendingAllocation, AllocationClaim]> = [];
+      for (const p of round) {
+        if (attempt > 1) {
+          for (const key of Object.keys(p.svc)) delete p.svc[key];
+          Object.assign(p.svc, structuredClone(p.before));
+        }
+        try {
+          made.push([p, this.run(p.svc, false, p.allocate)]);
+        } catch (err) {
+          p.reject(err);
+        }
+      }
+      if (made.length === 0) {
         // Picks of an earlier attempt that were written are given back in the ranges too.
         await durable.flush().catch(() => undefined);
-        throw err;
+        return;
       }
       let lost;
       try {
@@ -136,25 +165,28 @@ export class ServiceAllocators {
       } catch (err) {
         // Whether the write landed is unknown: the ranges are read again before the next one (a
         // pick that did land stays taken until the reference's repair would free it).
-        claim.revert();
-        if (err instanceof RangesNotWritten) {
-          DurableRanges.retake(err.lost);
-          throw err.reason;
-        }
-        throw err;
+        for (const [, claim] of made) claim.revert();
+        if (err instanceof RangesNotWritten) DurableRanges.retake(err.lost);
+        const reason = err instanceof RangesNotWritten ? err.reason : err;
+        for (const [p] of made) p.reject(reason);
+        return;
       }
       if (lost.size === 0) {
-        claim.afterSettle(() => durable.flushSoon());
-        return claim;
+        for (const [p, claim] of made) {
+          claim.afterSettle(() => durable.flushSoon());
+          p.resolve(claim);
+        }
+        return;
       }
-      claim.revert();
+      for (const [, claim] of made) claim.revert();
       DurableRanges.retake(lost);
+      round = made.map(([p]) => p);
       if (attempt >= MAX_DURABLE_ATTEMPTS) {
         await durable.flush().catch(() => undefined);
-        throw internalError([...lost.keys()][0]!.fullMessage);
+        const full = internalError([...lost.keys()][0]!.fullMessage);
+        for (const p of round) p.reject(full);
+        return;
       }
-      for (const key of Object.keys(svc)) delete svc[key];
-      Object.assign(svc, structuredClone(before));
     }
   }
 
