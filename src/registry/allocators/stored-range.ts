@@ -39,8 +39,8 @@ export class StoredRange {
   private exists = false;
   /** The stored object's metadata, kept as it is (the reference writes an empty one). */
   private metadata: JsonObject = {};
-  /** A newer object another server wrote, seen by the watch: taken in by refresh(). */
-  private newer: { revision: number; snapshot: RangeSnapshot } | undefined;
+  /** A newer object another server wrote, seen by the watch: read and taken in by refresh(). */
+  private newer: { revision: number; value: Buffer } | undefined;
 
   /**
    * @param key the object's key (/registry/ranges/…)
@@ -62,22 +62,24 @@ export class StoredRange {
 
   /** What the watch saw written (by any server; this one's own writes are older than `revision` by then). */
   observe(value: Buffer, revision: number): void {
+    // Kept unread: this server's own writes (most events) are older than `revision` by refresh().
     if (revision <= this.revision || (this.newer && revision <= this.newer.revision)) return;
-    try {
-      this.newer = { revision, snapshot: snapshotOf(value) };
-    } catch {
-      // Unreadable: the next write's conflict reads it again.
-    }
+    this.newer = { revision, value };
   }
 
   /** Takes in the newest object the watch saw, keeping this server's own changes on top. */
   refresh(): void {
     const newer = this.newer;
     this.newer = undefined;
-    if (newer && newer.revision > this.revision) {
-      // Slots this server took outside an allocation (a reset's restore) stay taken either way.
-      this.rebase(newer.snapshot, newer.revision);
+    if (!newer || newer.revision <= this.revision) return;
+    let snapshot: RangeSnapshot;
+    try {
+      snapshot = snapshotOf(newer.value);
+    } catch {
+      return; // unreadable: the next write's conflict reads it again
     }
+    // Slots this server took outside an allocation (a reset's restore) stay taken either way.
+    this.rebase(snapshot, newer.revision);
   }
 
   /** Whether the pool differs from the stored object. */
