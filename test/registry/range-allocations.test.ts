@@ -83,4 +83,22 @@ describe('RangeAllocation objects', { timeout: 20_000 }, () => {
     a.stopKeepingRanges();
     b.stopKeepingRanges();
   });
+
+  it('free, as the reference\'s repair loop, what no Service holds after three passes, and no sooner', async () => {
+    const storage = new MemoryStorage();
+    await storage.create('/registry/ranges/serviceips', () => Buffer.from(JSON.stringify({
+      apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: '10.0.0.0/24', data: encodeRangeBitmap([9, 49]).toString('base64'),
+    })));
+    const held = service('held', { clusterIP: '10.0.0.10' });
+    const pools = ServiceAllocators.fromFlags('10.0.0.0/24', '30000-30099');
+    pools.restore(held);
+    await pools.keepRangesIn(storage, async () => [held]);
+    assert.deepEqual(await taken(storage, 'serviceips'), [9, 49], 'kept at start');
+    await pools.repair!.runOnce();
+    await pools.repair!.runOnce();
+    assert.deepEqual(await taken(storage, 'serviceips'), [9, 49], 'a suspect for two passes');
+    await pools.repair!.runOnce();
+    assert.deepEqual(await taken(storage, 'serviceips'), [9], 'freed at the third');
+    pools.stopKeepingRanges();
+  });
 });

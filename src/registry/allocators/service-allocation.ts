@@ -7,7 +7,9 @@ import { internalError } from '../../errors.js';
 import { AllocationClaim } from './claim.js';
 import { DurableRanges, RANGES_PREFIX, RangesNotWritten } from './durable-ranges.js';
 import { StoredRange } from './stored-range.js';
-import { parseServiceClusterIpRanges } from './cluster-ip.js';
+import { ClusterIpRange, parseServiceClusterIpRanges } from './cluster-ip.js';
+import { RangeRepair, REPAIR_INTERVAL_MS } from './range-repair.js';
+import type { SlotPool } from './slot-pool.js';
 import { initIpFamilyFields } from './ip-families.js';
 import { NodePortRange, parsePortRange } from './node-port.js';
 import { normalizeClusterIps, patchAllocatedValues, readSpec, serviceSpec } from './service-fields.js';
@@ -45,17 +47,38 @@ export class ServiceAllocators {
    * primary family), ranges/secondaryserviceips, ranges/servicenodeports. Call once the stored
    * Services are restored.
    */
-  async keepRangesIn(storage: Storage): Promise<void> {
+  async keepRangesIn(storage: Storage, storedServices?: () => Promise<JsonObject[]>): Promise<void> {
     const ranges = this.ips.ranges.map((r, i) => new StoredRange(
       `${RANGES_PREFIX}${i === 0 ? 'serviceips' : 'secondaryserviceips'}`, r.text, r.slots, 'failed to allocate a serviceIP: range is full',
     ));
     const ports = this.nodePorts.range;
     ranges.push(new StoredRange(`${RANGES_PREFIX}servicenodeports`, ports.text, ports.slots, 'failed to allocate a nodePort: range is full'));
     this.durable = await DurableRanges.open(storage, ranges);
+    if (storedServices) {
+      this.repair = new RangeRepair(this.durable, async () => this.heldBy(await storedServices()));
+      this.repairTimer = setInterval(() => {
+        this.repair?.runOnce().catch((err: unknown) => console.error('repairing the service allocators\' ranges:', err instanceof Error ? err.message : err));
+      }, REPAIR_INTERVAL_MS).unref();
+    }
   }
 
+  /** The repair loop of the kept ranges (started by keepRangesIn when given the stored Services). */
+  repair: RangeRepair | undefined;
+  private repairTimer: NodeJS.Timeout | undefined;
+
   stopKeepingRanges(): void {
+    clearInterval(this.repairTimer);
     this.durable?.stop();
+  }
+
+  /** What `services` hold, in pools of the same ranges as this server's kept ones (in their order). */
+  private heldBy(services: JsonObject[]): SlotPool[] {
+    const fresh = new ServiceAllocators(
+      new ServiceIpPools(this.ips.ranges.map((r) => new ClusterIpRange(r.cidr))),
+      new ServiceNodePorts(new NodePortRange(this.nodePorts.range.range)),
+    );
+    for (const svc of services) fresh.restore(svc);
+    return [...fresh.ips.ranges.map((r) => r.slots), fresh.nodePorts.range.slots];
   }
 
   /** From the flags' text; throws with the reference's message when one is not usable. */

@@ -29,9 +29,12 @@ export async function attachServiceAllocators(registry: Registry, pools: Service
   const services = registry.definitions.lookup('', 'v1', 'services');
   if (services) {
     const storage = registry.storage;
-    const page = await storage.list(resourcePrefix(services));
+    const prefix = resourcePrefix(services);
+    const page = await storage.list(prefix);
     for (const item of page.items) pools.restore(decodeJson(item.value));
-    if (storage.latestRevision) await pools.keepRangesIn(storage);
+    if (storage.latestRevision) {
+      await pools.keepRangesIn(storage, async () => (await storage.list(prefix, { latest: true })).items.map((item) => decodeJson(item.value)));
+    }
   }
   allocatorsByStorage.set(registry.storage, pools);
 }
