@@ -317,11 +317,14 @@ export class Registry {
     for (const info of this.definitions.all()) await this.cacher(info);
   }
 
-  /** Waits (up to the reference's 3 s) for the store to reach a revision; 504 when it does not. */
-  async waitForRevision(revision: number): Promise<void> {
+  /**
+   * Waits (up to the reference's 3 s) for the store to reach a revision; 504 when it does not.
+   * `prefix`: the resource's (its store's revisions, where resources are kept in stores of their own).
+   */
+  async waitForRevision(revision: number, prefix?: string): Promise<void> {
     const deadline = Date.now() + TOO_LARGE_WAIT_MS;
-    while (this.storage.currentRevision() < revision) {
-      if (Date.now() >= deadline) throw tooLargeResourceVersion(revision, this.storage.currentRevision());
+    while (this.storage.currentRevision(prefix) < revision) {
+      if (Date.now() >= deadline) throw tooLargeResourceVersion(revision, this.storage.currentRevision(prefix));
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -331,12 +334,12 @@ export class Registry {
    * (up to the reference's 3 s) for the caches to reach the store's revision now. False when they
    * did not: the read then goes to the store itself.
    */
-  private async cachesCaughtUp(): Promise<boolean> {
+  private async cachesCaughtUp(prefix: string): Promise<boolean> {
     if (!this.storage.latestRevision) return true;
-    const revision = await this.storage.latestRevision();
+    const revision = await this.storage.latestRevision(prefix);
     const deadline = Date.now() + TOO_LARGE_WAIT_MS;
     // Usually a few milliseconds behind (another server's write on its way): short pauses first.
-    for (let pause = 1; this.storage.currentRevision() < revision; pause = Math.min(pause * 2, 50)) {
+    for (let pause = 1; this.storage.currentRevision(prefix) < revision; pause = Math.min(pause * 2, 50)) {
       if (Date.now() >= deadline) return false;
       await new Promise((r) => setTimeout(r, pause));
     }
@@ -360,9 +363,9 @@ export class Registry {
       return encodeJson(found);
     }
     const { resourceVersion } = options;
-    if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion);
     const key = objectKey(info, namespace, name);
-    const value = resourceVersion === undefined && !(await this.cachesCaughtUp())
+    if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion, key);
+    const value = resourceVersion === undefined && !(await this.cachesCaughtUp(key))
       ? (await this.storage.get(key))?.value
       : (await this.cacher(info)).get(key);
     if (!value) throw notFound(qr(info), name);
@@ -481,13 +484,13 @@ export class Registry {
     const prefix = collectionPrefix(info, namespace);
     let result;
     if (plan.kind === 'current') {
-      if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan);
+      if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan, prefix);
       const startKey = plan.afterKey !== undefined ? prefix + plan.afterKey : undefined;
-      result = plan.consistent && !(await this.cachesCaughtUp())
+      result = plan.consistent && !(await this.cachesCaughtUp(prefix))
         ? await this.listFromStore(prefix, startKey, plan.limit, filter)
         : cacher.list({ prefix, limit: plan.limit, startKey, filter, countRemaining: !filter });
     } else {
-      if (plan.revision > this.storage.currentRevision()) await this.waitForRevision(plan.revision);
+      if (plan.revision > this.storage.currentRevision(prefix)) await this.waitForRevision(plan.revision, prefix);
       try {
         result = cacher.list({
           prefix, revision: plan.revision, limit: plan.limit,
@@ -605,7 +608,8 @@ export class Registry {
       if (info.tracksGeneration) m['generation'] = 1;
       // Shared pools (service IPs, node ports) are drawn from here, as the reference's BeginCreate;
       // what was taken goes back unless the object is stored.
-      const claim = strategy.beginCreate?.(this, obj, ctx.dryRun ?? false);
+      const began = strategy.beginCreate?.(this, obj, ctx.dryRun ?? false);
+      const claim = began instanceof Promise ? await began : began;
       try {
         if (info.subresources.has('status')) obj['status'] = {};
         strategy.prepareForCreate?.(obj, ctx.user ?? SYSTEM_USER);
@@ -746,7 +750,8 @@ export class Registry {
       if (!ctx.applied) recordUpdate(gvkOf(info), current, next, ctx.manager, { ...(subresource ? { subresource } : { now: now() }), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);
       // As the reference's BeginUpdate: shared pools first, then the strategy and validation.
-      const claim = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
+      const began = hooks.beginUpdate?.(this, next, current, ctx.dryRun ?? false);
+      const claim = began instanceof Promise ? await began : began;
       if (claim) claims.push(claim);
       hooks.prepareForUpdate?.(next, current);
       if (info.tracksGeneration && (!jsonEqual(specOf(next), specOf(current)) || hooks.generationChange?.(next, current))) {
@@ -931,7 +936,8 @@ export class Registry {
   /** deletecollection: deletes every object the list options select; answers with the list of what was deleted. */
   async deleteCollection(info: ResourceInfo, namespace: string | undefined, listOptions: ListOptions = {}, options: DeleteOptions = {}): Promise<ObjectList> {
     const filter = selectionOf(info, listOptions);
-    const page = await this.storage.list(collectionPrefix(info, namespace));
+    const collection = collectionPrefix(info, namespace);
+    const page = await this.storage.list(collection);
     const deleted: Buffer[] = [];
     for (const item of page.items) {
       const obj = decodeJson(item.value);
@@ -945,7 +951,7 @@ export class Registry {
         throw err;
       }
     }
-    return { metadata: { resourceVersion: String(this.storage.currentRevision()) }, items: deleted };
+    return { metadata: { resourceVersion: String(this.storage.currentRevision(collection)) }, items: deleted };
   }
 
   keyOf(info: ResourceInfo, namespace: string | undefined, name: string): string {

@@ -24,10 +24,13 @@ export interface Strategy {
   /** `user`: who creates (CertificateSigningRequests record their requester). */
   prepareForCreate?(obj: JsonObject, user: UserInfo): void;
   prepareForUpdate?(next: JsonObject, current: JsonObject): void;
-  /** Takes from shared pools what a new object needs (after mutating admission, before validation). */
-  beginCreate?(registry: Registry, obj: JsonObject, dryRun: boolean): Claim | undefined;
+  /**
+   * Takes from shared pools what a new object needs (after mutating admission, before validation);
+   * a promise where the pools are kept in a store shared with other servers.
+   */
+  beginCreate?(registry: Registry, obj: JsonObject, dryRun: boolean): Claim | Promise<Claim> | undefined;
   /** The same for an update of the main resource. */
-  beginUpdate?(registry: Registry, next: JsonObject, current: JsonObject, dryRun: boolean): Claim | undefined;
+  beginUpdate?(registry: Registry, next: JsonObject, current: JsonObject, dryRun: boolean): Claim | Promise<Claim> | undefined;
   /** Runs once an object is gone from storage (not for dry runs). */
   afterDelete?(registry: Registry, obj: JsonObject): Promise<void>;
   /** Runs before a delete is carried out; may refuse it or clean up. */

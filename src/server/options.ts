@@ -1,6 +1,7 @@
 // The server's options: one table of every setting with its default and, where the command line
 // sets it, its flag (named as kube-apiserver's), help text and parser. The `Options` type is
 // read off the table, so a new flag is one entry here.
+import { parseEtcdServersOverride, type EtcdServersOverride } from './etcd-overrides.js';
 import { parseControllers } from '../controllers/kit/selection.js';
 import { FeatureGates, featureGateHelpLines } from '../api/feature-gates.js';
 import { runtimeConfig } from '../api/runtime-config.js';
@@ -216,6 +217,9 @@ export const SETTINGS = {
   etcdKeyfile: optionalText('etcd-keyfile', 'the private key of --etcd-certfile'),
   /** Every key in etcd starts with it. */
   etcdPrefix: text('etcd-prefix', '/registry', 'the prefix of every key capstan keeps in etcd'),
+  /** Resources kept in other etcd clusters than --etcd-servers (the reference's group/resource#servers;servers). */
+  etcdServersOverrides: checked('etcd-servers-overrides', 'strings', [] as EtcdServersOverride[], 'per-resource etcd servers, comma-separated group/resource#servers with servers separated by ";" (core Events in a second etcd: /events#http://127.0.0.1:4002)',
+    (t) => t.split(',').map((s) => s.trim()).filter(Boolean).map(parseEtcdServersOverride)),
   /** How built-in objects are kept in etcd: the reference's Protobuf envelope, or JSON. */
   storageMediaType: oneOf('storage-media-type', ['application/vnd.kubernetes.protobuf', 'application/json'], 'application/vnd.kubernetes.protobuf', 'how built-in objects are kept in etcd (custom resources are always JSON)'),
   /** How often etcd is compacted (ms; 0: never), as the reference: to the revision of one interval before. */

@@ -101,7 +101,7 @@ export class Cacher {
    */
   static async start(storage: Storage, prefix: string, options: CacherOptions): Promise<Cacher> {
     const page = await storage.list(prefix);
-    const compacted = storage.compactedRevision();
+    const compacted = storage.compactedRevision(prefix);
     const cacher = new Cacher(storage, prefix, compacted, options);
     const early: StorageEvent[] = [];
     let started = false;
@@ -155,7 +155,7 @@ export class Cacher {
 
   /** The revision every read of this cache reflects: all committed writes have been delivered. */
   revision(): number {
-    return this.storage.currentRevision();
+    return this.storage.currentRevision(this.prefix);
   }
 
   /** Revision of the newest change under this prefix (a cheap "has anything changed" check). */

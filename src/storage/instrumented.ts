@@ -10,7 +10,7 @@ import type { Encode, ListOptions, ListResult, Storage, Stored, WatchListener, W
 export type TypeOfKey = (key: string, list: boolean) => string;
 
 export class InstrumentedStorage implements Storage {
-  readonly latestRevision?: () => Promise<number>;
+  readonly latestRevision?: (prefix?: string) => Promise<number>;
   readonly unreachable?: () => Promise<string | undefined>;
   readonly onHistoryLost?: (listener: (revision: number) => void) => void;
 
@@ -20,7 +20,7 @@ export class InstrumentedStorage implements Storage {
     private readonly typeOf: TypeOfKey,
   ) {
     const latest = inner.latestRevision;
-    if (latest) this.latestRevision = () => latest.call(inner);
+    if (latest) this.latestRevision = (prefix) => latest.call(inner, prefix);
     const unreachable = inner.unreachable;
     if (unreachable) this.unreachable = () => unreachable.call(inner);
     const onHistoryLost = inner.onHistoryLost;
@@ -69,12 +69,12 @@ export class InstrumentedStorage implements Storage {
     return this.inner.compact(revision);
   }
 
-  currentRevision(): number {
-    return this.inner.currentRevision();
+  currentRevision(prefix?: string): number {
+    return this.inner.currentRevision(prefix);
   }
 
-  compactedRevision(): number {
-    return this.inner.compactedRevision();
+  compactedRevision(prefix?: string): number {
+    return this.inner.compactedRevision(prefix);
   }
 
   close(): Promise<void> {

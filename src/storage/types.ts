@@ -92,14 +92,18 @@ export interface Storage {
   watch(prefix: string, fromRevision: number, listener: WatchListener): Watcher;
   /** Forget history at or below `revision`. */
   compact(revision: number): Promise<void>;
-  /** The revision of the newest write whose events watchers have been given (what a read at "now" reflects). */
-  currentRevision(): number;
+  /**
+   * The revision of the newest write whose events watchers have been given (what a read at "now"
+   * reflects). `prefix`: of the store that keeps the keys under it, where several stores with
+   * revisions of their own are routed behind one (routed.ts); other stores have one revision.
+   */
+  currentRevision(prefix?: string): number;
   /**
    * Only for a store other servers write too (etcd): its revision now, read from it, which
    * currentRevision() reaches once the other servers' writes up to it have arrived. A consistent
    * read waits for that before it reads from the caches.
    */
-  latestRevision?(): Promise<number>;
+  latestRevision?(prefix?: string): Promise<number>;
   /**
    * Only for a store whose watch can miss events (etcd, when it compacted past a feed cut off from
    * it): `listener` is told the revision the store moved on to; what was built from its watches
@@ -108,6 +112,6 @@ export interface Storage {
   onHistoryLost?(listener: (revision: number) => void): void;
   /** For a store reached over the network (etcd): why it does not answer now, or undefined when it does. */
   unreachable?(): Promise<string | undefined>;
-  compactedRevision(): number;
+  compactedRevision(prefix?: string): number;
   close(): Promise<void>;
 }

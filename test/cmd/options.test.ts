@@ -38,7 +38,7 @@ describe('command-line options', () => {
         namespaceDefaults: true, garbageCollector: true, kubernetesService: true, metrics: true,
         extraServingNames: [], serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local', serviceAccountJwksUri: undefined, verbosity: 0, requestLogWriter: undefined, runtimeConfig: [], featureGates: [], minRequestTimeoutSeconds: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true, apfBootstrapPeriodMs: 60_000, apfBootstrap: true, shutdownDelayMs: 0, livezGracePeriodMs: 0, requestTimeoutMs: 60000,
         serviceAccountSigningKeyFile: undefined, serviceAccountKeyFiles: [], servingMaterial: undefined,
-        etcdServers: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
+        etcdServers: [], etcdServersOverrides: [], etcdCafile: undefined, etcdCertfile: undefined, etcdKeyfile: undefined, etcdPrefix: '/registry',
         storageMediaType: 'application/vnd.kubernetes.protobuf', etcdCompactionIntervalMs: 300_000, eventTtlMs: 3_600_000, encryptionProviderConfig: undefined,
         auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogCompress: false,
         auditLogFormat: 'json', auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1', auditLogBatchBufferSize: 10000, auditLogBatchMaxSize: 1,
@@ -102,6 +102,17 @@ describe('command-line options', () => {
     assert.equal(parseOptions([]).options.etcdPrefix, '/registry');
     assert.throws(() => parseOptions(['--storage=etcd']), /--storage etcd: --etcd-servers must name at least one etcd/);
     assert.throws(() => parseOptions(['--etcd-servers=http://a:1', '--etcd-certfile=c.pem']), /--etcd-certfile and --etcd-keyfile go together/);
+  });
+
+  it('reads --etcd-servers-overrides as the reference does, and refuses what it refuses', () => {
+    const o = parseOptions(['--etcd-servers=http://a:2379', '--etcd-servers-overrides', '/events#http://e1:2379;http://e2:2379,apps/deployments#https://d:2379']).options;
+    assert.deepEqual(o.etcdServersOverrides, [
+      { group: '', resource: 'events', servers: ['http://e1:2379', 'http://e2:2379'] },
+      { group: 'apps', resource: 'deployments', servers: ['https://d:2379'] },
+    ]);
+    for (const bad of ['events#http://e:2379', '/events', '/events#a#b', 'a/b/c#http://e:2379']) {
+      assert.throws(() => parseOptions(['--etcd-servers-overrides', bad]), /--etcd-servers-overrides: invalid, must be of format: group\/resource#servers, where servers are URLs, semicolon separated/, bad);
+    }
   });
 
   it('lists every flag in --help, with its default', () => {

@@ -8,6 +8,7 @@ export class AllocationClaim implements Claim {
   private settled = false;
   private readonly undo: Array<() => void> = [];
   private readonly onCommit: Array<() => void> = [];
+  private readonly onSettled: Array<() => void> = [];
 
   /** A dry-run claim takes nothing that stays, and releases nothing. */
   constructor(readonly dryRun: boolean) {}
@@ -22,15 +23,22 @@ export class AllocationClaim implements Claim {
     if (!this.dryRun) this.onCommit.push(release);
   }
 
+  /** Something to do once the claim is settled either way (after its releases or give-backs). */
+  afterSettle(then: () => void): void {
+    if (!this.dryRun) this.onSettled.push(then);
+  }
+
   commit(): void {
     if (this.settled) return;
     this.settled = true;
     for (const release of this.onCommit) release();
+    for (const then of this.onSettled) then();
   }
 
   revert(): void {
     if (this.settled) return;
     this.settled = true;
     for (const giveBack of this.undo.reverse()) giveBack();
+    for (const then of this.onSettled) then();
   }
 }

@@ -55,6 +55,11 @@ export class ClusterIpRange {
     this.pool = new SlotPool(Number(size < 0n ? 0n : size), { staticBand: staticBandOf(cidr), reserved: 0 });
   }
 
+  /** The taken offsets (what the range's RangeAllocation object stores). */
+  get slots(): SlotPool {
+    return this.pool;
+  }
+
   /** The first address, which the `kubernetes` Service holds. */
   firstAddress(): string {
     return formatIp({ family: this.family, value: this.base });

@@ -58,6 +58,11 @@ export class NodePortRange {
     this.pool = new SlotPool(range.size);
   }
 
+  /** The taken offsets (what the range's RangeAllocation object stores). */
+  get slots(): SlotPool {
+    return this.pool;
+  }
+
   get used(): number {
     return this.pool.used;
   }

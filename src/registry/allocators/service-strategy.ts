@@ -21,11 +21,9 @@ export function allocatorsOf(registry: Registry): ServiceAllocators | undefined 
 /**
  * Gives a registry its Service allocators, taking what its stored Services hold. Registries
  * without allocators (unit tests) store Services as given. On a store other servers write too,
- * the pools also follow every Service written from then on: what another server's Service takes
- * is taken here, what its deleted Service held is free again. (Each event is applied in one
- * synchronous step, and a server's own writes reach this watch before their writer goes on, so
- * following them too changes nothing.) Two servers allocating the same address within the same
- * few milliseconds can still both succeed: the reference's RangeAllocation objects are not kept.
+ * the ranges are also kept as the reference keeps them, in RangeAllocation objects under ranges/
+ * (created at start when missing; what one holds is kept taken): every allocation is written there
+ * before its Service, so two servers never hand out one address or port.
  */
 export async function attachServiceAllocators(registry: Registry, pools: ServiceAllocators): Promise<void> {
   const services = registry.definitions.lookup('', 'v1', 'services');
@@ -35,13 +33,7 @@ export async function attachServiceAllocators(registry: Registry, pools: Service
     const page = await storage.list(prefix);
     for (const item of page.items) pools.restore(decodeJson(item.value));
     if (storage.latestRevision) {
-      storage.watch(prefix, page.revision, (e) => {
-        if (e.type === 'create') pools.restore(decodeJson(e.value));
-        else if (e.type === 'update') {
-          if (e.prevValue) pools.release(decodeJson(e.prevValue));
-          pools.restore(decodeJson(e.value));
-        } else pools.release(decodeJson(e.prevValue ?? e.value));
-      });
+      await pools.keepRangesIn(storage, async () => (await storage.list(prefix, { latest: true })).items.map((item) => decodeJson(item.value)));
     }
   }
   allocatorsByStorage.set(registry.storage, pools);
@@ -60,7 +52,7 @@ export const serviceStrategy: Strategy = {
     dropTypeDependentFields(next, current);
   },
   async afterDelete(registry, obj) {
-    allocatorsOf(registry)?.release(obj);
+    await allocatorsOf(registry)?.releaseDurably(obj);
     // Endpoints could otherwise outlive the Service and be taken for a new one of the same name.
     const endpoints = registry.definitions.lookup('', 'v1', 'endpoints');
     const meta = metadataOf(obj);

@@ -41,6 +41,17 @@ export class SlotPool {
     this.taken.delete(slot);
   }
 
+  /** The taken slots, in no particular order. */
+  takenSlots(): IterableIterator<number> {
+    return this.taken.values();
+  }
+
+  /** Makes exactly these slots the taken ones (a snapshot read back from storage). */
+  replace(slots: Iterable<number>): void {
+    this.taken.clear();
+    for (const slot of slots) if (slot >= 0 && slot < this.size) this.taken.add(slot);
+  }
+
   /** A free slot at random (upper band first), taken; undefined when none is left. */
   takeRandom(): number | undefined {
     const slot = this.freeIn(this.staticBand, this.size) ?? this.freeIn(0, this.staticBand);
