@@ -25,6 +25,12 @@ export interface QueueOptions {
   name: string;
   /** How long the first event of a quiet spell waits for others to go with it (unless a batch fills first). */
   gatherMs?: number;
+  /**
+   * After a write, a partial batch left waits to gather again rather than going at once: a write
+   * costs the request thread about the same whatever its size, and draining as fast as writes
+   * complete makes a write of a few events each time.
+   */
+  regather?: boolean;
 }
 
 /** How long the first event of a quiet spell waits for others to be written with it. */
@@ -36,6 +42,7 @@ export class BoundedQueue<T> {
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private droppedCount = 0;
+  private closing = false;
   private lastWarning = 0;
   /** Set when the writer failed; cleared by its next success. */
   broken = false;
@@ -63,6 +70,7 @@ export class BoundedQueue<T> {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.queue.length) this.start();
     while (this.running) await this.running;
   }
@@ -71,13 +79,19 @@ export class BoundedQueue<T> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.running) return;
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
+    const running = this.drain().finally(() => {
+      if (this.running === running) this.running = undefined;
+      // A partial batch left (regather) waits for more before its write.
+      if (this.queue.length && !this.running) this.timer ??= setTimeout(() => this.start(), this.options.gatherMs ?? GATHER_MS);
     });
+    this.running = running;
   }
 
   private async drain(): Promise<void> {
+    let first = true;
     while (this.queue.length) {
+      if (!first && this.options.regather && !this.closing && this.queue.length < this.options.maxBatchSize) return;
+      first = false;
       const batch = this.queue.splice(0, this.options.maxBatchSize);
       try {
         await this.write(batch);

@@ -30,7 +30,7 @@ export class LogBackend implements AuditBackend {
     const write = this.file ? (lines: string[]) => this.file!.write(lines) : writeStdout;
     // The file is written a few hundred events at a time however small the batch size: a batch
     // here is one write call, not one event's wait.
-    this.queue = new BoundedQueue({ bufferSize: options.bufferSize, maxBatchSize: Math.max(options.maxBatchSize, 512), name: 'log' }, write);
+    this.queue = new BoundedQueue({ bufferSize: options.bufferSize, maxBatchSize: Math.max(options.maxBatchSize, 512), name: 'log', regather: true }, write);
   }
 
   /** Creates the file before the server serves (a path that cannot be written fails the start). */
