@@ -25,12 +25,6 @@ export interface QueueOptions {
   name: string;
   /** How long the first event of a quiet spell waits for others to go with it (unless a batch fills first). */
   gatherMs?: number;
-  /**
-   * After a write, a partial batch left waits to gather again rather than going at once: a write
-   * costs the request thread about the same whatever its size, and draining as fast as writes
-   * complete makes a write of a few events each time.
-   */
-  regather?: boolean;
 }
 
 /** How long the first event of a quiet spell waits for others to be written with it. */
@@ -42,12 +36,13 @@ export class BoundedQueue<T> {
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private droppedCount = 0;
-  private closing = false;
-  private lastWarning = 0;
+  private readonly warn: (message: string) => void;
   /** Set when the writer failed; cleared by its next success. */
   broken = false;
 
-  constructor(private readonly options: QueueOptions, private readonly write: (batch: T[]) => Promise<void>) {}
+  constructor(private readonly options: QueueOptions, private readonly write: (batch: T[]) => Promise<void>) {
+    this.warn = warnOnce(options.name);
+  }
 
   get dropped(): number {
     return this.droppedCount;
@@ -70,7 +65,6 @@ export class BoundedQueue<T> {
   }
 
   async close(): Promise<void> {
-    this.closing = true;
     if (this.queue.length) this.start();
     while (this.running) await this.running;
   }
@@ -79,19 +73,13 @@ export class BoundedQueue<T> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.running) return;
-    const running = this.drain().finally(() => {
-      if (this.running === running) this.running = undefined;
-      // A partial batch left (regather) waits for more before its write.
-      if (this.queue.length && !this.running) this.timer ??= setTimeout(() => this.start(), this.options.gatherMs ?? GATHER_MS);
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
     });
-    this.running = running;
   }
 
   private async drain(): Promise<void> {
-    let first = true;
     while (this.queue.length) {
-      if (!first && this.options.regather && !this.closing && this.queue.length < this.options.maxBatchSize) return;
-      first = false;
       const batch = this.queue.splice(0, this.options.maxBatchSize);
       try {
         await this.write(batch);
@@ -102,14 +90,17 @@ export class BoundedQueue<T> {
       }
     }
   }
+}
 
-  /** At most one line every 10 s, so that a flood of drops does not flood the log. */
-  private warn(message: string): void {
+/** A backend's warnings: at most one line every 10 s, so that a flood of drops does not flood the log. */
+export function warnOnce(name: string): (message: string) => void {
+  let last = 0;
+  return (message) => {
     const now = Date.now();
-    if (now - this.lastWarning < 10_000) return;
-    this.lastWarning = now;
-    process.stderr.write(`Error in audit plugin '${this.options.name}': ${message}\n`);
-  }
+    if (now - last < 10_000) return;
+    last = now;
+    process.stderr.write(`Error in audit plugin '${name}': ${message}\n`);
+  };
 }
 
 /** Several backends as one (the log and the webhook). */
