@@ -44,6 +44,7 @@ interface Waiter {
 }
 
 interface Queue {
+  readonly index: number;
   waiting: Waiter[];
   /** Requests running. */
   executing: number;
@@ -54,6 +55,8 @@ interface Queue {
   /** The work and the seats of the requests waiting. */
   waitingWork: number;
   waitingSeats: number;
+  /** Counted among the busy queues (a request waiting or running). */
+  busy: boolean;
 }
 
 /** The client's connection, whose closing cancels a waiting request. */
@@ -73,13 +76,12 @@ export interface QueueObserver {
 
 class HeldSeat implements Seat {
   private held = true;
-  private readonly started = performance.now();
-  constructor(private readonly set: QueueSet, private readonly queue: Queue | undefined, private readonly estimate: WorkEstimate, private readonly seats: number, private readonly observer: QueueObserver) {}
+  constructor(private readonly set: QueueSet, private readonly queue: Queue | undefined, private readonly estimate: WorkEstimate, private readonly seats: number, private readonly startedMs: number, private readonly observer: QueueObserver) {}
 
   release(): void {
     if (!this.held) return;
     this.held = false;
-    this.set.finished(this.queue, this.estimate, this.seats, (performance.now() - this.started) / 1000, this.observer);
+    this.set.finished(this.queue, this.estimate, this.seats, this.startedMs, this.observer);
   }
 }
 
@@ -174,9 +176,10 @@ export class QueueSet {
     });
   }
 
-  /** A request ended after `seconds` (see HeldSeat): its queue charged for the time it really took, its seats freed. */
-  finished(queue: Queue | undefined, estimate: WorkEstimate, seats: number, seconds: number, observer: QueueObserver): void {
+  /** A request that started at `startedMs` ended (see HeldSeat): its queue charged for the time it really took, its seats freed. */
+  finished(queue: Queue | undefined, estimate: WorkEstimate, seats: number, startedMs: number, observer: QueueObserver): void {
     this.syncTime();
+    const seconds = (this.lastRealMs - startedMs) / 1000;
     this.executing--;
     if (queue) {
       queue.executing--;
@@ -217,7 +220,8 @@ export class QueueSet {
       queue.seatsInUse += seats;
     }
     observer.seatsInUse?.(seats);
-    return new HeldSeat(this, queue, estimate, seats, observer);
+    // Every caller has just read the clock (syncTime).
+    return new HeldSeat(this, queue, estimate, seats, this.lastRealMs, observer);
   }
 
   /** R advances by min(seats asked for, limit) / busy queues per second since it was last read. */
@@ -225,26 +229,34 @@ export class QueueSet {
     const now = performance.now();
     const elapsed = (now - this.lastRealMs) / 1000;
     this.lastRealMs = now;
-    if (this.busyQueues === 0 || elapsed <= 0) return;
+    if (this.busyQueues === 0) return;
     this.currentR += (Math.min(this.seatsInUse + this.waitingSeats, this.config.concurrencyLimit) / this.busyQueues) * elapsed;
   }
 
   /** A queue about to take a request: an idle one starts at the present virtual time. */
   private wake(queue: Queue): void {
-    if (queue.waiting.length === 0 && queue.executing === 0) {
-      queue.nextDispatchR = this.currentR;
+    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    if (!queue.busy) {
+      queue.busy = true;
       this.busyQueues++;
     }
   }
 
   /** A queue that may have become idle stops counting as busy. */
   private settle(queue: Queue): void {
-    if (queue.waiting.length === 0 && queue.executing === 0 && this.queues.includes(queue)) this.busyQueues = this.countBusy();
+    if (queue.busy && queue.waiting.length === 0 && queue.executing === 0) {
+      queue.busy = false;
+      // A queue dropped by a reconfiguration was no longer counted.
+      if (this.queues[queue.index] === queue) this.busyQueues--;
+    }
   }
 
   private countBusy(): number {
     let n = 0;
-    for (const q of this.queues) if (q.waiting.length > 0 || q.executing > 0) n++;
+    for (const q of this.queues) {
+      q.busy = q.waiting.length > 0 || q.executing > 0;
+      if (q.busy) n++;
+    }
     return n;
   }
 
@@ -331,10 +343,11 @@ export class QueueSet {
     const want = this.config.queues;
     if (want === this.queues.length) return;
     const old = this.queues;
-    this.queues = Array.from({ length: want }, () => ({ waiting: [], executing: 0, seatsInUse: 0, nextDispatchR: this.currentR, waitingWork: 0, waitingSeats: 0 }));
+    this.queues = Array.from({ length: want }, (_, index) => ({ index, waiting: [], executing: 0, seatsInUse: 0, nextDispatchR: this.currentR, waitingWork: 0, waitingSeats: 0, busy: false }));
     if (want === 0) {
       // A level that now rejects: whoever waited is refused.
       for (const q of old) {
+        q.busy = false;
         for (const w of q.waiting.splice(0)) {
           this.waitingCount--;
           this.waitingSeats -= w.seats;
@@ -345,6 +358,8 @@ export class QueueSet {
       return;
     }
     old.forEach((q, i) => {
+      // The old queue's running requests settle on it, no longer counted.
+      q.busy = false;
       const into = this.queues[i % want]!;
       for (const w of q.waiting) {
         w.queue = into;
