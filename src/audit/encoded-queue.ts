@@ -28,9 +28,9 @@ export interface EncodedQueueOptions {
   name: string;
 }
 
-const CHUNK_BYTES = 256 * 1024;
-/** Chunks kept for reuse once written: a new 256 KiB buffer per write is garbage of its own. */
-const SPARE_CHUNKS = 4;
+const CHUNK_BYTES = 1024 * 1024;
+/** Chunks kept for reuse once written: a new megabyte per write is garbage of its own. */
+const SPARE_CHUNKS = 2;
 
 export class EncodedLineQueue {
   private current: Chunk = newChunk(CHUNK_BYTES);

@@ -27,6 +27,8 @@ async function writeStdout(chunks: EncodedLines[]): Promise<void> {
 
 /** How long the first event of a quiet spell waits for others to be written with it. */
 const GATHER_MS = 10;
+/** Events that are written at once without waiting for more. */
+const BATCH_LINES = 2048;
 
 export class LogBackend implements AuditBackend {
   private readonly queue: EncodedLineQueue;
@@ -35,9 +37,11 @@ export class LogBackend implements AuditBackend {
   constructor(private readonly options: LogBackendOptions) {
     this.file = options.path === '-' ? undefined : new RotatingFile(options.path, options);
     const write = this.file ? (chunks: EncodedLines[]) => this.file!.write(chunks) : writeStdout;
-    // The file is written a few hundred events at a time however small the batch size: a batch
-    // here is one write call, not one event's wait.
-    this.queue = new EncodedLineQueue({ bufferSize: options.bufferSize, batchLines: Math.max(options.maxBatchSize, 512), gatherMs: GATHER_MS, name: 'log' }, write);
+    // The file is written up to a couple of thousand events at a time however small the batch
+    // size (a write costs about the same whatever its size): a batch here is one write call, not
+    // one event's wait. A quarter of the buffer at most, so that events keep coming in while it is written.
+    const batchLines = Math.max(options.maxBatchSize, Math.min(BATCH_LINES, Math.floor(options.bufferSize / 4)));
+    this.queue = new EncodedLineQueue({ bufferSize: options.bufferSize, batchLines, gatherMs: GATHER_MS, name: 'log' }, write);
   }
 
   /** Creates the file before the server serves (a path that cannot be written fails the start). */
