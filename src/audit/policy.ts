@@ -205,6 +205,8 @@ function validatePolicy(policy: Policy): string[] {
 
 /** How many request shapes a user's decisions remember before they start over. */
 const CACHE_LIMIT = 10_000;
+/** Rules a policy has before its decisions are remembered: a short one is gone through faster than looked up. */
+const RULES_WORTH_REMEMBERING = 5;
 
 /**
  * Decides each request's audit config from a policy. The decision depends only on who sent the
@@ -218,6 +220,7 @@ export class PolicyEvaluator {
   private readonly byName: boolean;
   private cache = new Map<string, { groups: readonly string[]; shapes: Map<string, AuditConfig> }>();
   private cached = 0;
+  private readonly remember: boolean;
 
   constructor(policy: Policy) {
     // A rule's stages left out are its own and the policy's.
@@ -231,9 +234,11 @@ export class PolicyEvaluator {
     }));
     this.unmatched = { level: 'None', omitStages: new Set(policy.omitStages), omitManagedFields: policy.omitManagedFields };
     this.byName = policy.rules.some((r) => r.resources.some((g) => g.resourceNames.length > 0));
+    this.remember = policy.rules.length >= RULES_WORTH_REMEMBERING;
   }
 
   evaluate(attrs: PolicyAttributes): AuditConfig {
+    if (!this.remember) return this.decide(attrs);
     // No user (a request refused 401) is a user of its own: "\0" is no user name.
     const userKey = attrs.user ? attrs.user.name : '\0';
     const groups = attrs.user?.groups ?? [];
