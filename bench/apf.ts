@@ -29,15 +29,18 @@ export async function directApfWorkUs(): Promise<number> {
   const user = { name: 'alice', groups: ['system:authenticated'] };
   const req = new IncomingMessage(new Socket());
   const nothing = () => Promise.resolve();
+  const query = new URLSearchParams();
   const once = async () => {
     const ctx = new RequestContext(req, new ServerResponse(req));
     ctx.info = info;
+    ctx.query = query;
     ctx.user = { ...user, groups: [...user.groups] };
     await filter(ctx, nothing);
   };
   const baseline = async () => {
     const ctx = new RequestContext(req, new ServerResponse(req));
     ctx.info = info;
+    ctx.query = query;
     ctx.user = { ...user, groups: [...user.groups] };
     await nothing();
   };

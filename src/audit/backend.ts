@@ -36,11 +36,13 @@ export class BoundedQueue<T> {
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private droppedCount = 0;
-  private lastWarning = 0;
+  private readonly warn: (message: string) => void;
   /** Set when the writer failed; cleared by its next success. */
   broken = false;
 
-  constructor(private readonly options: QueueOptions, private readonly write: (batch: T[]) => Promise<void>) {}
+  constructor(private readonly options: QueueOptions, private readonly write: (batch: T[]) => Promise<void>) {
+    this.warn = warnOnce(options.name);
+  }
 
   get dropped(): number {
     return this.droppedCount;
@@ -88,14 +90,17 @@ export class BoundedQueue<T> {
       }
     }
   }
+}
 
-  /** At most one line every 10 s, so that a flood of drops does not flood the log. */
-  private warn(message: string): void {
+/** A backend's warnings: at most one line every 10 s, so that a flood of drops does not flood the log. */
+export function warnOnce(name: string): (message: string) => void {
+  let last = 0;
+  return (message) => {
     const now = Date.now();
-    if (now - this.lastWarning < 10_000) return;
-    this.lastWarning = now;
-    process.stderr.write(`Error in audit plugin '${this.options.name}': ${message}\n`);
-  }
+    if (now - last < 10_000) return;
+    last = now;
+    process.stderr.write(`Error in audit plugin '${name}': ${message}\n`);
+  };
 }
 
 /** Several backends as one (the log and the webhook). */

@@ -1,6 +1,7 @@
 // The log backend (--audit-log-path): each event one line, JSON (audit.k8s.io/v1 Event, as the
 // reference's encoder writes it) or the legacy text, to a rotated file or to standard output.
-import { BoundedQueue, type AuditBackend } from './backend.js';
+import type { AuditBackend } from './backend.js';
+import { EncodedLineQueue, type EncodedLines } from './encoded-queue.js';
 import { RotatingFile, type RotationOptions } from './log-file.js';
 import type { Stage } from './policy.js';
 import type { AuditRecord } from './record.js';
@@ -17,20 +18,30 @@ export interface LogBackendOptions extends RotationOptions {
 }
 
 /** Lines to standard output, waiting for it to drain when it pushes back. */
-async function writeStdout(lines: string[]): Promise<void> {
-  if (!process.stdout.write(lines.join(''))) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+async function writeStdout(chunks: EncodedLines[]): Promise<void> {
+  let drained = true;
+  // A copy: the queue reuses its buffers once this returns, and a stream may hold on to what it was given.
+  for (const c of chunks) drained = process.stdout.write(Buffer.from(c.buffer));
+  if (!drained) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
 }
 
+/** How long the first event of a quiet spell waits for others to be written with it. */
+const GATHER_MS = 10;
+/** Events that are written at once without waiting for more. */
+const BATCH_LINES = 2048;
+
 export class LogBackend implements AuditBackend {
-  private readonly queue: BoundedQueue<string>;
+  private readonly queue: EncodedLineQueue;
   private readonly file: RotatingFile | undefined;
 
   constructor(private readonly options: LogBackendOptions) {
     this.file = options.path === '-' ? undefined : new RotatingFile(options.path, options);
-    const write = this.file ? (lines: string[]) => this.file!.write(lines) : writeStdout;
-    // The file is written a few hundred events at a time however small the batch size: a batch
-    // here is one write call, not one event's wait.
-    this.queue = new BoundedQueue({ bufferSize: options.bufferSize, maxBatchSize: Math.max(options.maxBatchSize, 512), name: 'log' }, write);
+    const write = this.file ? (chunks: EncodedLines[]) => this.file!.write(chunks) : writeStdout;
+    // The file is written up to a couple of thousand events at a time however small the batch
+    // size (a write costs about the same whatever its size): a batch here is one write call, not
+    // one event's wait. A quarter of the buffer at most, so that events keep coming in while it is written.
+    const batchLines = Math.max(options.maxBatchSize, Math.min(BATCH_LINES, Math.floor(options.bufferSize / 4)));
+    this.queue = new EncodedLineQueue({ bufferSize: options.bufferSize, batchLines, gatherMs: GATHER_MS, name: 'log' }, write);
   }
 
   /** Creates the file before the server serves (a path that cannot be written fails the start). */

@@ -7,6 +7,7 @@ import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import type { EncodedLines } from './encoded-queue.js';
 
 export interface RotationOptions {
   /** Megabytes; 0 means lumberjack's 100. */
@@ -27,8 +28,6 @@ function backupTime(date: Date): string {
 export class RotatingFile {
   private handle: fs.FileHandle | undefined;
   private size = 0;
-  /** Where lines are encoded before a write. */
-  private chunk = Buffer.allocUnsafe(256 * 1024);
   private readonly maxBytes: number;
   private readonly prefix: string;
   private readonly ext: string;
@@ -46,34 +45,30 @@ export class RotatingFile {
     await h.close();
   }
 
-  /**
-   * Appends lines (each a whole event); rotates before a line that would pass the limit. Each line
-   * is encoded into one reused buffer: joining hundreds of lines into one string first costs
-   * several times more.
-   */
-  async write(lines: string[]): Promise<void> {
+  /** Appends encoded lines (each a whole event); rotates before a line that would pass the limit. */
+  async write(chunks: readonly EncodedLines[]): Promise<void> {
     if (!this.handle) await this.open();
-    let pending = 0;
-    for (const line of lines) {
-      // Room for the line however it encodes (UTF-8 takes at most 3 bytes per UTF-16 unit);
-      // its length in bytes is known once it is written, without a pass of its own.
-      if (pending + line.length * 3 > this.chunk.length) {
-        await this.flush(pending);
-        pending = 0;
-        if (line.length * 3 > this.chunk.length) this.chunk = Buffer.allocUnsafe(line.length * 3);
+    for (const { buffer, ends } of chunks) {
+      // Lines from `from` to `to` (bytes) go in one write while they fit in the file.
+      let from = 0;
+      let to = 0;
+      for (const end of ends) {
+        const bytes = end - to;
+        if (bytes > this.maxBytes) {
+          // A line larger than a whole file is refused, as lumberjack refuses such a write.
+          await this.flush(buffer, from, to);
+          from = to = end;
+          continue;
+        }
+        if (this.size + (to - from) + bytes > this.maxBytes) {
+          await this.flush(buffer, from, to);
+          from = to;
+          await this.rotate();
+        }
+        to = end;
       }
-      const bytes = this.chunk.write(line, pending);
-      // A line larger than a whole file is refused, as lumberjack refuses such a write.
-      if (bytes > this.maxBytes) continue;
-      if (this.size + pending + bytes > this.maxBytes) {
-        await this.flush(pending);
-        this.chunk.copyWithin(0, pending, pending + bytes);
-        pending = 0;
-        await this.rotate();
-      }
-      pending += bytes;
+      await this.flush(buffer, from, to);
     }
-    await this.flush(pending);
   }
 
   async close(): Promise<void> {
@@ -82,10 +77,10 @@ export class RotatingFile {
     await h?.close();
   }
 
-  private async flush(bytes: number): Promise<void> {
-    if (bytes === 0) return;
-    await this.handle!.write(this.chunk, 0, bytes);
-    this.size += bytes;
+  private async flush(buffer: Buffer, from: number, to: number): Promise<void> {
+    if (to === from) return;
+    await this.handle!.write(buffer, from, to - from);
+    this.size += to - from;
   }
 
   private async open(): Promise<void> {

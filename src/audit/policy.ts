@@ -203,10 +203,24 @@ function validatePolicy(policy: Policy): string[] {
 
 // ─── matching ───
 
-/** Decides each request's audit config from a policy. */
+/** How many request shapes a user's decisions remember before they start over. */
+const CACHE_LIMIT = 10_000;
+/** Rules a policy has before its decisions are remembered: a short one is gone through faster than looked up. */
+const RULES_WORTH_REMEMBERING = 5;
+
+/**
+ * Decides each request's audit config from a policy. The decision depends only on who sent the
+ * request and its shape, which repeat from request to request: it is remembered per user (name and
+ * groups) and shape, so that a long policy is not gone through at every request.
+ */
 export class PolicyEvaluator {
   private readonly rules: ReadonlyArray<{ rule: PolicyRule; config: AuditConfig }>;
   private readonly unmatched: AuditConfig;
+  /** Whether a rule names objects (resourceNames): then the name is part of a request's shape. */
+  private readonly byName: boolean;
+  private cache = new Map<string, { groups: readonly string[]; shapes: Map<string, AuditConfig> }>();
+  private cached = 0;
+  private readonly remember: boolean;
 
   constructor(policy: Policy) {
     // A rule's stages left out are its own and the policy's.
@@ -219,12 +233,49 @@ export class PolicyEvaluator {
       },
     }));
     this.unmatched = { level: 'None', omitStages: new Set(policy.omitStages), omitManagedFields: policy.omitManagedFields };
+    this.byName = policy.rules.some((r) => r.resources.some((g) => g.resourceNames.length > 0));
+    this.remember = policy.rules.length >= RULES_WORTH_REMEMBERING;
   }
 
   evaluate(attrs: PolicyAttributes): AuditConfig {
+    if (!this.remember) return this.decide(attrs);
+    // No user (a request refused 401) is a user of its own: "\0" is no user name.
+    const userKey = attrs.user ? attrs.user.name : '\0';
+    const groups = attrs.user?.groups ?? [];
+    let byUser = this.cache.get(userKey);
+    if (!byUser || !sameStrings(byUser.groups, groups)) {
+      if (this.cached >= CACHE_LIMIT) this.forget();
+      byUser = { groups: [...groups], shapes: new Map() };
+      this.cache.set(userKey, byUser);
+    }
+    const shape = attrs.resourceRequest
+      ? `${attrs.verb}\x01${attrs.apiGroup ?? ''}\x01${attrs.resource ?? ''}\x01${attrs.subresource ?? ''}\x01${attrs.namespace ?? ''}${this.byName ? `\x01${attrs.name ?? ''}` : ''}`
+      : `${attrs.verb}\x02${attrs.path ?? ''}`;
+    let config = byUser.shapes.get(shape);
+    if (!config) {
+      if (this.cached >= CACHE_LIMIT) this.forget();
+      config = this.decide(attrs);
+      byUser.shapes.set(shape, config);
+      this.cached++;
+    }
+    return config;
+  }
+
+  private decide(attrs: PolicyAttributes): AuditConfig {
     for (const { rule, config } of this.rules) if (ruleMatches(rule, attrs)) return config;
     return this.unmatched;
   }
+
+  private forget(): void {
+    this.cache = new Map();
+    this.cached = 0;
+  }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function ruleMatches(r: PolicyRule, a: PolicyAttributes): boolean {

@@ -4,7 +4,7 @@
 // not audited has none, and every hook costs a WeakMap lookup.
 import type { UserInfo } from '../api/user.js';
 import type { JsonObject } from '../json.js';
-import { atLeast, type AuditConfig, type Level, type Stage } from './policy.js';
+import { atLeast, LEVELS, STAGES, type AuditConfig, type Level, type Stage } from './policy.js';
 
 export interface ObjectRef {
   resource?: string;
@@ -73,6 +73,20 @@ function oneLine(json: string): string {
 
 const MAX_USER_AGENT = 1024;
 
+/**
+ * The string made one piece in memory (V8 flattens a string built by concatenation when a
+ * character is read, in place): each line copies it whole, instead of walking its pieces again.
+ */
+function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
+const LEVEL_HEAD = Object.fromEntries(
+  LEVELS.map((level) => [level, `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":`]),
+) as Record<Level, string>;
+const STAGE_FIELD = Object.fromEntries(STAGES.map((stage) => [stage, `,"stage":"${stage}"`])) as Record<Stage, string>;
+
 export class AuditRecord {
   readonly level: Level;
   /** Annotations admission plugins add, read when the event is written. */
@@ -80,8 +94,9 @@ export class AuditRecord {
   private readonly annotations: Array<[string, string]> = [];
   /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes). */
   private readonly identity: string;
-  /** The object reference as written, until a request object completes it. */
-  private objectRefText: string | undefined;
+  /** The event's start up to its auditID, and what follows the stage, built at the first line. */
+  private head: string | undefined;
+  private body: string | undefined;
   private impersonatedUser: UserInfo | undefined;
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
@@ -105,19 +120,29 @@ export class AuditRecord {
     return this.facts.auditID;
   }
 
-  /** The first value of a key stays (the reference warns and keeps it). */
+  /** The first value of a key stays (the reference warns and keeps it). Kept in key order, as Go writes a map. */
   annotate(key: string, value: string): void {
-    if (!this.annotations.some(([k]) => k === key)) this.annotations.push([key, value]);
+    let at = this.annotations.length;
+    for (let i = 0; i < this.annotations.length; i++) {
+      const k = this.annotations[i]![0];
+      if (k === key) return;
+      if (k > key) {
+        at = i;
+        break;
+      }
+    }
+    this.annotations.splice(at, 0, [key, value]);
   }
 
   logImpersonatedUser(user: UserInfo): void {
     this.impersonatedUser = user;
+    this.body = undefined;
   }
 
   /** A decoded request body (create, update): completes the object reference; kept at Request and above. */
   logRequestObject(obj: JsonObject): void {
     const ref = (this.facts.objectRef ??= {});
-    this.objectRefText = undefined;
+    this.body = undefined;
     const meta = (obj['metadata'] ?? {}) as JsonObject;
     if (!ref.namespace && typeof meta['namespace'] === 'string' && meta['namespace']) ref.namespace = meta['namespace'];
     if (!ref.name && typeof meta['name'] === 'string' && meta['name']) ref.name = meta['name'];
@@ -182,28 +207,52 @@ export class AuditRecord {
   /** The event at `stage` as one JSON line (the reference's field order). */
   line(stage: Stage, stageMicros: number): string {
     const f = this.facts;
-    let s = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${this.level}","auditID":${JSON.stringify(f.auditID)},"stage":"${stage}"`;
+    // The parts that are the same at every stage are built once per record (most records write two lines).
+    let s = (this.head ??= this.buildHead()) + STAGE_FIELD[stage] + (this.body ??= this.buildBody());
+    if (stage !== 'RequestReceived') {
+      if (this.responseStatus) s += `,"responseStatus":${statusJson(this.responseStatus)}`;
+      if (this.requestObject !== undefined) s += `,"requestObject":${this.requestObject}`;
+      if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
+    }
+    s += `,"requestReceivedTimestamp":"${microTime(f.receivedMicros)}","stageTimestamp":"${microTime(stageMicros)}"`;
+    const annotations = this.annotationsJson();
+    if (annotations) s += annotations;
+    return `${s}}\n`;
+  }
+
+  /** From the start of the event to its auditID. */
+  private buildHead(): string {
+    return `${LEVEL_HEAD[this.level]}${JSON.stringify(this.facts.auditID)}`;
+  }
+
+  /** The fields after the stage that no stage changes: who sent the request, and what it is about. */
+  private buildBody(): string {
+    let s: string;
     if (this.impersonatedUser) {
       // The impersonated user goes between the user and the source IPs.
       const at = this.identity.indexOf(',"sourceIPs"');
       const cut = at < 0 ? this.identity.indexOf(',"userAgent"') : at;
       const impersonated = `,"impersonatedUser":${userJson(this.impersonatedUser)}`;
-      s += cut < 0 ? this.identity + impersonated : this.identity.slice(0, cut) + impersonated + this.identity.slice(cut);
+      s = cut < 0 ? this.identity + impersonated : this.identity.slice(0, cut) + impersonated + this.identity.slice(cut);
     } else {
-      s += this.identity;
+      s = this.identity;
     }
-    if (f.objectRef) s += `,"objectRef":${(this.objectRefText ??= objectRefJson(f.objectRef))}`;
-    if (this.responseStatus && stage !== 'RequestReceived') s += `,"responseStatus":${statusJson(this.responseStatus)}`;
-    if (this.requestObject !== undefined && stage !== 'RequestReceived') s += `,"requestObject":${this.requestObject}`;
-    if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
-    s += `,"requestReceivedTimestamp":"${microTime(f.receivedMicros)}","stageTimestamp":"${microTime(stageMicros)}"`;
-    const annotations = this.allAnnotations();
-    if (annotations.length) {
-      let text = '';
-      for (const [k, v] of annotations) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
-      s += `,"annotations":{${text}}`;
+    if (this.facts.objectRef) s += `,"objectRef":${objectRefJson(this.facts.objectRef)}`;
+    return flat(s);
+  }
+
+  /** `,"annotations":{…}` sorted by key as Go writes a map, or "" without any. */
+  private annotationsJson(): string {
+    let all = this.annotations;
+    for (const key in this.admissionAnnotations) {
+      if (all === this.annotations) all = all.slice();
+      if (!all.some(([k]) => k === key)) all.push([key, this.admissionAnnotations[key]!]);
     }
-    return `${s}}\n`;
+    if (all.length === 0) return '';
+    if (all !== this.annotations) all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    let text = '';
+    for (const [k, v] of all) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
+    return `,"annotations":{${text}}`;
   }
 
   /** The event at `stage` in the reference's legacy one-line text format. */
@@ -219,12 +268,6 @@ export class AuditRecord {
     return `${received} AUDIT: id=${q(f.auditID)} stage=${q(stage)} ip=${q(f.sourceIPs[0] ?? '<unknown>')} method=${q(f.verb)} user=${q(f.user.name || '<none>')} groups=${q(groups)} as=${q(as ? as.name : '<self>')} asgroups=${q(as ? quotedList(as.groups) : '<lookup>')} user-agent=${q(f.userAgent)} namespace=${q(namespace)} uri=${q(f.requestURI)} response="${response}"\n`;
   }
 
-  /** Annotations sorted by key, as Go writes a map. */
-  private allAnnotations(): Array<[string, string]> {
-    const all = this.annotations.slice();
-    for (const key in this.admissionAnnotations) if (!all.some(([k]) => k === key)) all.push([key, this.admissionAnnotations[key]!]);
-    return all.length > 1 ? all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : all;
-  }
 }
 
 // Annotation keys and values repeat from request to request ("authorization.k8s.io/decision": "allow").
@@ -272,7 +315,8 @@ function objectRefJson(ref: ObjectRef): string {
   let s = '';
   for (const key of OBJECT_REF_KEYS) {
     const v = ref[key];
-    if (v) s += `${s ? ',' : ''}"${key}":${JSON.stringify(v)}`;
+    // Names, uids and versions differ from request to request: remembering them would only evict the others.
+    if (v) s += `${s ? ',' : ''}"${key}":${key === 'name' || key === 'uid' || key === 'resourceVersion' ? JSON.stringify(v) : quoted(v)}`;
   }
   return `{${s}}`;
 }

@@ -162,6 +162,23 @@ export const APF_EXECUTION_DURATION: HistogramFamily<ApfPair | 'type'> = {
   help: 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem',
 };
 
+export const APF_WORK_ESTIMATED_SEATS: HistogramFamily<ApfPair> = {
+  name: 'apiserver_flowcontrol_work_estimated_seats', stability: 'ALPHA', labels: APF_PAIR, buckets: [1, 2, 4, 10],
+  help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
+};
+export const APF_WATCH_COUNT_SAMPLES: HistogramFamily<ApfPair> = {
+  name: 'apiserver_flowcontrol_watch_count_samples', stability: 'ALPHA', labels: APF_PAIR, buckets: [0, 1, 10, 100, 1000, 10000],
+  help: 'count of watchers for mutating requests in API Priority and Fairness',
+};
+export const APF_NO_ACCOMMODATION: Family<ApfPair> = {
+  name: 'apiserver_flowcontrol_request_dispatch_no_accommodation_total', stability: 'ALPHA', labels: APF_PAIR,
+  help: 'Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats',
+};
+export const APF_CURRENT_R: Family<'priority_level'> = {
+  name: 'apiserver_flowcontrol_current_r', stability: 'ALPHA', labels: ['priority_level'],
+  help: 'R(time of last change)',
+};
+
 const helpOf = (f: Family<string>): string => `[${f.stability}] ${f.help}`;
 
 export function counter<L extends string>(registry: Registry, f: Family<L>): Counter<L> {

@@ -123,3 +123,33 @@ describe('audit policy: refused as the reference refuses it', { timeout: 10_000 
     assert.match(refused('rules: [\n'), /^failed decoding: /);
   });
 });
+
+describe('audit policy: remembered decisions', { timeout: 10_000 }, () => {
+  it('decides a repeated request as the first time, and tells apart what the rules tell apart', () => {
+    const p = evaluator(`rules:
+- level: None
+  users: [system:kube-proxy]
+- level: RequestResponse
+  resources: [{group: "", resources: [configmaps], resourceNames: [special]}]
+- level: Request
+  userGroups: [ops]
+  namespaces: [kube-system]
+- level: Metadata
+  nonResourceURLs: ["/healthz*"]
+- level: Request
+`);
+    const cases: Array<[PolicyAttributes, string]> = [
+      [get({ user: { name: 'system:kube-proxy', groups: [] } }), 'None'],
+      [get({ resource: 'configmaps', name: 'special' }), 'RequestResponse'],
+      [get({ resource: 'configmaps', name: 'other' }), 'Request'],
+      [get({ user: { name: 'jane', groups: ['ops'] }, namespace: 'kube-system' }), 'Request'],
+      [get({ user: { name: 'jane', groups: ['ops'] }, namespace: 'default', resource: 'configmaps', name: 'special' }), 'RequestResponse'],
+      [nonResource('/healthz/etcd'), 'Metadata'],
+      [nonResource('/version'), 'Request'],
+      [get({ user: undefined, resource: 'configmaps', name: 'special' }), 'RequestResponse'],
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const [attrs, level] of cases) assert.equal(p.evaluate(attrs).level, level, `${JSON.stringify(attrs)} (round ${round})`);
+    }
+  });
+});

@@ -239,6 +239,34 @@ describe('API Priority and Fairness', { timeout: 90_000 }, () => {
     }
   });
 
+  it('makes a write reaching many watches wider (its watch count and estimated seats in the metrics), and keeps the virtual time', async () => {
+    const server = await memoryServer();
+    try {
+      await mustOk(call(server.url, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+        body: { metadata: { name: 'cm-writer' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }] },
+      }), 201);
+      await mustOk(call(server.url, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+        body: { metadata: { name: 'cm-writers' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cm-writer' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'writer' }] },
+      }), 201);
+      // 25 watches of the namespace's ConfigMaps (and of every namespace's): a write there reaches them all.
+      const watches = Array.from({ length: 25 }, (_, i) => call(server.url, 'GET', `/api/v1/${i % 5 === 0 ? '' : 'namespaces/default/'}configmaps?watch=true&timeoutSeconds=2`));
+      await new Promise((r) => setTimeout(r, 500));
+      await mustOk(call(server.url, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'watched' } }, ...as('writer') }), 201);
+      for (const w of await Promise.all(watches)) assert.equal(w.status, 200);
+      const metrics = (await mustOk(call(server.url, 'GET', '/metrics'))).text;
+      const pair = 'flow_schema="global-default",priority_level="global-default"';
+      assert.equal(sample(metrics, `apiserver_flowcontrol_watch_count_samples_count{${pair}}`), 1);
+      assert.equal(sample(metrics, `apiserver_flowcontrol_watch_count_samples_sum{${pair}}`), 25);
+      // ⌈25 / 10⌉ = 3 seats (after it: the final seats); the level's maximum is 8 (15% of its 49).
+      const bucket = (le: string) => Number(metrics.split('\n').find((l) => l.startsWith('apiserver_flowcontrol_work_estimated_seats_bucket{') && l.includes(pair) && l.includes(`le="${le}"`))?.split(' ')[1]);
+      assert.equal(bucket('4') - bucket('2'), 1, metrics.split('\n').filter((l) => l.includes('work_estimated_seats')).join('\n'));
+      assert.ok(sample(metrics, 'apiserver_flowcontrol_current_r{priority_level="global-default"}')! > 0);
+      assert.equal(sample(metrics, `apiserver_flowcontrol_request_concurrency_in_use{${pair}}`), 0, 'every seat given back');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('sets Dangling on a FlowSchema whose priority level is missing, and clears it once the level exists', async () => {
     const server = await memoryServer();
     try {

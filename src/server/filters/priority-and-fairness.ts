@@ -2,8 +2,10 @@
 // reference): every request but the long-running ones that are not watches is classified to a
 // FlowSchema and priority level (server/flowcontrol/controller.ts), answered with their UIDs in
 // X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID, and runs when its level
-// gives it a seat: at once on the Exempt level, else within the level's share of the server's
-// concurrency, after waiting in its flow's queue if need be. A request refused (the level
+// gives it its seats: at once on the Exempt level, else within the level's share of the server's
+// concurrency, after waiting in its flow's queue if need be — as many seats as the work estimator
+// says (a LIST by the objects it goes through, a write by the watches it reaches), which also
+// weigh in fair queuing. The watches it lets through are counted for those estimates. A request refused (the level
 // rejects, its queue is full, or it waited too long) is answered the reference's plain-text 429
 // with Retry-After: 1. As in 1.25, a watch holds its seat only while it starts (until it answers
 // its headers), then streams without one.
@@ -13,6 +15,7 @@ import type { FlowMetrics } from '../../metrics/flowcontrol.js';
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { FlowControl } from '../flowcontrol/controller.js';
 import type { QueueObserver, RejectReason, Seat } from '../flowcontrol/queue-set.js';
+import { maxSeats } from '../flowcontrol/work-estimate.js';
 import type { Filter } from './context.js';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
@@ -31,9 +34,17 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     const queues = c.level.queues;
     let seat: Seat | undefined;
     let started: number | undefined;
+    // A watch counts for the writes' estimates from when it is classified until it ends (as the reference's tracker).
+    let forgetWatch: (() => void) | undefined;
+    if (watch && info.isResourceRequest) {
+      forgetWatch = flowControl.watches.register(info, ctx.query);
+      res.once('close', forgetWatch);
+    }
     if (queues) {
       const waitStart = performance.now();
-      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res);
+      const estimate = flowControl.estimate(c, info, ctx.query);
+      m?.estimated(maxSeats(estimate));
+      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate);
       const queued = admitted instanceof Promise;
       const outcome: Seat | RejectReason = queued ? await admitted : admitted;
       // The end of the wait is the start of the execution (one clock read for both).
@@ -41,6 +52,7 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       // As the reference labels it: `execute` is false only for a request refused without queuing.
       m?.waited((started - waitStart) / 1000, queued || typeof outcome !== 'string');
       if (typeof outcome === 'string') {
+        forgetWatch?.();
         m?.rejected(outcome);
         if (outcome !== 'cancelled') tooManyRequests(res);
         return;

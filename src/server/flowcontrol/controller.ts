@@ -16,8 +16,10 @@ import type { Informer, Subscription } from '../../registry/informers.js';
 import { SerialRun } from '../../registry/serial-run.js';
 import type { Registry } from '../../registry/store.js';
 import { CATCH_ALL, EXEMPT, mandatoryLevel, mandatorySchema } from './bootstrap.js';
+import { storedObjectCounts } from '../storage-objects.js';
 import { dealHand, flowHash, QueueSet, type QueueSetConfig } from './queue-set.js';
 import { schemaMatches } from './rules.js';
+import { estimateWork, levelMaxSeats, WatchTracker, type WorkCounts, type WorkEstimate } from './work-estimate.js';
 
 /** The field manager of the Dangling conditions, as the reference's. */
 export const CONSUMER_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
@@ -28,6 +30,9 @@ const CACHE_LIMIT = 10_000;
 /** How long start() waits for the statuses it wrote to come back through the informer. */
 const SETTLE_LIMIT_MS = 3_000;
 
+/** How often the stored objects are counted for the LIST estimates (the reference's --etcd-count-metric-poll-period). */
+const COUNT_POLL_MS = 60_000;
+
 export interface Level {
   readonly name: string;
   readonly uid: string;
@@ -35,6 +40,8 @@ export interface Level {
   readonly queues: QueueSet | undefined;
   readonly queueCount: number;
   readonly handSize: number;
+  /** The most seats one request takes here (work-estimate.ts); 0: the estimator's own limit (a Reject level, as the reference). */
+  readonly maxSeats: number;
 }
 
 interface Schema {
@@ -73,6 +80,15 @@ export class FlowControl {
   /** Per FlowSchema, the last status write: while the informer shows the version it was made from, no other is made. */
   private readonly written = new Map<string, { resourceVersion: string; stale(): boolean }>();
   private readonly runs = new SerialRun(() => this.digest(), 'priority and fairness configuration');
+  /** The watches let through, whose events make writes wider. */
+  readonly watches = new WatchTracker();
+  /** Objects stored per resource, as last counted. */
+  private objectCounts = new Map<string, number>();
+  private countTimer: NodeJS.Timeout | undefined;
+  private readonly counts: WorkCounts = {
+    objects: (groupResource) => this.objectCounts.get(groupResource),
+    watches: (info) => this.watches.interested(info),
+  };
 
   constructor(private readonly registry: Registry, private readonly options: FlowControlOptions, private readonly metrics?: FlowControlMetrics) {
     // Until the first digest, the mandatory levels and schemas alone.
@@ -89,6 +105,9 @@ export class FlowControl {
       this.subscriptions.push(informer.subscribe({ added: request, updated: request, deleted: request }, { replay: false }));
     }
     request();
+    await this.countObjects();
+    this.countTimer = setInterval(() => void this.countObjects(), COUNT_POLL_MS);
+    this.countTimer.unref();
     await this.runs.current();
     // Settled before the server answers: the statuses written, the informers showing them.
     const deadline = Date.now() + SETTLE_LIMIT_MS;
@@ -104,6 +123,7 @@ export class FlowControl {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.countTimer);
     for (const s of this.subscriptions) s.stop();
     await this.runs.stop();
   }
@@ -128,6 +148,19 @@ export class FlowControl {
       this.cached++;
     }
     return c;
+  }
+
+  /** The seats a classified request takes (and its watch count noted, for a write). */
+  estimate(c: Classification, info: RequestInfo, query: URLSearchParams): WorkEstimate {
+    return estimateWork(info, query, this.counts, c.level.maxSeats, c.metrics);
+  }
+
+  private async countObjects(): Promise<void> {
+    try {
+      this.objectCounts = new Map(await storedObjectCounts(this.registry.definitions, this.registry.storage));
+    } catch {
+      // Counted again at the next poll; meanwhile the last counts (or none: one seat) stand.
+    }
   }
 
   private forget(): void {
@@ -184,7 +217,7 @@ export class FlowControl {
     for (const [name, { uid, spec }] of specs) {
       const shares = limitedShares(spec);
       if (spec['type'] === 'Exempt') {
-        levels.set(name, { name, uid, queues: undefined, queueCount: 0, handSize: 0 });
+        levels.set(name, { name, uid, queues: undefined, queueCount: 0, handSize: 0, maxSeats: 1 });
         continue;
       }
       const queuing = obj(obj(obj(spec['limited'])['limitResponse'])['queuing']);
@@ -197,8 +230,9 @@ export class FlowControl {
       };
       const old = this.levels.get(name)?.queues;
       if (old) old.reconfigure(config);
-      levels.set(name, { name, uid, queues: old ?? new QueueSet(config), queueCount: config.queues, handSize: config.handSize });
-      this.metrics?.setLimit(name, config.concurrencyLimit);
+      const queues = old ?? new QueueSet(config);
+      levels.set(name, { name, uid, queues, queueCount: config.queues, handSize: config.handSize, maxSeats: config.queues > 0 ? levelMaxSeats(config.concurrencyLimit, config.handSize) : 0 });
+      this.metrics?.setLimit(name, config.concurrencyLimit, () => queues.virtualTime);
     }
     for (const name of this.levels.keys()) if (!levels.has(name)) this.metrics?.setLimit(name, undefined);
 
