@@ -240,7 +240,9 @@ resources: [{resources: [secrets], providers: [{aesgcm: {keys: [{name: k, secret
       const held = await client.range({ key: Buffer.from(`${prefix}/`), rangeEnd: Buffer.from(`${prefix}0`) });
       assert.deepEqual(held.kvs.map((kv) => kv.key.toString()), [`${prefix}/deployments/ns/d`, `${prefix}/secrets/ns/s`]);
       assert.ok(held.kvs[1]!.value.toString('latin1').startsWith('k8s:enc:aesgcm:v1:k:'));
-      // The other store, with another key: the Secret's get and list fail as the reference's.
+      // The other store, with another key: the Secret's get and list fail as the reference's. (Its
+      // lists read at its own feed's revision: wait for the feed to pass both writes.)
+      await until('the other store has seen both writes', () => b.currentRevision() >= deployment.modRevision, 10_000, 10);
       await assert.rejects(b.get('/registry/secrets/ns/s'), (err: unknown) => err instanceof StatusError && err.code === 500 && err.message === 'Internal error occurred: cipher: message authentication failed');
       await assert.rejects(b.list('/registry/secrets/'), (err: unknown) => err instanceof StatusError && err.message === `Internal error occurred: unable to transform key "${prefix}/secrets/ns/s": cipher: message authentication failed`);
       // What it can read it reads, under capstan's key.
