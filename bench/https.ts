@@ -138,8 +138,9 @@ export async function https(): Promise<void> {
     for (const who of [token, admin]) {
       bareResult = await bareNow();
       const get = await load(who, { url: `${cms}/bench-get` });
-      const met = rate(get) >= rate(bareResult) / 2;
-      report(`GET one object, ${who.name}`, get, bareResult, { text: '>= 50% of bare', met }, who === token ? '3,700/s' : undefined);
+      // The issue's bar is the reference's figure here (wrk, HTTPS, a bearer token): clearly ahead of it.
+      const target = who === token ? { text: '> 3,700/s (the reference)', met: rate(get) > 3700 } : undefined;
+      report(`GET one object, ${who.name}`, get, bareResult, target, who === token ? '3,700/s' : undefined);
     }
 
     // Durable creates of small ConfigMaps (200 bytes of data), each request a new name.
