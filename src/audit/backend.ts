@@ -30,64 +30,123 @@ export interface QueueOptions {
 /** How long the first event of a quiet spell waits for others to be written with it. */
 const GATHER_MS = 10;
 
-/** Drains queued items into `write`, a batch at a time. */
-export class BoundedQueue<T> {
-  private queue: T[] = [];
+export interface SchedulingOptions {
+  /** Items held at most before new ones are dropped. */
+  bufferSize: number;
+  /** Items that, once held, are written without waiting for more. */
+  batchSize: number;
+  /** How long the first item of a quiet spell waits for others to go with it. */
+  gatherMs: number;
+  /** How the warnings name the backend: "log", "webhook". */
+  name: string;
+}
+
+/**
+ * What every backend's queue does the same way: a full queue drops the item and counts it, a
+ * request never waits for a write, one write runs at a time, and what is held waits `gatherMs`
+ * for company unless it makes a batch (a write per event or two costs a request more than
+ * everything else auditing does). Subclasses say how items are held and written.
+ */
+export abstract class BatchingQueue<T> {
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private droppedCount = 0;
-  private readonly warn: (message: string) => void;
+  private closing = false;
+  protected readonly warn: (message: string) => void;
   /** Set when the writer failed; cleared by its next success. */
   broken = false;
 
-  constructor(private readonly options: QueueOptions, private readonly write: (batch: T[]) => Promise<void>) {
-    this.warn = warnOnce(options.name);
+  constructor(private readonly scheduling: SchedulingOptions) {
+    this.warn = warnOnce(scheduling.name);
   }
+
+  /** Items held now. */
+  protected abstract get held(): number;
+  protected abstract hold(item: T): void;
+  /** Writes what is held (all of it, or batches until none is left). */
+  protected abstract drain(): Promise<void>;
 
   get dropped(): number {
     return this.droppedCount;
   }
 
   push(item: T): boolean {
-    if (this.queue.length >= this.options.bufferSize) {
+    if (this.held >= this.scheduling.bufferSize) {
       this.droppedCount++;
       this.warn(`audit buffer queue blocked: ${this.droppedCount} event(s) dropped so far`);
       return false;
     }
-    this.queue.push(item);
-    if (!this.running) {
-      // A wait gathers many events into one write: a write per event or two costs a request more
-      // than everything else auditing does.
-      if (this.queue.length >= this.options.maxBatchSize) this.start();
-      else this.timer ??= setTimeout(() => this.start(), this.options.gatherMs ?? GATHER_MS);
-    }
+    this.hold(item);
+    if (!this.running) this.schedule();
     return !this.broken;
   }
 
   async close(): Promise<void> {
-    if (this.queue.length) this.start();
+    this.closing = true;
+    if (this.held) this.start();
     while (this.running) await this.running;
+  }
+
+  /** A write that failed: warned (at most every 10 s), and `broken` until the next success. */
+  protected async written(count: number, write: Promise<void>): Promise<void> {
+    try {
+      await write;
+      this.broken = false;
+    } catch (err) {
+      this.broken = true;
+      this.warn(`writing ${count} event(s) failed: ${(err as Error).message}`);
+    }
+  }
+
+  private schedule(): void {
+    if (this.held >= this.scheduling.batchSize || this.closing) this.start();
+    else this.timer ??= setTimeout(() => this.start(), this.scheduling.gatherMs);
   }
 
   private start(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.running) return;
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
+    const running = this.drain().finally(() => {
+      if (this.running === running) this.running = undefined;
+      // What came during the write waits for more before its own (unless it makes a batch).
+      if (this.held && !this.running) this.schedule();
     });
+    this.running = running;
+  }
+}
+
+export interface QueueOptions {
+  /** Events held at most before new ones are dropped. */
+  bufferSize: number;
+  /** Events written in one go at most. */
+  maxBatchSize: number;
+  /** How the warnings name the backend: "log", "webhook". */
+  name: string;
+  /** How long the first event of a quiet spell waits for others to go with it (unless a batch fills first). */
+  gatherMs?: number;
+}
+
+/** Items held as they are, written a batch at a time. */
+export class BoundedQueue<T> extends BatchingQueue<T> {
+  private queue: T[] = [];
+
+  constructor(private readonly options: QueueOptions, private readonly write: (batch: T[]) => Promise<void>) {
+    super({ bufferSize: options.bufferSize, batchSize: options.maxBatchSize, gatherMs: options.gatherMs ?? GATHER_MS, name: options.name });
   }
 
-  private async drain(): Promise<void> {
+  protected get held(): number {
+    return this.queue.length;
+  }
+
+  protected hold(item: T): void {
+    this.queue.push(item);
+  }
+
+  protected async drain(): Promise<void> {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.options.maxBatchSize);
-      try {
-        await this.write(batch);
-        this.broken = false;
-      } catch (err) {
-        this.broken = true;
-        this.warn(`writing ${batch.length} event(s) failed: ${(err as Error).message}`);
-      }
+      await this.written(batch.length, this.write(batch));
     }
   }
 }

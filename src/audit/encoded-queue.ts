@@ -1,9 +1,9 @@
 // The log backend's bounded queue: each line is encoded (UTF-8) into a large buffer the moment it
 // is taken, and the buffers are what waits for the writer. Holding the lines as strings until
 // their write (10 ms and more) made the garbage collector copy and promote every one of them,
-// which cost a request about as much as building its events; encoded, they die young. Like
-// BoundedQueue: a full queue drops the line and counts it, and a request never waits for a write.
-import { warnOnce } from './backend.js';
+// which cost a request about as much as building its events; encoded, they die young. The
+// scheduling (drops, gathering, one write at a time) is BatchingQueue's, as every backend's.
+import { BatchingQueue } from './backend.js';
 
 /** Lines encoded one after another; `ends[i]` is where line i ends. */
 export interface EncodedLines {
@@ -32,34 +32,22 @@ const CHUNK_BYTES = 1024 * 1024;
 /** Chunks kept for reuse once written: a new megabyte per write is garbage of its own. */
 const SPARE_CHUNKS = 2;
 
-export class EncodedLineQueue {
+export class EncodedLineQueue extends BatchingQueue<string> {
   private current: Chunk = newChunk(CHUNK_BYTES);
   private readonly full: Chunk[] = [];
   private readonly spare: Chunk[] = [];
   /** Lines held (in `full` and `current`). */
-  private held = 0;
-  private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private droppedCount = 0;
-  private closing = false;
-  private readonly warn: (message: string) => void;
-  /** Set when the writer failed; cleared by its next success. */
-  broken = false;
+  private lines = 0;
 
-  constructor(private readonly options: EncodedQueueOptions, private readonly write: (chunks: EncodedLines[]) => Promise<void>) {
-    this.warn = warnOnce(options.name);
+  constructor(options: EncodedQueueOptions, private readonly write: (chunks: EncodedLines[]) => Promise<void>) {
+    super({ bufferSize: options.bufferSize, batchSize: options.batchLines, gatherMs: options.gatherMs, name: options.name });
   }
 
-  get dropped(): number {
-    return this.droppedCount;
+  protected get held(): number {
+    return this.lines;
   }
 
-  push(line: string): boolean {
-    if (this.held >= this.options.bufferSize) {
-      this.droppedCount++;
-      this.warn(`audit buffer queue blocked: ${this.droppedCount} event(s) dropped so far`);
-      return false;
-    }
+  protected hold(line: string): void {
     // Room for the line however it encodes (UTF-8 takes at most 3 bytes per UTF-16 unit).
     const room = line.length * 3;
     let chunk = this.current;
@@ -69,51 +57,19 @@ export class EncodedLineQueue {
     }
     chunk.bytes += chunk.buffer.write(line, chunk.bytes);
     chunk.ends.push(chunk.bytes);
-    this.held++;
-    if (!this.running) {
-      if (this.held >= this.options.batchLines) this.start();
-      else this.timer ??= setTimeout(() => this.start(), this.options.gatherMs);
-    }
-    return !this.broken;
-  }
-
-  async close(): Promise<void> {
-    this.closing = true;
-    if (this.held) this.start();
-    while (this.running) await this.running;
-  }
-
-  private start(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.running) return;
-    const running = this.drain().finally(() => {
-      if (this.running === running) this.running = undefined;
-      // What came during the write waits for more before its own (unless it makes a batch).
-      if (this.held && !this.running) {
-        if (this.held >= this.options.batchLines || this.closing) this.start();
-        else this.timer ??= setTimeout(() => this.start(), this.options.gatherMs);
-      }
-    });
-    this.running = running;
+    this.lines++;
   }
 
   /** Writes everything held now. */
-  private async drain(): Promise<void> {
+  protected async drain(): Promise<void> {
     const chunks = this.full.splice(0);
     if (this.current.ends.length) {
       chunks.push(this.current);
       this.current = this.spare.pop() ?? newChunk(CHUNK_BYTES);
     }
     const lines = chunks.reduce((sum, c) => sum + c.ends.length, 0);
-    this.held -= lines;
-    try {
-      await this.write(chunks.map((c) => ({ buffer: c.buffer.subarray(0, c.bytes), ends: c.ends })));
-      this.broken = false;
-    } catch (err) {
-      this.broken = true;
-      this.warn(`writing ${lines} event(s) failed: ${(err as Error).message}`);
-    }
+    this.lines -= lines;
+    await this.written(lines, this.write(chunks.map((c) => ({ buffer: c.buffer.subarray(0, c.bytes), ends: c.ends }))));
     for (const c of chunks) {
       if (c.buffer.length !== CHUNK_BYTES || this.spare.length >= SPARE_CHUNKS) continue;
       c.bytes = 0;
