@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: the capstan server as a child process (so the load generator
 // does not steal its CPU on a small machine), its memory from /proc, keep-alive HTTP helpers
 // towards 127.0.0.1 only, percentiles and the summary every benchmark adds its figures to.
+import type { ClientResult, WriteRecord } from './watch-client.js';
 import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -313,6 +314,19 @@ export function message<T>(child: ChildProcess): Promise<T> {
       resolve(m as T);
     });
   });
+}
+
+/**
+ * Hands each watch client (watch-client.ts) the writes made, in resourceVersion order, and gathers
+ * what each saw of them. `writes` is sorted in place: the reports index their arrivals in that order.
+ */
+export function watchReports(clients: readonly ChildProcess[], writes: WriteRecord[]): Promise<ClientResult[]> {
+  const records: WriteRecord[] = writes.sort((a, b) => a.rv - b.rv).map((w) => ({ rv: w.rv, type: w.type }));
+  return Promise.all(clients.map((c) => {
+    const answer = message<ClientResult>(c);
+    c.send(records);
+    return answer;
+  }));
 }
 
 /**

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { EtcdClient, prefixRangeEnd } from '../src/storage/etcd/client.js';
 import { EtcdProcess, etcdMissing } from '../test/storage/etcd-process.js';
 import { rawPutRate } from './etcd-raw.js';
-import { createMany, createNamespace, figure, here, http, keepAliveAgent, message, ms, quantile, sleep, startCapstan, type Capstan } from './common.js';
-import type { ClientResult, WriteRecord } from './watch-client.js';
+import { createMany, createNamespace, figure, here, http, keepAliveAgent, message, watchReports, ms, quantile, sleep, startCapstan, type Capstan } from './common.js';
+import type { WriteRecord } from './watch-client.js';
 
 const CONNECTIONS = 32;
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -203,13 +203,7 @@ async function fanOut(setup: string, writer: Capstan, watched: Capstan[], agent:
       }));
     }
     await Promise.all(inflight);
-    writes.sort((a, b) => a.rv - b.rv);
-    const records: WriteRecord[] = writes.map((w) => ({ rv: w.rv, type: w.type }));
-    const results = await Promise.all(clients.map((c) => {
-      const answer = message<ClientResult>(c);
-      c.send(records);
-      return answer;
-    }));
+    const results = await watchReports(clients, writes);
     const lat = Float64Array.from(results.flatMap((r) => [...r.latencies])).sort();
     const exact = results.reduce((n, r) => n + r.exact, 0);
     const p99 = quantile(lat, 0.99);

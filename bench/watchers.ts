@@ -8,8 +8,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cpuMsOf, createNamespace, figure, here, http, keepAliveAgent, memoryOf, message, mib, ms, ok, profiled, quantile, sleep, startCapstan, status } from './common.js';
-import type { ClientResult, WriteRecord } from './watch-client.js';
+import { cpuMsOf, createNamespace, figure, here, http, keepAliveAgent, memoryOf, message, watchReports, mib, ms, ok, profiled, quantile, sleep, startCapstan, status } from './common.js';
+import type { WriteRecord } from './watch-client.js';
 
 const WATCHERS = Number(process.env['BENCH_WATCHERS'] ?? 1000);
 const CLIENTS = Math.max(1, Number(process.env['BENCH_WATCH_CLIENTS'] ?? 1));
@@ -120,13 +120,7 @@ export async function watchers(): Promise<void> {
     const writeSeconds = (performance.now() - started) / 1000;
     const fsyncs = (await disk.stop()).sort((a, b) => a - b);
     // Every client waits (bounded) for its streams to catch up, checks them and reports.
-    writes.sort((a, b) => a.rv - b.rv);
-    const records: WriteRecord[] = writes.map((w) => ({ rv: w.rv, type: w.type }));
-    const results = await Promise.all(clients.map((c) => {
-      const answer = message<ClientResult>(c);
-      c.send(records);
-      return answer;
-    }));
+    const results = await watchReports(clients, writes);
     const elapsed = (performance.now() - started) / 1000;
     const serverCpuMs = cpuMsOf(server.pid) - cpu0;
     const serverCpu = serverCpuMs / 10 / elapsed;
