@@ -247,8 +247,7 @@ export class EtcdClient {
     this.insecure = credentials.createInsecure();
     this.tls = options.tls ?? {};
     if (this.endpoints.some((e) => e.secure)) {
-      const tls = options.tls ?? {};
-      this.secure = credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
+      this.secure = credentials.createSsl(this.tls.ca ?? null, this.tls.key ?? null, this.tls.cert ?? null);
     }
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   }
