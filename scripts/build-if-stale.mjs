@@ -38,7 +38,7 @@ export function staleness(root = ROOT) {
   return sources > built ? 'the sources changed since the last build' : undefined;
 }
 
-/** Builds with the project's TypeScript when stale; exits with tsc's status when the build fails. */
+/** Builds as `npm run build` does (tsc, then the bundles) when stale; exits with the failing step's status. */
 export function buildIfStale(root = ROOT) {
   const why = staleness(root);
   if (!why) return;
@@ -46,5 +46,7 @@ export function buildIfStale(root = ROOT) {
   const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', root], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  const bundled = spawnSync(process.execPath, [join(root, 'scripts/bundle.mjs')], { stdio: 'inherit' });
+  if (bundled.status !== 0) process.exit(bundled.status ?? 1);
   writeFileSync(join(root, STAMP), `${new Date().toISOString()}\n`);
 }

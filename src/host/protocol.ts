@@ -3,7 +3,7 @@
 // of the temporary directory, one folder per user and capstan build (a rebuilt capstan never talks
 // to a host running the old code). A client sends one start, then (maybe) a stop; closing the
 // connection stops its server too.
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import { tmpdir, userInfo } from 'node:os';
@@ -17,11 +17,15 @@ export type HostMessage = { say: string; warning: boolean } | { ready: { url: st
 
 /** The host program. */
 export const HOST_SCRIPT = fileURLToPath(new URL('../cmd/host.js', import.meta.url));
+const BUILD_RECORD = fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url));
+const HOST_BUNDLE = fileURLToPath(new URL('../../bundle/host.cjs', import.meta.url));
 
 /** The host's folder (created 0700), socket and log. */
 export function hostPaths(): { dir: string; socket: string; log: string } {
-  const build = HOST_SCRIPT;
-  const id = createHash('sha256').update(`${build}\0${statSync(build).mtimeMs}`).digest('hex').slice(0, 12);
+  // One host per build: the script, and when tsc and the bundler last wrote (a build that changed
+  // only the modules the script loads still changes the host).
+  const built = [HOST_SCRIPT, BUILD_RECORD, HOST_BUNDLE].map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0));
+  const id = createHash('sha256').update(`${HOST_SCRIPT}\0${built.join('\0')}`).digest('hex').slice(0, 12);
   const dir = join(tmpdir(), `capstan-host-${userInfo().uid}-${id}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const owner = statSync(dir);

@@ -1,0 +1,55 @@
+// The one-file builds of the commands (dist/bundle/<command>.cjs), made after tsc by `npm run build`
+// and by `npm start`'s build: loading one file instead of ~470 modules, each resolved, read and
+// compiled on its own, is most of what a start costs (src/cmd/bundled.ts runs them).
+// Made from tsc's output, so the type check stays tsc's. Only better-sqlite3 (a native addon) and
+// the packages the code itself loads lazily with createRequire stay outside, loaded from
+// node_modules when first needed.
+import { build } from 'esbuild';
+import { readFile, rm } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const COMMANDS = ['capstan', 'host'];
+
+/**
+ * A module's `import.meta.url` as the module had it in dist/src, so that the data files and
+ * scripts it finds relative to itself are found from the bundle too (the CommonJS bundle has no
+ * import.meta).
+ */
+function moduleUrls(outdir) {
+  return {
+    name: 'module-urls',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]dist[\\/]src[\\/].*\.js$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const own = JSON.stringify(relative(outdir, args.path));
+        const url = `require("node:url").pathToFileURL(require("node:path").join(__dirname, ${own})).href`;
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
+      });
+    },
+  };
+}
+
+export async function bundle(root = ROOT) {
+  const outdir = join(root, 'dist/bundle');
+  await rm(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: Object.fromEntries(COMMANDS.map((c) => [c, join(root, `dist/src/cmd/${c}-main.js`)])),
+    outdir,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['better-sqlite3'],
+    // The bundle runs only where require() takes ES modules (bundled.ts checks), so the
+    // module-loading fallback for older Nodes (a top-level await) is left out.
+    define: { 'process.features.require_module': 'true' },
+    plugins: [moduleUrls(outdir)],
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundle();
