@@ -13,7 +13,7 @@
 // (`protocol: TCP` in `k:{"containerPort":80,"protocol":"TCP"}`).
 
 import { readDataJson } from './data.js';
-import { openApiV3File, swaggerDocument } from './openapi-documents.js';
+import { swaggerDocument } from './openapi-documents.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -138,31 +138,16 @@ function gvkKey(g: GroupVersionKind): string {
   return `${g.group}/${g.version}/${g.kind}`;
 }
 
-/** Defaults per definition and property, merged from the v3 documents loaded so far. */
-const v3Defaults = new Map<string, Map<string, unknown>>();
-const v3Loaded = new Set<string>();
+/**
+ * Defaults per definition and property, as the OpenAPI v3 documents give them (the v2 document has
+ * none), read from their extract (scripts/extract-openapi-v3-defaults.mjs) when first asked.
+ */
+let v3Defaults: Record<string, Record<string, unknown> | undefined> | undefined;
 
-function loadV3(group: string, version: string): void {
-  const file = openApiV3File(group, version);
-  if (v3Loaded.has(file)) return;
-  v3Loaded.add(file);
-  let doc: { components?: { schemas?: Record<string, RawSchema> } };
-  try {
-    doc = readDataJson(`k8s-1.25/openapi/v3/${file}`);
-  } catch {
-    return;
-  }
-  for (const [name, s] of Object.entries(doc.components?.schemas ?? {})) {
-    if (v3Defaults.has(name)) continue;
-    const props = new Map<string, unknown>();
-    for (const [p, ps] of Object.entries(s.properties ?? {})) if (ps.default !== undefined) props.set(p, ps.default);
-    v3Defaults.set(name, props);
-  }
-}
-
-function ensureSomeV3(): void {
-  // Kinds whose group-version has no v3 document still share core types: load core.
-  loadV3('', 'v1');
+function v3DefaultOf(definition: string, property: string): unknown {
+  v3Defaults ??= readDataJson<{ definitions: Record<string, Record<string, unknown>> }>('openapi-v3-defaults-1.25.json').definitions;
+  const defaults = v3Defaults[definition];
+  return defaults !== undefined && Object.hasOwn(defaults, property) ? defaults[property] : undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -273,9 +258,7 @@ class Node implements SchemaNode {
   }
 
   fieldDefault(name: string): unknown {
-    if (!this.defName) return undefined;
-    ensureSomeV3();
-    return v3Defaults.get(this.defName)?.get(name);
+    return this.defName ? v3DefaultOf(this.defName, name) : undefined;
   }
 
   isValueStruct(name: string): boolean {
@@ -390,7 +373,6 @@ export function schemaFor(gvk: GroupVersionKind): SchemaNode {
   definitions();
   const name = gvkIndex!.get(gvkKey(gvk));
   if (name === undefined) return UNSTRUCTURED;
-  loadV3(gvk.group, gvk.version);
   return defNode(name);
 }
 
