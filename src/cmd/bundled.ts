@@ -2,8 +2,8 @@
 // code cache beside it (<command>.cjs.<size>-<mtime>.cache), when the bundle is there and no older than tsc's
 // last output: one file read and a cached compile instead of ~470 modules resolved, read and
 // compiled (about 40% of the CPU a start takes). The cache is written by the first run that finds
-// none (or one V8 refuses: another Node, other flags), a second after it starts, so that it holds
-// what the start compiled; a folder it cannot write to only costs the cache.
+// none (or one V8 refuses: another Node, other flags), a second after it starts or when it exits if
+// sooner, so that it holds what the start compiled; a folder it cannot write to only costs the cache.
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -43,7 +43,10 @@ export function runBundled(command: string, dist = DIST): boolean {
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
   const script = new Script(wrapper, { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) {
-    setTimeout(() => {
+    let written = false;
+    const writeCache = () => {
+      if (written) return;
+      written = true;
       try {
         const partial = `${cacheFile}.${process.pid}`;
         writeFileSync(partial, script.createCachedData());
@@ -51,7 +54,9 @@ export function runBundled(command: string, dist = DIST): boolean {
       } catch {
         // A folder this user cannot write to: every start compiles, as without the cache.
       }
-    }, CACHE_AFTER_MS).unref();
+    };
+    setTimeout(writeCache, CACHE_AFTER_MS).unref();
+    process.once('exit', writeCache);
   }
   const module = { exports: {} };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
