@@ -2,7 +2,10 @@
 // window, fed by the storage's watch. Gets, lists (now or at an exact retained revision, paged) and
 // watches (from any retained revision) are served from memory. The cache keeps bytes and events
 // only: what is made of the bytes for a client (frames, other encodings) is the encoding layer's.
+// The bytes are its own copies, kept in shared slabs (slabs.ts), unless the store keeps the values
+// itself (memory storage): then it shares the store's.
 import { compareKeys, prefixEnd } from './keys.js';
+import { Slabs } from './slabs.js';
 import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
 
 interface Version {
@@ -81,6 +84,8 @@ export class Cacher {
   private readonly now: () => number;
   private readonly windowMs: number;
   private readonly maxEvents: number;
+  /** Where the cache's copies of the values are kept; none when it shares the store's. */
+  private readonly slabs: Slabs | undefined;
 
   private constructor(
     private readonly storage: Storage,
@@ -92,6 +97,19 @@ export class Cacher {
     this.now = options.now ?? Date.now;
     this.windowMs = options.windowMs;
     this.maxEvents = options.maxEvents ?? 500_000;
+    this.slabs = storage.keepsValues
+      ? undefined
+      : new Slabs(
+          (key) => this.latest(key)?.value ?? undefined,
+          (key, copy) => {
+            this.latest(key)!.value = copy;
+          },
+        );
+  }
+
+  /** The cache's copy of a value that is not (or not yet) a key's current one. */
+  private copy(value: Buffer): Buffer {
+    return this.slabs ? this.slabs.copy(value) : value;
   }
 
   /**
@@ -130,16 +148,30 @@ export class Cacher {
     for (const k of byKey.keys()) keys.add(k);
     this.keys.push(...[...keys].sort(compareKeys));
     const now = this.now();
-    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, { rev: c.rev, value: c.value });
+    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, { rev: c.rev, value: this.slabs ? this.slabs.keep(c.key, c.value) : c.value });
+    /** Each event's value and prevValue as the cache keeps them: one copy of each version. */
+    const copies = new Map<StorageEvent, [Buffer, Buffer | undefined]>();
     for (const [key, events] of byKey) {
       const first = events[0]!;
       // The state at the compacted revision: what the first retained change replaced.
-      const versions: Version[] = [{ rev: this.oldest, value: first.type === 'create' ? null : first.prevValue ?? null }];
-      for (const e of events) versions.push({ rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
+      let last = first.prevValue && this.copy(first.prevValue);
+      const versions: Version[] = [{ rev: this.oldest, value: first.type === 'create' ? null : last ?? null }];
+      for (const e of events) {
+        const prevValue = e.prevValue && (last?.equals(e.prevValue) ? last : this.copy(e.prevValue));
+        const value = prevValue?.equals(e.value) ? prevValue : this.copy(e.value);
+        copies.set(e, [value, prevValue]);
+        last = e.type === 'delete' ? undefined : value;
+        versions.push({ rev: e.modRevision, value: e.type === 'delete' ? null : value });
+      }
       this.versions.set(key, versions);
-      if (versions[versions.length - 1]!.value === null) this.dead.add(key);
+      const latest = versions[versions.length - 1]!.value;
+      if (latest === null) this.dead.add(key);
+      else this.slabs?.hold(key, latest);
     }
-    this.history = history.map((e) => new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, now));
+    this.history = history.map((e) => {
+      const [value, prevValue] = copies.get(e)!;
+      return new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, now);
+    });
     for (const c of current) if (c.rev > this.lastChange) this.lastChange = c.rev;
     for (const e of history) if (e.modRevision > this.lastChange) this.lastChange = e.modRevision;
     for (const key of byKey.keys()) this.prune(key);
@@ -285,10 +317,20 @@ export class Cacher {
   }
 
   private onEvent(e: StorageEvent): void {
-    const event = new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, this.now());
+    let value = e.value;
+    let prevValue = e.prevValue;
+    const replaced = this.slabs ? this.latest(e.key)?.value ?? undefined : undefined;
+    if (this.slabs) {
+      // The version replaced is the cache's current one: the event carries the cache's copy of it.
+      if (prevValue) prevValue = replaced?.equals(prevValue) ? replaced : this.slabs.copy(prevValue);
+      value = e.type === 'delete' ? (e.value === e.prevValue || prevValue?.equals(e.value) ? prevValue! : this.slabs.copy(e.value)) : this.slabs.keep(e.key, e.value);
+    }
+    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, this.now());
     this.lastChange = e.modRevision;
     if (!this.versions.has(e.key)) this.keys.splice(this.lowerBound(e.key), 0, e.key);
-    this.addVersion(e.key, { rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
+    this.addVersion(e.key, { rev: e.modRevision, value: e.type === 'delete' ? null : value });
+    // Only once the new version is in place: emptying a slab moves current versions, not this one.
+    if (replaced) this.slabs!.release(replaced);
     this.history.push(event);
     this.evict();
     for (const l of this.listeners) {
