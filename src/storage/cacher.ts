@@ -8,21 +8,33 @@ import { compareKeys, prefixEnd } from './keys.js';
 import { Slabs } from './slabs.js';
 import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
 
-interface Version {
-  rev: number;
-  /** null: the key was deleted at this revision. */
-  value: Buffer | null;
-}
-
 export class CacheEvent {
   constructor(
     readonly type: EventType,
     readonly key: string,
-    readonly value: Buffer,
+    /** (The cache may put another copy of the same bytes here: see slabs.ts.) */
+    public value: Buffer,
     readonly prevValue: Buffer | undefined,
     readonly rev: number,
+    /** When the cache got it: ms after the cache's start (a small integer, not a boxed number). */
     readonly at: number,
   ) {}
+}
+
+/**
+ * One version of a key: the change that made it while that is retained (a delete's event: the key
+ * absent), otherwise only what it was at the oldest retained revision — its bytes, or null for
+ * absent — since its revision no longer matters to any read. So a version costs no object of its
+ * own.
+ */
+type Version = CacheEvent | Buffer | null;
+
+function revisionOf(v: Version): number {
+  return v instanceof CacheEvent ? v.rev : -Infinity;
+}
+
+function valueOf(v: Version): Buffer | null {
+  return v instanceof CacheEvent ? (v.type === 'delete' ? null : v.value) : v;
 }
 
 export interface CacheListOptions {
@@ -68,7 +80,7 @@ export interface CacherOptions {
 
 export class Cacher {
   private readonly keys: string[] = [];
-  /** A key's versions: one (the common case, no array kept) or several within the window. */
+  /** A key's versions, oldest first: one (the common case, no array kept) or several within the window. */
   private readonly versions = new Map<string, Version | Version[]>();
   /** Keys whose latest version is a deletion (kept while the window needs them). */
   private readonly dead = new Set<string>();
@@ -84,6 +96,8 @@ export class Cacher {
   private readonly now: () => number;
   private readonly windowMs: number;
   private readonly maxEvents: number;
+  /** The time events' `at` counts from. */
+  private readonly startedAt: number;
   /** Where the cache's copies of the values are kept; none when it shares the store's. */
   private readonly slabs: Slabs | undefined;
 
@@ -97,13 +111,12 @@ export class Cacher {
     this.now = options.now ?? Date.now;
     this.windowMs = options.windowMs;
     this.maxEvents = options.maxEvents ?? 500_000;
+    this.startedAt = this.now();
     this.slabs = storage.keepsValues
       ? undefined
       : new Slabs(
-          (key) => this.latest(key)?.value ?? undefined,
-          (key, copy) => {
-            this.latest(key)!.value = copy;
-          },
+          (key) => this.get(key),
+          (key, copy) => this.replaceLatest(key, copy),
         );
   }
 
@@ -147,31 +160,30 @@ export class Cacher {
     const keys = new Set(current.map((c) => c.key));
     for (const k of byKey.keys()) keys.add(k);
     this.keys.push(...[...keys].sort(compareKeys));
-    const now = this.now();
-    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, { rev: c.rev, value: this.slabs ? this.slabs.keep(c.key, c.value) : c.value });
-    /** Each event's value and prevValue as the cache keeps them: one copy of each version. */
-    const copies = new Map<StorageEvent, [Buffer, Buffer | undefined]>();
+    const now = this.now() - this.startedAt;
+    // Unchanged since the compacted revision: only their bytes.
+    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, this.slabs ? this.slabs.keep(c.key, c.value) : c.value);
+    const made = new Map<StorageEvent, CacheEvent>();
     for (const [key, events] of byKey) {
       const first = events[0]!;
       // The state at the compacted revision: what the first retained change replaced.
       let last = first.prevValue && this.copy(first.prevValue);
-      const versions: Version[] = [{ rev: this.oldest, value: first.type === 'create' ? null : last ?? null }];
+      const versions: Version[] = [first.type === 'create' ? null : last ?? null];
       for (const e of events) {
+        // One copy of each version: an event's prevValue is the version before it.
         const prevValue = e.prevValue && (last?.equals(e.prevValue) ? last : this.copy(e.prevValue));
         const value = prevValue?.equals(e.value) ? prevValue : this.copy(e.value);
-        copies.set(e, [value, prevValue]);
+        const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, now);
+        made.set(e, event);
         last = e.type === 'delete' ? undefined : value;
-        versions.push({ rev: e.modRevision, value: e.type === 'delete' ? null : value });
+        versions.push(event);
       }
       this.versions.set(key, versions);
-      const latest = versions[versions.length - 1]!.value;
+      const latest = valueOf(versions[versions.length - 1]!);
       if (latest === null) this.dead.add(key);
       else this.slabs?.hold(key, latest);
     }
-    this.history = history.map((e) => {
-      const [value, prevValue] = copies.get(e)!;
-      return new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, now);
-    });
+    this.history = history.map((e) => made.get(e)!);
     for (const c of current) if (c.rev > this.lastChange) this.lastChange = c.rev;
     for (const e of history) if (e.modRevision > this.lastChange) this.lastChange = e.modRevision;
     for (const key of byKey.keys()) this.prune(key);
@@ -220,7 +232,7 @@ export class Cacher {
     for (let i = this.lowerBound(prefix); i < this.keys.length; i++) {
       const key = this.keys[i]!;
       if (!key.startsWith(prefix)) break;
-      const value = this.latest(key)?.value;
+      const value = this.get(key);
       if (!value) continue;
       keys.push(key);
       values.push(value);
@@ -229,20 +241,26 @@ export class Cacher {
   }
 
   get(key: string): Buffer | undefined {
-    return this.latest(key)?.value ?? undefined;
+    const v = this.versions.get(key);
+    return (Array.isArray(v) ? valueOf(v[v.length - 1]!) : v === undefined ? null : valueOf(v)) ?? undefined;
   }
 
-  private latest(key: string): Version | undefined {
+  /** The key's current version now has these bytes (the same, copied elsewhere). */
+  private replaceLatest(key: string, bytes: Buffer): void {
     const v = this.versions.get(key);
-    return Array.isArray(v) ? v[v.length - 1] : v;
+    const latest = Array.isArray(v) ? v[v.length - 1] : v;
+    if (latest instanceof CacheEvent) latest.value = bytes;
+    else if (Array.isArray(v)) v[v.length - 1] = bytes;
+    else this.versions.set(key, bytes);
   }
 
-  private addVersion(key: string, version: Version): void {
+  private addVersion(event: CacheEvent): void {
+    const key = event.key;
     const v = this.versions.get(key);
-    if (v === undefined) this.versions.set(key, version);
-    else if (Array.isArray(v)) v.push(version);
-    else this.versions.set(key, [v, version]);
-    if (version.value === null) this.dead.add(key);
+    if (v === undefined) this.versions.set(key, event);
+    else if (Array.isArray(v)) v.push(event);
+    else this.versions.set(key, [v, event]);
+    if (event.type === 'delete') this.dead.add(key);
     else this.dead.delete(key);
   }
 
@@ -319,16 +337,16 @@ export class Cacher {
   private onEvent(e: StorageEvent): void {
     let value = e.value;
     let prevValue = e.prevValue;
-    const replaced = this.slabs ? this.latest(e.key)?.value ?? undefined : undefined;
+    const replaced = this.slabs ? this.get(e.key) : undefined;
     if (this.slabs) {
       // The version replaced is the cache's current one: the event carries the cache's copy of it.
       if (prevValue) prevValue = replaced?.equals(prevValue) ? replaced : this.slabs.copy(prevValue);
       value = e.type === 'delete' ? (e.value === e.prevValue || prevValue?.equals(e.value) ? prevValue! : this.slabs.copy(e.value)) : this.slabs.keep(e.key, e.value);
     }
-    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, this.now());
+    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, this.now() - this.startedAt);
     this.lastChange = e.modRevision;
     if (!this.versions.has(e.key)) this.keys.splice(this.lowerBound(e.key), 0, e.key);
-    this.addVersion(e.key, { rev: e.modRevision, value: e.type === 'delete' ? null : value });
+    this.addVersion(event);
     // Only once the new version is in place: emptying a slab moves current versions, not this one.
     if (replaced) this.slabs!.release(replaced);
     this.history.push(event);
@@ -344,7 +362,7 @@ export class Cacher {
 
   /** Drops changes older than the window (or past the count bound) and the versions only they needed. */
   private evict(): void {
-    const horizon = this.now() - this.windowMs;
+    const horizon = this.now() - this.startedAt - this.windowMs;
     let drop = 0;
     while (drop < this.history.length && (this.history[drop]!.at < horizon || this.history.length - drop > this.maxEvents)) drop++;
     if (drop === 0) return;
@@ -357,12 +375,16 @@ export class Cacher {
   /** Keeps a key's versions newer than `oldest` plus the one in force at `oldest`. */
   private prune(key: string): void {
     const v = this.versions.get(key);
-    if (!v) return;
+    if (v === undefined) return;
     let list = Array.isArray(v) ? v : [v];
-    let keepFrom = 0;
-    for (let i = 0; i < list.length; i++) if (list[i]!.rev <= this.oldest) keepFrom = i;
-    if (keepFrom > 0) list = list.slice(keepFrom);
-    if (list.length === 1 && list[0]!.value === null) {
+    let keepFrom = -1;
+    for (let i = 0; i < list.length; i++) if (revisionOf(list[i]!) <= this.oldest) keepFrom = i;
+    if (keepFrom >= 0) {
+      list = list.slice(keepFrom);
+      // The one in force at `oldest`: its revision no longer matters, its change is no longer retained.
+      list[0] = valueOf(list[0]!);
+    }
+    if (list.length === 1 && list[0] === null) {
       this.versions.delete(key);
       this.dead.delete(key);
       const i = this.lowerBound(key);
@@ -374,9 +396,9 @@ export class Cacher {
 
   private valueAt(key: string, revision: number): Buffer | null {
     const v = this.versions.get(key);
-    if (!v) return null;
-    if (!Array.isArray(v)) return v.rev <= revision ? v.value : null;
-    for (let i = v.length - 1; i >= 0; i--) if (v[i]!.rev <= revision) return v[i]!.value;
+    if (v === undefined) return null;
+    if (!Array.isArray(v)) return revisionOf(v) <= revision ? valueOf(v) : null;
+    for (let i = v.length - 1; i >= 0; i--) if (revisionOf(v[i]!) <= revision) return valueOf(v[i]!);
     return null;
   }
 
