@@ -33,6 +33,9 @@ export class Slabs {
   /** Slabs holding live views, by their memory. */
   private readonly slabs = new Map<ArrayBufferLike, Slab>();
   private nextSize = FIRST_SLAB;
+  /** Full slabs found mostly gone, emptied at the next release (once the owner holds its new value). */
+  private toEmpty: Slab[] = [];
+  private emptying = false;
 
   /**
    * @param liveView what the owner holds as the key's live value (to find it in a slab being emptied)
@@ -47,8 +50,7 @@ export class Slabs {
   copy(value: Buffer): Buffer {
     if (value.length > LARGE || value.length === 0) return own(value);
     let slab = this.current;
-    // (Starting a slab may move live views into it: look again until the value fits.)
-    while (!slab || slab.used + value.length > slab.bytes.length) slab = this.fresh(value.length);
+    if (!slab || slab.used + value.length > slab.bytes.length) slab = this.fresh(value.length);
     const at = slab.used;
     value.copy(slab.bytes, at);
     slab.used += value.length;
@@ -71,14 +73,29 @@ export class Slabs {
     slab.keys.push(key);
   }
 
-  /** `view` is no longer a live value of the owner. */
+  /**
+   * `view` is no longer a live value of the owner (called once the owner holds what replaces it, so
+   * that slabs emptied now move the owner's current values).
+   */
   release(view: Buffer): void {
     const slab = this.slabOf(view);
-    if (!slab) return;
-    slab.live -= view.length;
-    if (slab === this.current) return;
+    if (slab) {
+      slab.live -= view.length;
+      if (slab !== this.current) this.check(slab);
+    }
+    if (this.emptying) return;
+    this.emptying = true;
+    try {
+      for (let next = this.toEmpty.pop(); next; next = this.toEmpty.pop()) this.empty(next);
+    } finally {
+      this.emptying = false;
+    }
+  }
+
+  /** A full slab: dropped when nothing live is left, to be emptied when less than half is. */
+  private check(slab: Slab): void {
     if (slab.live <= 0) this.slabs.delete(slab.bytes.buffer);
-    else if (slab.live * 2 < slab.used) this.empty(slab);
+    else if (slab.live * 2 < slab.used && !this.toEmpty.includes(slab)) this.toEmpty.push(slab);
   }
 
   /** Bytes in slabs holding live views, and of those views: for tests and diagnostics. */
@@ -96,23 +113,20 @@ export class Slabs {
     return this.slabs.get(view.buffer);
   }
 
-  /** Starts a slab; the newest one afterwards (the one started, unless emptying the full one filled it). */
   private fresh(atLeast: number): Slab {
     const old = this.current;
     const size = Math.max(this.nextSize, atLeast);
     this.nextSize = Math.min(LAST_SLAB, size * 2);
     const slab: Slab = { bytes: Buffer.allocUnsafeSlow(size), used: 0, live: 0, keys: [] };
     this.current = slab;
-    // The slab that was being filled is now full: empty it if it is mostly gone already.
-    if (old) {
-      if (old.live <= 0) this.slabs.delete(old.bytes.buffer);
-      else if (old.live * 2 < old.used) this.empty(old);
-    }
-    return this.current!;
+    // The slab that was being filled is now full: mostly gone already, it is emptied at the next release.
+    if (old && this.slabs.has(old.bytes.buffer)) this.check(old);
+    return slab;
   }
 
   /** Copies the live views of `slab` into the newest one; the owner takes the copies in their place. */
   private empty(slab: Slab): void {
+    if (!this.slabs.has(slab.bytes.buffer)) return;
     this.slabs.delete(slab.bytes.buffer);
     const keys = slab.keys;
     slab.keys = [];
