@@ -12,30 +12,76 @@ export class CacheEvent {
   constructor(
     readonly type: EventType,
     readonly key: string,
-    /** (The cache may put another copy of the same bytes here: see slabs.ts.) */
-    public value: Buffer,
+    readonly value: Buffer,
     readonly prevValue: Buffer | undefined,
     readonly rev: number,
-    /** When the cache got it: ms after the cache's start (a small integer, not a boxed number). */
-    readonly at: number,
   ) {}
 }
 
 /**
- * One version of a key: the change that made it while that is retained (a delete's event: the key
- * absent), otherwise only what it was at the oldest retained revision — its bytes, or null for
+ * The retained changes, oldest first, as parallel arrays rather than an object each (the cache holds
+ * a window of them; CacheEvents are made when delivered). A change is named by its sequence number,
+ * which stays the same as older ones are dropped.
+ */
+class History {
+  readonly types: EventType[] = [];
+  readonly keys: string[] = [];
+  /** (The cache may put another copy of the same bytes here: see slabs.ts.) */
+  readonly values: Buffer[] = [];
+  readonly prevValues: Array<Buffer | undefined> = [];
+  readonly revs: number[] = [];
+  /** When the cache got each: ms after the cache's start (small integers, not boxed numbers). */
+  readonly ats: number[] = [];
+  /** Index of the oldest retained change; those before it are dropped (cut off now and then). */
+  head = 0;
+  /** Sequence number of index 0. */
+  private base = 0;
+
+  get length(): number {
+    return this.types.length - this.head;
+  }
+
+  /** The array index of a sequence number. */
+  at(seq: number): number {
+    return seq - this.base;
+  }
+
+  /** Sequence number of the change at array index i. */
+  seq(i: number): number {
+    return i + this.base;
+  }
+
+  push(type: EventType, key: string, value: Buffer, prevValue: Buffer | undefined, rev: number, at: number): number {
+    this.types.push(type);
+    this.keys.push(key);
+    this.values.push(value);
+    this.prevValues.push(prevValue);
+    this.revs.push(rev);
+    this.ats.push(at);
+    return this.seq(this.types.length - 1);
+  }
+
+  event(i: number): CacheEvent {
+    return new CacheEvent(this.types[i]!, this.keys[i]!, this.values[i]!, this.prevValues[i], this.revs[i]!);
+  }
+
+  /** Forgets the `n` oldest changes. */
+  drop(n: number): void {
+    this.head += n;
+    if (this.head < 1024 || this.head * 2 < this.types.length) return;
+    for (const a of [this.types, this.keys, this.values, this.prevValues, this.revs, this.ats] as unknown[][]) a.splice(0, this.head);
+    this.base += this.head;
+    this.head = 0;
+  }
+}
+
+/**
+ * One version of a key: the sequence number of the retained change that made it (a delete's: the
+ * key absent), otherwise only what it was at the oldest retained revision — its bytes, or null for
  * absent — since its revision no longer matters to any read. So a version costs no object of its
  * own.
  */
-type Version = CacheEvent | Buffer | null;
-
-function revisionOf(v: Version): number {
-  return v instanceof CacheEvent ? v.rev : -Infinity;
-}
-
-function valueOf(v: Version): Buffer | null {
-  return v instanceof CacheEvent ? (v.type === 'delete' ? null : v.value) : v;
-}
+type Version = number | Buffer | null;
 
 export interface CacheListOptions {
   /** Keys under this prefix (at least the cacher's own). */
@@ -84,7 +130,7 @@ export class Cacher {
   private readonly versions = new Map<string, Version | Version[]>();
   /** Keys whose latest version is a deletion (kept while the window needs them). */
   private readonly dead = new Set<string>();
-  private history: CacheEvent[] = [];
+  private readonly history = new History();
   private readonly listeners = new Set<CacheListener>();
   /** What to call for each open watch when the cache stops. */
   private readonly enders = new Map<CacheListener, () => void>();
@@ -163,27 +209,34 @@ export class Cacher {
     const now = this.now() - this.startedAt;
     // Unchanged since the compacted revision: only their bytes.
     for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, this.slabs ? this.slabs.keep(c.key, c.value) : c.value);
-    const made = new Map<StorageEvent, CacheEvent>();
-    for (const [key, events] of byKey) {
+    const copies = new Map<StorageEvent, [Buffer, Buffer | undefined]>();
+    for (const events of byKey.values()) {
       const first = events[0]!;
       // The state at the compacted revision: what the first retained change replaced.
       let last = first.prevValue && this.copy(first.prevValue);
-      const versions: Version[] = [first.type === 'create' ? null : last ?? null];
       for (const e of events) {
         // One copy of each version: an event's prevValue is the version before it.
         const prevValue = e.prevValue && (last?.equals(e.prevValue) ? last : this.copy(e.prevValue));
         const value = prevValue?.equals(e.value) ? prevValue : this.copy(e.value);
-        const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, now);
-        made.set(e, event);
+        copies.set(e, [value, prevValue]);
         last = e.type === 'delete' ? undefined : value;
-        versions.push(event);
       }
-      this.versions.set(key, versions);
-      const latest = valueOf(versions[versions.length - 1]!);
-      if (latest === null) this.dead.add(key);
+    }
+    for (const e of history) {
+      const [value, prevValue] = copies.get(e)!;
+      const seq = this.history.push(e.type, e.key, value, prevValue, e.modRevision, now);
+      const versions = this.versions.get(e.key) as Version[] | undefined;
+      if (versions) versions.push(seq);
+      else {
+        // The state at the compacted revision: what the first retained change replaced.
+        this.versions.set(e.key, [e.type === 'create' ? null : prevValue ?? null, seq]);
+      }
+    }
+    for (const key of byKey.keys()) {
+      const latest = this.get(key);
+      if (latest === undefined) this.dead.add(key);
       else this.slabs?.hold(key, latest);
     }
-    this.history = history.map((e) => made.get(e)!);
     for (const c of current) if (c.rev > this.lastChange) this.lastChange = c.rev;
     for (const e of history) if (e.modRevision > this.lastChange) this.lastChange = e.modRevision;
     for (const key of byKey.keys()) this.prune(key);
@@ -242,25 +295,34 @@ export class Cacher {
 
   get(key: string): Buffer | undefined {
     const v = this.versions.get(key);
-    return (Array.isArray(v) ? valueOf(v[v.length - 1]!) : v === undefined ? null : valueOf(v)) ?? undefined;
+    return (Array.isArray(v) ? this.valueOf(v[v.length - 1]!) : v === undefined ? null : this.valueOf(v)) ?? undefined;
+  }
+
+  private revisionOf(v: Version): number {
+    return typeof v === 'number' ? this.history.revs[this.history.at(v)]! : -Infinity;
+  }
+
+  private valueOf(v: Version): Buffer | null {
+    if (typeof v !== 'number') return v;
+    const i = this.history.at(v);
+    return this.history.types[i] === 'delete' ? null : this.history.values[i]!;
   }
 
   /** The key's current version now has these bytes (the same, copied elsewhere). */
   private replaceLatest(key: string, bytes: Buffer): void {
     const v = this.versions.get(key);
     const latest = Array.isArray(v) ? v[v.length - 1] : v;
-    if (latest instanceof CacheEvent) latest.value = bytes;
+    if (typeof latest === 'number') this.history.values[this.history.at(latest)] = bytes;
     else if (Array.isArray(v)) v[v.length - 1] = bytes;
     else this.versions.set(key, bytes);
   }
 
-  private addVersion(event: CacheEvent): void {
-    const key = event.key;
+  private addVersion(key: string, seq: number, type: EventType): void {
     const v = this.versions.get(key);
-    if (v === undefined) this.versions.set(key, event);
-    else if (Array.isArray(v)) v.push(event);
-    else this.versions.set(key, [v, event]);
-    if (event.type === 'delete') this.dead.add(key);
+    if (v === undefined) this.versions.set(key, seq);
+    else if (Array.isArray(v)) v.push(seq);
+    else this.versions.set(key, [v, seq]);
+    if (type === 'delete') this.dead.add(key);
     else this.dead.delete(key);
   }
 
@@ -298,9 +360,11 @@ export class Cacher {
    */
   watch(fromRevision: number, listener: CacheListener, ended?: () => void): Watcher {
     this.assertRetained(fromRevision);
-    let start = this.history.length;
-    while (start > 0 && this.history[start - 1]!.rev > fromRevision) start--;
-    const replay = this.history.slice(start);
+    const h = this.history;
+    let start = h.types.length;
+    while (start > h.head && h.revs[start - 1]! > fromRevision) start--;
+    const replay: CacheEvent[] = [];
+    for (let i = start; i < h.types.length; i++) replay.push(h.event(i));
     // Live events wait until the replay has been delivered, so order holds.
     let pending: CacheEvent[] | undefined = [];
     const live: CacheListener = (e) => {
@@ -343,14 +407,15 @@ export class Cacher {
       if (prevValue) prevValue = replaced?.equals(prevValue) ? replaced : this.slabs.copy(prevValue);
       value = e.type === 'delete' ? (e.value === e.prevValue || prevValue?.equals(e.value) ? prevValue! : this.slabs.copy(e.value)) : this.slabs.keep(e.key, e.value);
     }
-    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision, this.now() - this.startedAt);
+    const seq = this.history.push(e.type, e.key, value, prevValue, e.modRevision, this.now() - this.startedAt);
     this.lastChange = e.modRevision;
     if (!this.versions.has(e.key)) this.keys.splice(this.lowerBound(e.key), 0, e.key);
-    this.addVersion(event);
+    this.addVersion(e.key, seq, e.type);
     // Only once the new version is in place: emptying a slab moves current versions, not this one.
     if (replaced) this.slabs!.release(replaced);
-    this.history.push(event);
     this.evict();
+    if (this.listeners.size === 0) return;
+    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision);
     for (const l of this.listeners) {
       try {
         l(event);
@@ -363,13 +428,15 @@ export class Cacher {
   /** Drops changes older than the window (or past the count bound) and the versions only they needed. */
   private evict(): void {
     const horizon = this.now() - this.startedAt - this.windowMs;
-    let drop = 0;
-    while (drop < this.history.length && (this.history[drop]!.at < horizon || this.history.length - drop > this.maxEvents)) drop++;
-    if (drop === 0) return;
-    const dropped = this.history.slice(0, drop);
-    this.history = this.history.slice(drop);
-    this.oldest = Math.max(this.oldest, dropped[dropped.length - 1]!.rev);
-    for (const e of dropped) this.prune(e.key);
+    const h = this.history;
+    const end = h.types.length;
+    let i = h.head;
+    while (i < end && (h.ats[i]! < horizon || end - i > this.maxEvents)) i++;
+    if (i === h.head) return;
+    this.oldest = Math.max(this.oldest, h.revs[i - 1]!);
+    // Pruned while the dropped changes are still there to read.
+    for (let k = h.head; k < i; k++) this.prune(h.keys[k]!);
+    h.drop(i - h.head);
   }
 
   /** Keeps a key's versions newer than `oldest` plus the one in force at `oldest`. */
@@ -378,11 +445,11 @@ export class Cacher {
     if (v === undefined) return;
     let list = Array.isArray(v) ? v : [v];
     let keepFrom = -1;
-    for (let i = 0; i < list.length; i++) if (revisionOf(list[i]!) <= this.oldest) keepFrom = i;
+    for (let i = 0; i < list.length; i++) if (this.revisionOf(list[i]!) <= this.oldest) keepFrom = i;
     if (keepFrom >= 0) {
       list = list.slice(keepFrom);
       // The one in force at `oldest`: its revision no longer matters, its change is no longer retained.
-      list[0] = valueOf(list[0]!);
+      list[0] = this.valueOf(list[0]!);
     }
     if (list.length === 1 && list[0] === null) {
       this.versions.delete(key);
@@ -397,8 +464,8 @@ export class Cacher {
   private valueAt(key: string, revision: number): Buffer | null {
     const v = this.versions.get(key);
     if (v === undefined) return null;
-    if (!Array.isArray(v)) return revisionOf(v) <= revision ? valueOf(v) : null;
-    for (let i = v.length - 1; i >= 0; i--) if (revisionOf(v[i]!) <= revision) return valueOf(v[i]!);
+    if (!Array.isArray(v)) return this.revisionOf(v) <= revision ? this.valueOf(v) : null;
+    for (let i = v.length - 1; i >= 0; i--) if (this.revisionOf(v[i]!) <= revision) return this.valueOf(v[i]!);
     return null;
   }
 

@@ -405,6 +405,36 @@ for (const [label, Store] of [['values shared with memory storage', MemoryStorag
       await until('two events', () => w.seen.length >= 2, 2000, 1);
       assert.deepEqual(w.seen, ['update /r/a 3@3', 'update /r/a 4@4']);
     });
+
+    it('across thousands of changes dropped, the retained ones and the state at each retained revision stay right', LIMIT, async () => {
+      const storage = new Store();
+      const cacher = await start(storage, { maxEvents: 300 });
+      // Keys a..e written in turn; every 7th write deletes the key instead.
+      const state = new Map<string, string>();
+      const states: Array<Map<string, string>> = [new Map()];
+      for (let i = 1; i <= 5000; i++) {
+        const key = `/r/${'abcde'[i % 5]}`;
+        if (i % 7 === 0 && state.has(key)) {
+          await del(storage, key);
+          state.delete(key);
+        } else {
+          await put(storage, key, `v${i}`);
+          state.set(key, `v${i}`);
+        }
+        states.push(new Map(state));
+      }
+      const oldest = cacher.oldestRevision();
+      assert.equal(oldest, 5000 - 300);
+      for (const rev of [oldest, oldest + 1, 4800, 5000]) {
+        const expected = [...states[rev]!].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v);
+        assert.deepEqual(texts(cacher.list({ prefix: PREFIX, revision: rev }).items), expected, `state at ${rev}`);
+      }
+      const w = record(cacher, 4990);
+      await until('ten events', () => w.seen.length >= 10, 2000, 1);
+      assert.equal(w.seen.length, 10);
+      assert.match(w.seen[9]!, /@5000$/);
+      w.stop();
+    });
   });
 
   describe(`watch cache (${label}): stopping`, () => {
