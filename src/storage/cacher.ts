@@ -443,11 +443,12 @@ export class Cacher {
   private prune(key: string): void {
     const v = this.versions.get(key);
     if (v === undefined) return;
-    let list = Array.isArray(v) ? v : [v];
+    const list = Array.isArray(v) ? v : [v];
+    // Versions are in revision order: only the first few can be at or before `oldest`.
     let keepFrom = -1;
-    for (let i = 0; i < list.length; i++) if (this.revisionOf(list[i]!) <= this.oldest) keepFrom = i;
+    while (keepFrom + 1 < list.length && this.revisionOf(list[keepFrom + 1]!) <= this.oldest) keepFrom++;
     if (keepFrom >= 0) {
-      list = list.slice(keepFrom);
+      if (keepFrom > 0) list.splice(0, keepFrom);
       // The one in force at `oldest`: its revision no longer matters, its change is no longer retained.
       list[0] = this.valueOf(list[0]!);
     }
