@@ -404,6 +404,16 @@ export class Registry {
   }
 
   /** Stored objects in the requested version; one conversion call at a time, as the reference decodes them. */
+  /**
+   * A write's stored bytes as the watch cache holds them (its own copy, when the store's values are
+   * copied): the answer and the watchers then share what is derived from them (Protobuf, frames).
+   */
+  private async cachedBytes(info: ResourceInfo, written: Stored): Promise<Buffer> {
+    const cache = this.cachers.get(resourcePrefix(info));
+    const cached = cache && (await cache.then((c) => c.get(written.key), () => undefined));
+    return cached !== undefined && cached !== written.value && cached.equals(written.value) ? cached : written.value;
+  }
+
   private async servedAll(info: ResourceInfo, values: Buffer[]): Promise<Buffer[]> {
     const out: Buffer[] = [];
     for (const value of values) out.push(await this.served(info, value));
@@ -630,7 +640,7 @@ export class Registry {
         try {
           const result = await this.storage.create(objectKey(info, namespace, name), (rev) => encodeAt(stored, storeInfo, rev));
           claim?.commit();
-          return { status: 201, body: await this.served(info, result.value) };
+          return { status: 201, body: await this.served(info, await this.cachedBytes(info, result)) };
         } catch (err) {
           if (err instanceof StorageError && err.code === 'KeyExists') {
             if (!explicitName && attempt + 1 < MAX_GENERATE_ATTEMPTS) continue;
@@ -698,7 +708,7 @@ export class Registry {
             : await this.storage.update(key, current.modRevision, (rev) => encodeAt(stored, storeInfo, rev));
           for (const claim of claims) claim.commit();
           if (finished) await info.definition.hooks.afterDelete?.(this, decodeJson(result.value));
-          return { status: 200, body: await this.served(info, result.value) };
+          return { status: 200, body: await this.served(info, finished ? result.value : await this.cachedBytes(info, result)) };
         } catch (err) {
           if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && pinnedVersion === undefined && attempt < MAX_CONFLICT_RETRIES) continue;
           if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);

@@ -2,14 +2,11 @@
 // window, fed by the storage's watch. Gets, lists (now or at an exact retained revision, paged) and
 // watches (from any retained revision) are served from memory. The cache keeps bytes and events
 // only: what is made of the bytes for a client (frames, other encodings) is the encoding layer's.
+// The bytes are its own copies, kept in shared slabs (slabs.ts), unless the store keeps the values
+// itself (memory storage): then it shares the store's.
 import { compareKeys, prefixEnd } from './keys.js';
+import { Slabs } from './slabs.js';
 import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
-
-interface Version {
-  rev: number;
-  /** null: the key was deleted at this revision. */
-  value: Buffer | null;
-}
 
 export class CacheEvent {
   constructor(
@@ -18,9 +15,73 @@ export class CacheEvent {
     readonly value: Buffer,
     readonly prevValue: Buffer | undefined,
     readonly rev: number,
-    readonly at: number,
   ) {}
 }
+
+/**
+ * The retained changes, oldest first, as parallel arrays rather than an object each (the cache holds
+ * a window of them; CacheEvents are made when delivered). A change is named by its sequence number,
+ * which stays the same as older ones are dropped.
+ */
+class History {
+  readonly types: EventType[] = [];
+  readonly keys: string[] = [];
+  /** (The cache may put another copy of the same bytes here: see slabs.ts.) */
+  readonly values: Buffer[] = [];
+  readonly prevValues: Array<Buffer | undefined> = [];
+  readonly revs: number[] = [];
+  /** When the cache got each: ms after the cache's start (small integers, not boxed numbers). */
+  readonly ats: number[] = [];
+  /** Index of the oldest retained change; those before it are dropped (cut off now and then). */
+  head = 0;
+  /** Sequence number of index 0. */
+  private base = 0;
+
+  get length(): number {
+    return this.types.length - this.head;
+  }
+
+  /** The array index of a sequence number. */
+  at(seq: number): number {
+    return seq - this.base;
+  }
+
+  /** Sequence number of the change at array index i. */
+  seq(i: number): number {
+    return i + this.base;
+  }
+
+  push(type: EventType, key: string, value: Buffer, prevValue: Buffer | undefined, rev: number, at: number): number {
+    this.types.push(type);
+    this.keys.push(key);
+    this.values.push(value);
+    this.prevValues.push(prevValue);
+    this.revs.push(rev);
+    this.ats.push(at);
+    return this.seq(this.types.length - 1);
+  }
+
+  event(i: number): CacheEvent {
+    return new CacheEvent(this.types[i]!, this.keys[i]!, this.values[i]!, this.prevValues[i], this.revs[i]!);
+  }
+
+  /** Forgets the `n` oldest changes. */
+  drop(n: number): void {
+    this.head += n;
+    if (this.head < 1024 || this.head * 2 < this.types.length) return;
+    for (const a of [this.types, this.keys, this.values, this.prevValues, this.revs, this.ats] as unknown[][]) a.splice(0, this.head);
+    this.base += this.head;
+    this.head = 0;
+  }
+}
+
+/**
+ * One version of a key: the sequence number of the retained change that made it (a delete's: the
+ * key absent), otherwise only what it was at the oldest retained revision — its bytes, or null for
+ * absent — since its revision no longer matters to any read. So a version costs no object of its
+ * own.
+ */
+type Version = number | Buffer | null;
 
 export interface CacheListOptions {
   /** Keys under this prefix (at least the cacher's own). */
@@ -65,11 +126,11 @@ export interface CacherOptions {
 
 export class Cacher {
   private readonly keys: string[] = [];
-  /** A key's versions: one (the common case, no array kept) or several within the window. */
+  /** A key's versions, oldest first: one (the common case, no array kept) or several within the window. */
   private readonly versions = new Map<string, Version | Version[]>();
   /** Keys whose latest version is a deletion (kept while the window needs them). */
   private readonly dead = new Set<string>();
-  private history: CacheEvent[] = [];
+  private readonly history = new History();
   private readonly listeners = new Set<CacheListener>();
   /** What to call for each open watch when the cache stops. */
   private readonly enders = new Map<CacheListener, () => void>();
@@ -81,6 +142,10 @@ export class Cacher {
   private readonly now: () => number;
   private readonly windowMs: number;
   private readonly maxEvents: number;
+  /** The time events' `at` counts from. */
+  private readonly startedAt: number;
+  /** Where the cache's copies of the values are kept; none when it shares the store's. */
+  private readonly slabs: Slabs | undefined;
 
   private constructor(
     private readonly storage: Storage,
@@ -92,6 +157,18 @@ export class Cacher {
     this.now = options.now ?? Date.now;
     this.windowMs = options.windowMs;
     this.maxEvents = options.maxEvents ?? 500_000;
+    this.startedAt = this.now();
+    this.slabs = storage.keepsValues
+      ? undefined
+      : new Slabs(
+          (key) => this.get(key),
+          (key, copy) => this.replaceLatest(key, copy),
+        );
+  }
+
+  /** The cache's copy of a value that is not (or not yet) a key's current one. */
+  private copy(value: Buffer): Buffer {
+    return this.slabs ? this.slabs.copy(value) : value;
   }
 
   /**
@@ -129,17 +206,37 @@ export class Cacher {
     const keys = new Set(current.map((c) => c.key));
     for (const k of byKey.keys()) keys.add(k);
     this.keys.push(...[...keys].sort(compareKeys));
-    const now = this.now();
-    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, { rev: c.rev, value: c.value });
-    for (const [key, events] of byKey) {
+    const now = this.now() - this.startedAt;
+    // Unchanged since the compacted revision: only their bytes.
+    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, this.slabs ? this.slabs.keep(c.key, c.value) : c.value);
+    const copies = new Map<StorageEvent, [Buffer, Buffer | undefined]>();
+    for (const events of byKey.values()) {
       const first = events[0]!;
       // The state at the compacted revision: what the first retained change replaced.
-      const versions: Version[] = [{ rev: this.oldest, value: first.type === 'create' ? null : first.prevValue ?? null }];
-      for (const e of events) versions.push({ rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
-      this.versions.set(key, versions);
-      if (versions[versions.length - 1]!.value === null) this.dead.add(key);
+      let last = first.prevValue && this.copy(first.prevValue);
+      for (const e of events) {
+        // One copy of each version: an event's prevValue is the version before it.
+        const prevValue = e.prevValue && (last?.equals(e.prevValue) ? last : this.copy(e.prevValue));
+        const value = prevValue?.equals(e.value) ? prevValue : this.copy(e.value);
+        copies.set(e, [value, prevValue]);
+        last = e.type === 'delete' ? undefined : value;
+      }
     }
-    this.history = history.map((e) => new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, now));
+    for (const e of history) {
+      const [value, prevValue] = copies.get(e)!;
+      const seq = this.history.push(e.type, e.key, value, prevValue, e.modRevision, now);
+      const versions = this.versions.get(e.key) as Version[] | undefined;
+      if (versions) versions.push(seq);
+      else {
+        // The state at the compacted revision: what the first retained change replaced.
+        this.versions.set(e.key, [e.type === 'create' ? null : prevValue ?? null, seq]);
+      }
+    }
+    for (const key of byKey.keys()) {
+      const latest = this.get(key);
+      if (latest === undefined) this.dead.add(key);
+      else this.slabs?.hold(key, latest);
+    }
     for (const c of current) if (c.rev > this.lastChange) this.lastChange = c.rev;
     for (const e of history) if (e.modRevision > this.lastChange) this.lastChange = e.modRevision;
     for (const key of byKey.keys()) this.prune(key);
@@ -188,7 +285,7 @@ export class Cacher {
     for (let i = this.lowerBound(prefix); i < this.keys.length; i++) {
       const key = this.keys[i]!;
       if (!key.startsWith(prefix)) break;
-      const value = this.latest(key)?.value;
+      const value = this.get(key);
       if (!value) continue;
       keys.push(key);
       values.push(value);
@@ -197,20 +294,35 @@ export class Cacher {
   }
 
   get(key: string): Buffer | undefined {
-    return this.latest(key)?.value ?? undefined;
+    const v = this.versions.get(key);
+    return (Array.isArray(v) ? this.valueOf(v[v.length - 1]!) : v === undefined ? null : this.valueOf(v)) ?? undefined;
   }
 
-  private latest(key: string): Version | undefined {
-    const v = this.versions.get(key);
-    return Array.isArray(v) ? v[v.length - 1] : v;
+  private revisionOf(v: Version): number {
+    return typeof v === 'number' ? this.history.revs[this.history.at(v)]! : -Infinity;
   }
 
-  private addVersion(key: string, version: Version): void {
+  private valueOf(v: Version): Buffer | null {
+    if (typeof v !== 'number') return v;
+    const i = this.history.at(v);
+    return this.history.types[i] === 'delete' ? null : this.history.values[i]!;
+  }
+
+  /** The key's current version now has these bytes (the same, copied elsewhere). */
+  private replaceLatest(key: string, bytes: Buffer): void {
     const v = this.versions.get(key);
-    if (v === undefined) this.versions.set(key, version);
-    else if (Array.isArray(v)) v.push(version);
-    else this.versions.set(key, [v, version]);
-    if (version.value === null) this.dead.add(key);
+    const latest = Array.isArray(v) ? v[v.length - 1] : v;
+    if (typeof latest === 'number') this.history.values[this.history.at(latest)] = bytes;
+    else if (Array.isArray(v)) v[v.length - 1] = bytes;
+    else this.versions.set(key, bytes);
+  }
+
+  private addVersion(key: string, seq: number, type: EventType): void {
+    const v = this.versions.get(key);
+    if (v === undefined) this.versions.set(key, seq);
+    else if (Array.isArray(v)) v.push(seq);
+    else this.versions.set(key, [v, seq]);
+    if (type === 'delete') this.dead.add(key);
     else this.dead.delete(key);
   }
 
@@ -248,9 +360,11 @@ export class Cacher {
    */
   watch(fromRevision: number, listener: CacheListener, ended?: () => void): Watcher {
     this.assertRetained(fromRevision);
-    let start = this.history.length;
-    while (start > 0 && this.history[start - 1]!.rev > fromRevision) start--;
-    const replay = this.history.slice(start);
+    const h = this.history;
+    let start = h.types.length;
+    while (start > h.head && h.revs[start - 1]! > fromRevision) start--;
+    const replay: CacheEvent[] = [];
+    for (let i = start; i < h.types.length; i++) replay.push(h.event(i));
     // Live events wait until the replay has been delivered, so order holds.
     let pending: CacheEvent[] | undefined = [];
     const live: CacheListener = (e) => {
@@ -285,12 +399,23 @@ export class Cacher {
   }
 
   private onEvent(e: StorageEvent): void {
-    const event = new CacheEvent(e.type, e.key, e.value, e.prevValue, e.modRevision, this.now());
+    let value = e.value;
+    let prevValue = e.prevValue;
+    const replaced = this.slabs ? this.get(e.key) : undefined;
+    if (this.slabs) {
+      // The version replaced is the cache's current one: the event carries the cache's copy of it.
+      if (prevValue) prevValue = replaced?.equals(prevValue) ? replaced : this.slabs.copy(prevValue);
+      value = e.type === 'delete' ? (e.value === e.prevValue || prevValue?.equals(e.value) ? prevValue! : this.slabs.copy(e.value)) : this.slabs.keep(e.key, e.value);
+    }
+    const seq = this.history.push(e.type, e.key, value, prevValue, e.modRevision, this.now() - this.startedAt);
     this.lastChange = e.modRevision;
     if (!this.versions.has(e.key)) this.keys.splice(this.lowerBound(e.key), 0, e.key);
-    this.addVersion(e.key, { rev: e.modRevision, value: e.type === 'delete' ? null : e.value });
-    this.history.push(event);
+    this.addVersion(e.key, seq, e.type);
+    // Only once the new version is in place: emptying a slab moves current versions, not this one.
+    if (replaced) this.slabs!.release(replaced);
     this.evict();
+    if (this.listeners.size === 0) return;
+    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision);
     for (const l of this.listeners) {
       try {
         l(event);
@@ -302,25 +427,32 @@ export class Cacher {
 
   /** Drops changes older than the window (or past the count bound) and the versions only they needed. */
   private evict(): void {
-    const horizon = this.now() - this.windowMs;
-    let drop = 0;
-    while (drop < this.history.length && (this.history[drop]!.at < horizon || this.history.length - drop > this.maxEvents)) drop++;
-    if (drop === 0) return;
-    const dropped = this.history.slice(0, drop);
-    this.history = this.history.slice(drop);
-    this.oldest = Math.max(this.oldest, dropped[dropped.length - 1]!.rev);
-    for (const e of dropped) this.prune(e.key);
+    const horizon = this.now() - this.startedAt - this.windowMs;
+    const h = this.history;
+    const end = h.types.length;
+    let i = h.head;
+    while (i < end && (h.ats[i]! < horizon || end - i > this.maxEvents)) i++;
+    if (i === h.head) return;
+    this.oldest = Math.max(this.oldest, h.revs[i - 1]!);
+    // Pruned while the dropped changes are still there to read.
+    for (let k = h.head; k < i; k++) this.prune(h.keys[k]!);
+    h.drop(i - h.head);
   }
 
   /** Keeps a key's versions newer than `oldest` plus the one in force at `oldest`. */
   private prune(key: string): void {
     const v = this.versions.get(key);
-    if (!v) return;
-    let list = Array.isArray(v) ? v : [v];
-    let keepFrom = 0;
-    for (let i = 0; i < list.length; i++) if (list[i]!.rev <= this.oldest) keepFrom = i;
-    if (keepFrom > 0) list = list.slice(keepFrom);
-    if (list.length === 1 && list[0]!.value === null) {
+    if (v === undefined) return;
+    const list = Array.isArray(v) ? v : [v];
+    // Versions are in revision order: only the first few can be at or before `oldest`.
+    let keepFrom = -1;
+    while (keepFrom + 1 < list.length && this.revisionOf(list[keepFrom + 1]!) <= this.oldest) keepFrom++;
+    if (keepFrom >= 0) {
+      if (keepFrom > 0) list.splice(0, keepFrom);
+      // The one in force at `oldest`: its revision no longer matters, its change is no longer retained.
+      list[0] = this.valueOf(list[0]!);
+    }
+    if (list.length === 1 && list[0] === null) {
       this.versions.delete(key);
       this.dead.delete(key);
       const i = this.lowerBound(key);
@@ -332,9 +464,9 @@ export class Cacher {
 
   private valueAt(key: string, revision: number): Buffer | null {
     const v = this.versions.get(key);
-    if (!v) return null;
-    if (!Array.isArray(v)) return v.rev <= revision ? v.value : null;
-    for (let i = v.length - 1; i >= 0; i--) if (v[i]!.rev <= revision) return v[i]!.value;
+    if (v === undefined) return null;
+    if (!Array.isArray(v)) return this.revisionOf(v) <= revision ? this.valueOf(v) : null;
+    for (let i = v.length - 1; i >= 0; i--) if (this.revisionOf(v[i]!) <= revision) return this.valueOf(v[i]!);
     return null;
   }
 

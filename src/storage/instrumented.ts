@@ -13,6 +13,7 @@ export class InstrumentedStorage implements Storage {
   readonly latestRevision?: (prefix?: string) => Promise<number>;
   readonly unreachable?: () => Promise<string | undefined>;
   readonly onHistoryLost?: (listener: (revision: number) => void) => void;
+  readonly keepsValues?: boolean;
 
   constructor(
     private readonly inner: Storage,
@@ -25,6 +26,7 @@ export class InstrumentedStorage implements Storage {
     if (unreachable) this.unreachable = () => unreachable.call(inner);
     const onHistoryLost = inner.onHistoryLost;
     if (onHistoryLost) this.onHistoryLost = (listener) => onHistoryLost.call(inner, listener);
+    if (inner.keepsValues) this.keepsValues = true;
   }
 
   private async timed<T>(operation: StorageOperation, type: string, run: () => Promise<T>): Promise<T> {

@@ -9,6 +9,7 @@ import type { Encode, ListOptions, ListResult, Storage, Stored, StorageEvent, Wa
 import { WatchHub } from './watch-hub.js';
 
 export class MemoryStorage implements Storage {
+  readonly keepsValues: boolean = true;
   private readonly data = new Map<string, Stored>();
   /** Every key, sorted by compareKeys, for range reads. */
   private readonly keys: string[] = [];

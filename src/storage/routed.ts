@@ -17,6 +17,8 @@ export class RoutedStorage implements Storage {
   readonly latestRevision?: (prefix?: string) => Promise<number>;
   readonly unreachable?: () => Promise<string | undefined>;
   readonly onHistoryLost?: (listener: (revision: number) => void) => void;
+  /** When any store keeps its values: a cache sharing them costs nothing where copies would double them. */
+  readonly keepsValues?: boolean;
   /** Each route's revision at the previous compact(): what it is compacted to at the next one. */
   private readonly compactTo = new Map<Storage, number>();
 
@@ -27,6 +29,7 @@ export class RoutedStorage implements Storage {
         return store.latestRevision ? store.latestRevision() : Promise.resolve(store.currentRevision());
       };
     }
+    if ([primary, ...routes.map((r) => r.storage)].some((s) => s.keepsValues)) this.keepsValues = true;
     if ([primary, ...routes.map((r) => r.storage)].some((s) => s.onHistoryLost)) {
       // Any store's lost history makes the registry read its caches again.
       this.onHistoryLost = (listener) => {

@@ -114,4 +114,9 @@ export interface Storage {
   unreachable?(): Promise<string | undefined>;
   compactedRevision(prefix?: string): number;
   close(): Promise<void>;
+  /**
+   * True when the store holds every current value in memory itself (memory storage): a watch cache
+   * then shares those Buffers rather than keeping copies of its own.
+   */
+  readonly keepsValues?: boolean;
 }
