@@ -160,9 +160,14 @@ function loadV3(group: string, version: string): void {
   }
 }
 
+let someV3Loaded = false;
+
 function ensureSomeV3(): void {
-  // Kinds whose group-version has no v3 document still share core types: load core.
+  // Kinds whose group-version has no v3 document still share core types: load core (once: this
+  // is asked for every field's default).
+  if (someV3Loaded) return;
   loadV3('', 'v1');
+  someV3Loaded = true;
 }
 
 // ---------------------------------------------------------------------------------------
