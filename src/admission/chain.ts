@@ -95,38 +95,36 @@ export class AdmissionChain {
    */
   private measuredFrom(metrics: AdmissionMetrics, step: AdmissionStep, attributes: AdmissionAttributes, from: number, phaseStarted: number): Promise<void> | undefined {
     const operation = attributes.operation;
-    const phaseDone = (rejected: boolean) => metrics.observeStep(step, operation, rejected, (performance.now() - phaseStarted) / 1000);
     for (let i = from; i < this.plugins.length; i++) {
       const p = this.plugins[i]!;
       const run = step === 'admit' ? p.mutate : p.validate;
       if (!run) continue;
       const started = performance.now();
-      const pluginDone = (rejected: boolean) => metrics.observeController(p.name, step, operation, rejected, (performance.now() - started) / 1000);
       let result: Promise<void> | void;
       try {
         result = run.call(p, attributes, this.services);
       } catch (err) {
-        pluginDone(true);
-        phaseDone(true);
+        metrics.observeController(p.name, step, operation, true, (performance.now() - started) / 1000);
+        metrics.observeStep(step, operation, true, (performance.now() - phaseStarted) / 1000);
         throw err;
       }
       if (result) {
         return result.then(
           () => {
-            pluginDone(false);
+            metrics.observeController(p.name, step, operation, false, (performance.now() - started) / 1000);
             // A throw here rejects the phase (the rest has recorded it).
             return this.measuredFrom(metrics, step, attributes, i + 1, phaseStarted);
           },
           (err: unknown) => {
-            pluginDone(true);
-            phaseDone(true);
+            metrics.observeController(p.name, step, operation, true, (performance.now() - started) / 1000);
+            metrics.observeStep(step, operation, true, (performance.now() - phaseStarted) / 1000);
             throw err;
           },
         );
       }
-      pluginDone(false);
+      metrics.observeController(p.name, step, operation, false, (performance.now() - started) / 1000);
     }
-    phaseDone(false);
+    metrics.observeStep(step, operation, false, (performance.now() - phaseStarted) / 1000);
     return undefined;
   }
 
