@@ -22,6 +22,8 @@ const LIST_ROUNDS = Number(process.env['BENCH_LIST_ROUNDS'] ?? 5);
 const TOKEN = 'bench-token-0123456789abcdef';
 const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+/** BENCH_HTTPS_CASES=creates (comma-separated: gets, creates, lists, apply) runs only those cases; all by default. */
+const CASES = new Set((process.env['BENCH_HTTPS_CASES'] ?? 'gets,creates,lists,apply').split(',').map((c) => c.trim()));
 
 /** How a client proves who it is: TLS options (the CA always; a client certificate) and headers. */
 interface Identity {
@@ -135,7 +137,7 @@ export async function https(): Promise<void> {
     console.log(`${"bare node:https, 1 KiB body".padEnd(54)} ${rate(bareResult).toFixed(0)}/s p50 ${bareResult.latency.p50} ms p99 ${bareResult.latency.p99} ms${failures(bareResult)}`);
     figure('https', 'bare node:https, 1 KiB body', `${rate(bareResult).toFixed(0)}/s p50 ${bareResult.latency.p50} ms p99 ${bareResult.latency.p99} ms`);
 
-    for (const who of [token, admin]) {
+    for (const who of CASES.has('gets') ? [token, admin] : []) {
       bareResult = await bareNow();
       const get = await load(who, { url: `${cms}/bench-get` });
       // The issue's bar is the reference's figure here (wrk, HTTPS, a bearer token): clearly ahead of it.
@@ -143,8 +145,19 @@ export async function https(): Promise<void> {
       report(`GET one object, ${who.name}`, get, bareResult, target, who === token ? '3,700/s' : undefined);
     }
 
-    // Durable creates of small ConfigMaps (200 bytes of data), each request a new name.
-    for (const who of [token, admin]) {
+    // Durable creates of small ConfigMaps (200 bytes of data), each request a new name. The first
+    // creates of a process run before their code is optimized (the token's, first, pay for it);
+    // BENCH_HTTPS_WARMUP=<s> first creates for that long, not counted, to measure a warm server.
+    const warmup = Number(process.env['BENCH_HTTPS_WARMUP'] ?? 0);
+    if (warmup > 0 && CASES.has('creates')) {
+      let w = 0;
+      await load(token, {
+        url: `${base}/api/v1/namespaces/creates/configmaps`, method: 'POST', duration: warmup, headers: { 'Content-Type': 'application/json' },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `w-${w++}` }, data: { k: 'v'.repeat(200) } }) }) }],
+      });
+      console.log(`(creates warmed up for ${warmup} s first, not counted: BENCH_HTTPS_WARMUP)`);
+    }
+    for (const who of CASES.has('creates') ? [token, admin] : []) {
       let n = 0;
       const prefix = who === token ? 't' : 'c';
       bareResult = await bareNow();
@@ -156,76 +169,80 @@ export async function https(): Promise<void> {
       report(`durable creates, ${who.name}`, created, bareResult, { text: '>= 4,300/s and p99 <= 30 ms', met }, who === token ? '1,099/s p99 74 ms' : undefined);
     }
 
-    // The list data: LIST_COUNT ConfigMaps of ~2 KiB as served.
-    let listed = 0;
-    const started = performance.now();
-    const filled = await load(token, {
-      url: `${base}/api/v1/namespaces/lists/configmaps`, method: 'POST', amount: LIST_COUNT, headers: { 'Content-Type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `cm-${String(listed++).padStart(5, '0')}`, labels: { app: 'bench', tier: 'lists' } }, data: { payload: 'x'.repeat(1548) } }) }) }],
-    });
-    if (filled.non2xx + filled.errors) throw new Error(`filling the list: ${failures(filled)}`);
-    console.log(`(${LIST_COUNT} ConfigMaps of ~2 KiB created in ${((performance.now() - started) / 1000).toFixed(1)} s for the lists; below, ${LIST_ROUNDS} rounds of one list of each kind, time to the last byte)`);
-    const listUrl = `${base}/api/v1/namespaces/lists/configmaps`;
-    // The list kinds take turns, one list of each per round on one keep-alive connection, so that
-    // load from elsewhere skews them alike; each kind's ratio to JSON is the median of its rounds'.
-    const kinds: { name: string; who: Identity; query?: string; accept?: string; reference?: string }[] = [
-      { name: `LIST ${LIST_COUNT} consistent, token`, who: token, reference: '6/s (wrk, 32 connections)' },
-      { name: `LIST ${LIST_COUNT} consistent, certificate`, who: admin },
-      { name: `LIST ${LIST_COUNT} resourceVersion=0, token`, who: token, query: '?resourceVersion=0', reference: '14.2/s (wrk, 32 connections)' },
-      { name: `LIST ${LIST_COUNT} as Table, token`, who: token, accept: TABLE },
-      { name: `LIST ${LIST_COUNT} as Protobuf, token`, who: token, accept: PROTOBUF },
-    ];
-    const agents = new Map([token, admin].map((who) => [who, new Agent({ keepAlive: true, maxSockets: 1, ...who.tls })]));
-    const times = kinds.map(() => [] as number[]);
-    const listCpu = kinds.map(() => 0);
-    for (let round = 0; round < LIST_ROUNDS; round++) {
-      for (const [k, kind] of kinds.entries()) {
-        const t = performance.now();
-        const cpu = cpuMsOf(serverPid!);
-        const r = await timedList(`${listUrl}${kind.query ?? ''}`, kind.who, agents.get(kind.who)!, kind.accept ?? 'application/json');
-        if (r !== 200) throw new Error(`${kind.name}: ${r}`);
-        times[k]!.push(performance.now() - t);
-        listCpu[k]! += cpuMsOf(serverPid!) - cpu;
+    if (CASES.has('lists')) {
+      // The list data: LIST_COUNT ConfigMaps of ~2 KiB as served.
+      let listed = 0;
+      const started = performance.now();
+      const filled = await load(token, {
+        url: `${base}/api/v1/namespaces/lists/configmaps`, method: 'POST', amount: LIST_COUNT, headers: { 'Content-Type': 'application/json' },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ metadata: { name: `cm-${String(listed++).padStart(5, '0')}`, labels: { app: 'bench', tier: 'lists' } }, data: { payload: 'x'.repeat(1548) } }) }) }],
+      });
+      if (filled.non2xx + filled.errors) throw new Error(`filling the list: ${failures(filled)}`);
+      console.log(`(${LIST_COUNT} ConfigMaps of ~2 KiB created in ${((performance.now() - started) / 1000).toFixed(1)} s for the lists; below, ${LIST_ROUNDS} rounds of one list of each kind, time to the last byte)`);
+      const listUrl = `${base}/api/v1/namespaces/lists/configmaps`;
+      // The list kinds take turns, one list of each per round on one keep-alive connection, so that
+      // load from elsewhere skews them alike; each kind's ratio to JSON is the median of its rounds'.
+      const kinds: { name: string; who: Identity; query?: string; accept?: string; reference?: string }[] = [
+        { name: `LIST ${LIST_COUNT} consistent, token`, who: token, reference: '6/s (wrk, 32 connections)' },
+        { name: `LIST ${LIST_COUNT} consistent, certificate`, who: admin },
+        { name: `LIST ${LIST_COUNT} resourceVersion=0, token`, who: token, query: '?resourceVersion=0', reference: '14.2/s (wrk, 32 connections)' },
+        { name: `LIST ${LIST_COUNT} as Table, token`, who: token, accept: TABLE },
+        { name: `LIST ${LIST_COUNT} as Protobuf, token`, who: token, accept: PROTOBUF },
+      ];
+      const agents = new Map([token, admin].map((who) => [who, new Agent({ keepAlive: true, maxSockets: 1, ...who.tls })]));
+      const times = kinds.map(() => [] as number[]);
+      const listCpu = kinds.map(() => 0);
+      for (let round = 0; round < LIST_ROUNDS; round++) {
+        for (const [k, kind] of kinds.entries()) {
+          const t = performance.now();
+          const cpu = cpuMsOf(serverPid!);
+          const r = await timedList(`${listUrl}${kind.query ?? ''}`, kind.who, agents.get(kind.who)!, kind.accept ?? 'application/json');
+          if (r !== 200) throw new Error(`${kind.name}: ${r}`);
+          times[k]!.push(performance.now() - t);
+          listCpu[k]! += cpuMsOf(serverPid!) - cpu;
+        }
       }
+      for (const a of agents.values()) a.destroy();
+      const json = times[0]!;
+      const ratioToJson = (k: number) => quantile(times[k]!.map((t, i) => t / json[i]!).sort((a, b) => a - b), 0.5);
+      const targets: (undefined | ((r: number) => { text: string; met: boolean }))[] = [
+        undefined, undefined,
+        (r) => ({ text: `<= the consistent list's time, within 5% (${r.toFixed(2)}×)`, met: r <= 1.05 }),
+        (r) => ({ text: `<= 2× the JSON list's time (${r.toFixed(2)}×)`, met: r <= 2 }),
+        (r) => ({ text: `<= 1× the JSON list's time, within 5% (${r.toFixed(2)}×)`, met: r <= 1.05 }),
+      ];
+      for (const [k, kind] of kinds.entries()) {
+        const sorted = [...times[k]!].sort((a, b) => a - b);
+        const p50 = quantile(sorted, 0.5);
+        const value = `p50 ${p50.toFixed(0)} ms = ${(1000 / p50).toFixed(1)}/s on one connection, min ${sorted[0]!.toFixed(0)} ms, ${ratioToJson(k).toFixed(2)}× the JSON list, server CPU ${(listCpu[k]! / LIST_ROUNDS).toFixed(0)} ms/list${kind.reference ? `; reference ${kind.reference}` : ''}`;
+        const target = targets[k]?.(ratioToJson(k));
+        console.log(`${kind.name.padEnd(54)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
+        figure('https', kind.name, value, target);
+      }
+      bareResult = await bareNow();
+      const paged = await load(token, { url: `${listUrl}?limit=100` });
+      report('LIST limit=100 first page, token', paged, bareResult, undefined, '327/s');
     }
-    for (const a of agents.values()) a.destroy();
-    const json = times[0]!;
-    const ratioToJson = (k: number) => quantile(times[k]!.map((t, i) => t / json[i]!).sort((a, b) => a - b), 0.5);
-    const targets: (undefined | ((r: number) => { text: string; met: boolean }))[] = [
-      undefined, undefined,
-      (r) => ({ text: `<= the consistent list's time, within 5% (${r.toFixed(2)}×)`, met: r <= 1.05 }),
-      (r) => ({ text: `<= 2× the JSON list's time (${r.toFixed(2)}×)`, met: r <= 2 }),
-      (r) => ({ text: `<= 1× the JSON list's time, within 5% (${r.toFixed(2)}×)`, met: r <= 1.05 }),
-    ];
-    for (const [k, kind] of kinds.entries()) {
-      const sorted = [...times[k]!].sort((a, b) => a - b);
-      const p50 = quantile(sorted, 0.5);
-      const value = `p50 ${p50.toFixed(0)} ms = ${(1000 / p50).toFixed(1)}/s on one connection, min ${sorted[0]!.toFixed(0)} ms, ${ratioToJson(k).toFixed(2)}× the JSON list, server CPU ${(listCpu[k]! / LIST_ROUNDS).toFixed(0)} ms/list${kind.reference ? `; reference ${kind.reference}` : ''}`;
-      const target = targets[k]?.(ratioToJson(k));
-      console.log(`${kind.name.padEnd(54)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
-      figure('https', kind.name, value, target);
-    }
-    bareResult = await bareNow();
-    const paged = await load(token, { url: `${listUrl}?limit=100` });
-    report('LIST limit=100 first page, token', paged, bareResult, undefined, '327/s');
 
-    // Server-side apply against an update (PUT) of the same Deployment, every request a change.
-    const web = `${base}/apis/apps/v1/namespaces/default/deployments/web`;
-    const first = await call(`${web}?fieldManager=bench`, token, 'PATCH', deployment(0), 'application/apply-patch+yaml');
-    if (first.status !== 201) throw new Error(`apply create: ${first.status} ${first.body.slice(0, 300)}`);
-    let n = 0;
-    bareResult = await bareNow();
-    const applied = await profiled('https.apply', () => load(token, {
-      url: `${web}?fieldManager=bench&force=true`, method: 'PATCH', connections: 8, headers: { 'Content-Type': 'application/apply-patch+yaml' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(deployment(++n)) }) }],
-    }));
-    const updated = await profiled('https.update', () => load(token, {
-      url: web, method: 'PUT', connections: 8, headers: { 'Content-Type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(deployment(++n)) }) }],
-    }));
-    report('update (PUT) Deployment, token, 8 conns', updated, bareResult);
-    const applyShare = rate(applied) / rate(updated);
-    report('apply Deployment, token, 8 conns', applied, bareResult, { text: `>= 0.8× update (${applyShare.toFixed(2)}×)`, met: applyShare >= 0.8 });
+    if (CASES.has('apply')) {
+      // Server-side apply against an update (PUT) of the same Deployment, every request a change.
+      const web = `${base}/apis/apps/v1/namespaces/default/deployments/web`;
+      const first = await call(`${web}?fieldManager=bench`, token, 'PATCH', deployment(0), 'application/apply-patch+yaml');
+      if (first.status !== 201) throw new Error(`apply create: ${first.status} ${first.body.slice(0, 300)}`);
+      let n = 0;
+      bareResult = await bareNow();
+      const applied = await profiled('https.apply', () => load(token, {
+        url: `${web}?fieldManager=bench&force=true`, method: 'PATCH', connections: 8, headers: { 'Content-Type': 'application/apply-patch+yaml' },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(deployment(++n)) }) }],
+      }));
+      const updated = await profiled('https.update', () => load(token, {
+        url: web, method: 'PUT', connections: 8, headers: { 'Content-Type': 'application/json' },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(deployment(++n)) }) }],
+      }));
+      report('update (PUT) Deployment, token, 8 conns', updated, bareResult);
+      const applyShare = rate(applied) / rate(updated);
+      report('apply Deployment, token, 8 conns', applied, bareResult, { text: `>= 0.8× update (${applyShare.toFixed(2)}×)`, met: applyShare >= 0.8 });
+    }
 
     await sleep(1000); // requests autocannon left in flight at the end of its run are answered before the stop
     const memory = memoryOf(capstan.server.child.pid!);

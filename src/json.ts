@@ -34,9 +34,17 @@ export function rfc3339(time: Date | number = Date.now()): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-/** The current time as metav1.Time writes it. */
+let nowSecond = Number.NaN;
+let nowText = '';
+
+/** The current time as metav1.Time writes it (made once per second: writes ask for it several times each). */
 export function now(): string {
-  return rfc3339();
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== nowSecond) {
+    nowText = rfc3339(second * 1000);
+    nowSecond = second;
+  }
+  return nowText;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

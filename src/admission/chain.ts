@@ -53,44 +53,79 @@ export class AdmissionChain {
     return this.plugins.some((p) => p.name === name);
   }
 
-  async mutate(attributes: AdmissionAttributes): Promise<void> {
-    const metrics = this.services.metrics;
-    if (metrics) return this.measuredPhase(metrics, 'admit', attributes);
-    for (const p of this.plugins) if (p.mutate) await p.mutate(attributes, this.services);
+  mutate(attributes: AdmissionAttributes): Promise<void> {
+    return this.phase('admit', attributes);
   }
 
-  async validate(attributes: AdmissionAttributes): Promise<void> {
-    const metrics = this.services.metrics;
-    if (metrics) return this.measuredPhase(metrics, 'validate', attributes);
-    for (const p of this.plugins) if (p.validate) await p.validate(attributes, this.services);
+  validate(attributes: AdmissionAttributes): Promise<void> {
+    return this.phase('validate', attributes);
   }
 
-  /** A phase with its latency and each plugin's recorded (the reference's step and controller metrics). */
-  private async measuredPhase(metrics: AdmissionMetrics, step: AdmissionStep, attributes: AdmissionAttributes): Promise<void> {
-    const operation = attributes.operation;
-    const phaseStarted = performance.now();
-    let rejected = false;
+  /**
+   * One phase: each plugin in order, the next once the one before has finished. A plugin that
+   * answers at once (most do, for most writes) is followed at once, without a turn of the
+   * microtask queue per plugin; the first that answers with a promise is waited for. A plugin
+   * that throws rejects the phase, as an async plugin's rejection does.
+   */
+  private phase(step: AdmissionStep, attributes: AdmissionAttributes): Promise<void> {
     try {
-      for (const p of this.plugins) {
-        const run = step === 'admit' ? p.mutate : p.validate;
-        if (!run) continue;
-        const started = performance.now();
-        let pluginRejected = false;
-        try {
-          await run.call(p, attributes, this.services);
-        } catch (err) {
-          pluginRejected = true;
-          throw err;
-        } finally {
-          metrics.observeController(p.name, step, operation, pluginRejected, (performance.now() - started) / 1000);
-        }
-      }
+      const metrics = this.services.metrics;
+      const pending = metrics ? this.measuredFrom(metrics, step, attributes, 0, performance.now()) : this.plainFrom(step, attributes, 0);
+      return pending ?? Promise.resolve();
     } catch (err) {
-      rejected = true;
-      throw err;
-    } finally {
-      metrics.observeStep(step, operation, rejected, (performance.now() - phaseStarted) / 1000);
+      return Promise.reject(err);
     }
+  }
+
+  /** The phase's plugins from `from` on; a promise when one of them answers later. */
+  private plainFrom(step: AdmissionStep, attributes: AdmissionAttributes, from: number): Promise<void> | undefined {
+    for (let i = from; i < this.plugins.length; i++) {
+      const p = this.plugins[i]!;
+      const run = step === 'admit' ? p.mutate : p.validate;
+      if (!run) continue;
+      const result = run.call(p, attributes, this.services);
+      if (result) return result.then(() => this.plainFrom(step, attributes, i + 1));
+    }
+    return undefined;
+  }
+
+  /**
+   * plainFrom with the phase's latency and each plugin's recorded (the reference's step and
+   * controller metrics); `phaseStarted` is when the phase began.
+   */
+  private measuredFrom(metrics: AdmissionMetrics, step: AdmissionStep, attributes: AdmissionAttributes, from: number, phaseStarted: number): Promise<void> | undefined {
+    const operation = attributes.operation;
+    for (let i = from; i < this.plugins.length; i++) {
+      const p = this.plugins[i]!;
+      const run = step === 'admit' ? p.mutate : p.validate;
+      if (!run) continue;
+      const started = performance.now();
+      let result: Promise<void> | void;
+      try {
+        result = run.call(p, attributes, this.services);
+      } catch (err) {
+        metrics.observeController(p.name, step, operation, true, (performance.now() - started) / 1000);
+        metrics.observeStep(step, operation, true, (performance.now() - phaseStarted) / 1000);
+        throw err;
+      }
+      if (result) {
+        return result.then(
+          () => {
+            metrics.observeController(p.name, step, operation, false, (performance.now() - started) / 1000);
+            // A throw here rejects the phase (the rest has recorded it).
+            return this.measuredFrom(metrics, step, attributes, i + 1, phaseStarted);
+          },
+          (err: unknown) => {
+            metrics.observeController(p.name, step, operation, true, (performance.now() - started) / 1000);
+            metrics.observeStep(step, operation, true, (performance.now() - phaseStarted) / 1000);
+            throw err;
+          },
+        );
+      }
+      metrics.observeController(p.name, step, operation, false, (performance.now() - started) / 1000);
+    }
+    metrics.observeStep(step, operation, false, (performance.now() - phaseStarted) / 1000);
+    return undefined;
   }
 
   /**
@@ -103,8 +138,17 @@ export class AdmissionChain {
     return (target) => {
       // The request's audit annotations when it is audited.
       const annotations: Record<string, string> = auditAnnotations ?? {};
-      const attributes = (object: AdmissionAttributes['object'], oldObject: AdmissionAttributes['oldObject']): AdmissionAttributes =>
-        ({ ...target, object, oldObject, user, warnings, annotations, ...(webhookLatencies ? { webhookLatencies } : {}) });
+      // Built field by field: an object spread followed by more fields is slow in V8 (microseconds).
+      const attributes = (object: AdmissionAttributes['object'], oldObject: AdmissionAttributes['oldObject']): AdmissionAttributes => {
+        const a = Object.assign({}, target) as AdmissionAttributes;
+        a.object = object;
+        a.oldObject = oldObject;
+        a.user = user;
+        a.warnings = warnings;
+        a.annotations = annotations;
+        if (webhookLatencies) a.webhookLatencies = webhookLatencies;
+        return a;
+      };
       return {
         mutate: (object, oldObject) => this.mutate(attributes(object, oldObject)),
         validate: (object, oldObject) => this.validate(attributes(object, oldObject)),

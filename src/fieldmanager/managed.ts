@@ -3,7 +3,7 @@
 import { StatusError } from '../errors.js';
 import { type GroupVersionKind, type SchemaNode, schemaFor } from '../api/schema.js';
 import { PathSet, fieldPE, pathString } from './pathset.js';
-import { compare, deepEqual, fieldSetOf, merge, prune, tooDeep, zeroValue } from './typed.js';
+import { compare, deepEqual, fieldSetOf, merge, prune, sharedZeroValue, tooDeep } from './typed.js';
 import { typedPatchError } from './typecheck.js';
 import { MAX_JSON_DEPTH } from './mergepatch.js';
 import { isObject, now } from '../json.js';
@@ -292,7 +292,7 @@ export function recordUpdate(
     setManagedFields(next, managers);
     return;
   }
-  const before = live ? withoutManagedFields(live) : (zeroValue(schema) as Record<string, unknown>);
+  const before = live ? withoutManagedFields(live) : (sharedZeroValue(schema) as Record<string, unknown>);
   const after = withoutManagedFields(next);
   const cmp = compare(before, after, schema);
   const changed = clean(cmp.modified.union(cmp.added), ignored);

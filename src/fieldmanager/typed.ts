@@ -280,6 +280,23 @@ export function prune(v: unknown, node: SchemaNode, remove: PathSet, keep: PathS
 // ---------------------------------------------------------------------------------------
 // The Go zero value of a kind: what a create is compared against.
 
+const zeroValues = new WeakMap<SchemaNode, unknown>();
+
+/** zeroValue of a kind's schema, made once per schema node and shared: frozen, never to be changed. */
+export function sharedZeroValue(node: SchemaNode): unknown {
+  let zero = zeroValues.get(node);
+  if (zero === undefined) zeroValues.set(node, (zero = deepFreeze(zeroValue(node))));
+  return zero;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const c of Object.values(v)) deepFreeze(c);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 export function zeroValue(node: SchemaNode, depth = 0): unknown {
   if (node.kind !== 'struct' || depth > 30) return {};
   const out: Obj = {};

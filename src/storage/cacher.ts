@@ -125,7 +125,10 @@ export interface CacherOptions {
 }
 
 export class Cacher {
-  private readonly keys: string[] = [];
+  /** Every key (deleted ones too, while the window needs them) in key order, less those just added. */
+  private sorted: string[] = [];
+  /** Keys new since `sorted` was last brought up to date, in no order: merged in when next read. */
+  private added: string[] = [];
   /** A key's versions, oldest first: one (the common case, no array kept) or several within the window. */
   private readonly versions = new Map<string, Version | Version[]>();
   /** Keys whose latest version is a deletion (kept while the window needs them). */
@@ -205,7 +208,7 @@ export class Cacher {
     }
     const keys = new Set(current.map((c) => c.key));
     for (const k of byKey.keys()) keys.add(k);
-    this.keys.push(...[...keys].sort(compareKeys));
+    this.sorted = [...keys].sort(compareKeys);
     const now = this.now() - this.startedAt;
     // Unchanged since the compacted revision: only their bytes.
     for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, this.slabs ? this.slabs.keep(c.key, c.value) : c.value);
@@ -282,8 +285,9 @@ export class Cacher {
   snapshot(prefix: string): CacheSnapshot {
     const keys: string[] = [];
     const values: Buffer[] = [];
-    for (let i = this.lowerBound(prefix); i < this.keys.length; i++) {
-      const key = this.keys[i]!;
+    const all = this.keys;
+    for (let i = this.lowerBound(prefix); i < all.length; i++) {
+      const key = all[i]!;
       if (!key.startsWith(prefix)) break;
       const value = this.get(key);
       if (!value) continue;
@@ -331,11 +335,12 @@ export class Cacher {
     if (options.revision !== undefined) this.assertRetained(options.revision);
     const items: Buffer[] = [];
     let i = options.afterKey !== undefined ? this.upperBound(options.afterKey) : this.lowerBound(options.startKey ?? options.prefix);
-    if (i < this.keys.length && compareKeys(this.keys[i]!, options.prefix) < 0) i = this.lowerBound(options.prefix);
+    const all = this.keys;
+    if (i < all.length && compareKeys(all[i]!, options.prefix) < 0) i = this.lowerBound(options.prefix);
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     let lastKey: string | undefined;
-    for (; i < this.keys.length; i++) {
-      const key = this.keys[i]!;
+    for (; i < all.length; i++) {
+      const key = all[i]!;
       if (!key.startsWith(options.prefix)) break;
       if (items.length >= limit) {
         // One more live (and matching) item decides whether there is a next page.
@@ -409,7 +414,7 @@ export class Cacher {
     }
     const seq = this.history.push(e.type, e.key, value, prevValue, e.modRevision, this.now() - this.startedAt);
     this.lastChange = e.modRevision;
-    if (!this.versions.has(e.key)) this.keys.splice(this.lowerBound(e.key), 0, e.key);
+    if (!this.versions.has(e.key)) this.added.push(e.key); // put in order when the keys are next read
     this.addVersion(e.key, seq, e.type);
     // Only once the new version is in place: emptying a slab moves current versions, not this one.
     if (replaced) this.slabs!.release(replaced);
@@ -456,7 +461,8 @@ export class Cacher {
       this.versions.delete(key);
       this.dead.delete(key);
       const i = this.lowerBound(key);
-      if (this.keys[i] === key) this.keys.splice(i, 1);
+      const all = this.keys;
+      if (all[i] === key) all.splice(i, 1);
       return;
     }
     this.versions.set(key, list.length === 1 ? list[0]! : list);
@@ -473,17 +479,19 @@ export class Cacher {
   /** Live keys from index i to the end of the prefix in the current state: positions, less the dead. */
   private countCurrent(i: number, prefix: string): number {
     const end = prefixEnd(prefix);
-    const last = end === undefined ? this.keys.length : this.lowerBound(end);
+    const all = this.keys;
+    const last = end === undefined ? all.length : this.lowerBound(end);
     let n = last - i;
-    const first = this.keys[i];
+    const first = all[i];
     for (const key of this.dead) if (first !== undefined && compareKeys(key, first) >= 0 && (end === undefined || compareKeys(key, end) < 0)) n--;
     return n;
   }
 
   private countFrom(i: number, prefix: string, revision: number, filter: ((v: Buffer) => boolean) | undefined, max: number): number {
     let n = 0;
-    for (; i < this.keys.length && n < max; i++) {
-      const key = this.keys[i]!;
+    const all = this.keys;
+    for (; i < all.length && n < max; i++) {
+      const key = all[i]!;
       if (!key.startsWith(prefix)) break;
       const value = this.valueAt(key, revision);
       if (value && (!filter || filter(value))) n++;
@@ -491,13 +499,34 @@ export class Cacher {
     return n;
   }
 
+  /**
+   * Every key in key order. Keys a change added are merged in here, when next read, rather than
+   * each spliced in as it comes (a copy of half the keys per create).
+   */
+  private get keys(): string[] {
+    if (this.added.length === 0) return this.sorted;
+    const added = this.added.sort(compareKeys);
+    this.added = [];
+    const old = this.sorted;
+    const merged = new Array<string>(old.length + added.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < added.length) merged[k++] = compareKeys(old[i]!, added[j]!) <= 0 ? old[i++]! : added[j++]!;
+    while (i < old.length) merged[k++] = old[i++]!;
+    while (j < added.length) merged[k++] = added[j++]!;
+    this.sorted = merged;
+    return merged;
+  }
+
   /** First index whose key is >= `key`. */
   private lowerBound(key: string): number {
     let lo = 0;
-    let hi = this.keys.length;
+    const all = this.keys;
+    let hi = all.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareKeys(this.keys[mid]!, key) < 0) lo = mid + 1;
+      if (compareKeys(all[mid]!, key) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -506,10 +535,11 @@ export class Cacher {
   /** First index whose key is > `key`. */
   private upperBound(key: string): number {
     let lo = 0;
-    let hi = this.keys.length;
+    const all = this.keys;
+    let hi = all.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareKeys(this.keys[mid]!, key) <= 0) lo = mid + 1;
+      if (compareKeys(all[mid]!, key) <= 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;

@@ -7,7 +7,9 @@
 // synchronous = NORMAL); the log is then flushed to disk with fdatasync on libuv's thread pool, so
 // the event loop never waits for the disk, and only then do watchers get the events (in revision
 // order) and the writers their answers: what is acknowledged survives power loss, as with
-// synchronous = FULL. Batches committed while one flush is under way share the next.
+// synchronous = FULL. Writes that come while one flush is under way are committed together when it
+// ends (one transaction per flush, however many turns of the event loop they came in), and share
+// the next flush.
 
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -274,7 +276,9 @@ export class SqliteStorage implements Storage {
     if (this.broken) return Promise.reject(this.broken);
     return new Promise<Stored>((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
-      this.flushTimer ??= setImmediate(() => this.flush());
+      // While the WAL is being flushed, writes wait for that flush to end and are committed then,
+      // all in one transaction (see syncWal): they could not be acknowledged sooner anyway.
+      if (!this.syncing) this.flushTimer ??= setImmediate(() => this.flush());
     });
   }
 
@@ -322,22 +326,40 @@ export class SqliteStorage implements Storage {
     if (!this.syncing) this.syncing = this.syncWal();
   }
 
-  /** Flushes the WAL to disk until no committed batch waits for it, settling each batch in order. */
+  /**
+   * Flushes the WAL to disk until no committed batch waits for it, settling each batch in order.
+   * Writes queued during a flush are committed when it ends, in one transaction, and the next
+   * flush is under way before the batches the last one covered are settled: one commit per flush
+   * of the WAL, however many turns of the event loop the writes came in.
+   */
   private async syncWal(): Promise<void> {
-    while (this.committed.length > 0) {
-      const covered = this.committed;
+    let covered = this.committed;
+    this.committed = [];
+    let flushing = this.flushWal();
+    while (covered.length > 0) {
+      await flushing;
+      if (this.queue.length > 0) this.flush();
+      const next = this.committed;
       this.committed = [];
-      try {
-        this.walFd ??= openSync(this.walPath!, 'r');
-        const fd = this.walFd;
-        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-      } catch (err) {
-        // The disk refused: what is committed may not survive, so nothing more is acknowledged.
-        this.broken ??= new Error(`storage: flushing the write-ahead log failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      if (next.length > 0) flushing = this.flushWal();
       for (const settle of covered) settle();
+      covered = next;
     }
     this.syncing = undefined;
+    // Writes queued while the last batches were settled (by their watchers, say) commit as usual.
+    if (this.queue.length > 0) this.flushTimer ??= setImmediate(() => this.flush());
+  }
+
+  /** One fdatasync of the WAL (what is committed so far); a failure breaks the store, never rejects. */
+  private async flushWal(): Promise<void> {
+    try {
+      this.walFd ??= openSync(this.walPath!, 'r');
+      const fd = this.walFd;
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    } catch (err) {
+      // The disk refused: what is committed may not survive, so nothing more is acknowledged.
+      this.broken ??= new Error(`storage: flushing the write-ahead log failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Body of the batch transaction. Op failures are returned; SQL failures throw (abort all). */

@@ -1,12 +1,29 @@
 // NamespaceLifecycle: nothing is created in a namespace that does not exist or is being
 // terminated, and the system namespaces (default, kube-system, kube-public) cannot be deleted.
 import { notFound, StatusError } from '../../errors.js';
+import { decodeJson, type JsonObject } from '../../json.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
 import { objectOf, readObject } from './support.js';
 
 // Namespaces the server keeps.
 const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 const NAMESPACES = { group: '', resource: 'namespaces' };
+
+/**
+ * Whether each stored version of a namespace the informer holds is being deleted, read once per
+ * version (stored bytes never change): a create decodes no namespace.
+ */
+const terminatingByVersion = new WeakMap<Buffer, boolean>();
+
+function isTerminating(ns: JsonObject): boolean {
+  return Boolean(objectOf(ns['metadata'])?.['deletionTimestamp']);
+}
+
+function storedIsTerminating(bytes: Buffer): boolean {
+  let terminating = terminatingByVersion.get(bytes);
+  if (terminating === undefined) terminatingByVersion.set(bytes, (terminating = isTerminating(decodeJson(bytes))));
+  return terminating;
+}
 
 async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): Promise<void> {
   const { group, resource } = a.info;
@@ -18,10 +35,15 @@ async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): P
   // write this server completed (and with other servers' writes a moment later); a namespace it
   // does not hold yet (just created through another server) is read from storage. One read of
   // storage per create is a round trip to etcd there.
-  const known = (await registry.informer(NAMESPACES)).get(undefined, a.namespace);
-  const ns = known ?? (await readObject(registry, '', 'namespaces', undefined, a.namespace));
-  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
-  if (objectOf(ns['metadata'])?.['deletionTimestamp']) {
+  const known = (await registry.informer(NAMESPACES)).stored(undefined, a.namespace);
+  let terminating: boolean;
+  if (known) terminating = storedIsTerminating(known);
+  else {
+    const ns = await readObject(registry, '', 'namespaces', undefined, a.namespace);
+    if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
+    terminating = isTerminating(ns);
+  }
+  if (terminating) {
     const name = a.name || String(objectOf(a.object?.['metadata'])?.['generateName'] ?? '');
     const qualified = group ? `${resource}.${group}` : resource;
     throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`, {
