@@ -167,7 +167,7 @@ export class AuditRecord {
   /** An answer's JSON: a Status gives the response status; the object is kept at RequestResponse. */
   logResponseJson(json: Buffer | Buffer[]): void {
     const first = Array.isArray(json) ? json[0] : json;
-    const isStatus = first !== undefined && first.length > 16 && first.toString('latin1', 0, 16) === '{"kind":"Status"';
+    const isStatus = first !== undefined && startsWithStatus(first);
     const wantsObject = this.level === 'RequestResponse';
     if (!isStatus && !wantsObject) return;
     const text = Array.isArray(json) ? Buffer.concat(json).toString('utf8') : json.toString('utf8');
@@ -270,6 +270,15 @@ export class AuditRecord {
 
 }
 
+const STATUS_START = Buffer.from('{"kind":"Status"', 'latin1');
+
+/** Whether the JSON starts as a Status does (compared byte by byte: no string made per answer). */
+function startsWithStatus(b: Buffer): boolean {
+  if (b.length <= STATUS_START.length) return false;
+  for (let i = STATUS_START.length - 1; i >= 0; i--) if (b[i] !== STATUS_START[i]) return false;
+  return true;
+}
+
 // Annotation keys and values repeat from request to request ("authorization.k8s.io/decision": "allow").
 const QUOTED_LIMIT = 1024;
 const quotedCache = new Map<string, string>();
@@ -287,16 +296,34 @@ function quoted(text: string): string {
   return json;
 }
 
-// Users are often one object for many requests (a token's, a certificate's): each written once.
-const userJsons = new WeakMap<UserInfo, string>();
+// Every request has a user object of its own (each authenticator hands out a fresh one), but the
+// users are few: each one's JSON kept by name, and used while the groups and uid are the same.
+// (Keyed by the object, a WeakMap missed every time, and its entries cost the garbage collector.)
+const USER_LIMIT = 1024;
+const userJsons = new Map<string, { uid: string | undefined; groups: readonly string[]; json: string }>();
 
 function userJson(u: UserInfo): string {
-  let json = userJsons.get(u);
-  if (json === undefined) {
-    json = writeUser(u);
-    userJsons.set(u, json);
+  const known = userJsons.get(u.name);
+  if (known !== undefined && known.uid === u.uid && sameStrings(known.groups, u.groups) && !hasExtra(u)) return known.json;
+  const json = writeUser(u);
+  // Extras (a service account's pod, a front proxy's) differ from request to request: not kept.
+  if (!hasExtra(u)) {
+    if (userJsons.size >= USER_LIMIT) userJsons.clear();
+    userJsons.set(u.name, { uid: u.uid, groups: [...u.groups], json });
   }
   return json;
+}
+
+function hasExtra(u: UserInfo): boolean {
+  if (u.extra === undefined) return false;
+  for (const _ in u.extra) return true;
+  return false;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function writeUser(u: UserInfo): string {
