@@ -89,9 +89,10 @@ const STAGE_FIELD = Object.fromEntries(STAGES.map((stage) => [stage, `,"stage":"
 
 export class AuditRecord {
   readonly level: Level;
-  /** Annotations admission plugins add, read when the event is written. */
-  readonly admissionAnnotations: Record<string, string> = {};
-  private readonly annotations: Array<[string, string]> = [];
+  /** Annotations admission plugins add (made for a write's admission), read when the event is written. */
+  private admission: Record<string, string> | undefined;
+  /** Keys and values one after the other, in key order. */
+  private readonly annotations: string[] = [];
   /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes). */
   private readonly identity: string;
   /** The event's start up to its auditID, and what follows the stage, built at the first line. */
@@ -106,7 +107,9 @@ export class AuditRecord {
     this.level = config.level;
     if (facts.userAgent.length > MAX_USER_AGENT) facts.userAgent = `${facts.userAgent.slice(0, MAX_USER_AGENT)}...TRUNCATED`;
     let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${quoted(facts.verb)},"user":${userJson(facts.user)}`;
-    if (facts.sourceIPs.length) identity += `,"sourceIPs":[${facts.sourceIPs.map(quoted).join(',')}]`;
+    const ips = facts.sourceIPs;
+    if (ips.length === 1) identity += `,"sourceIPs":[${quoted(ips[0]!)}]`;
+    else if (ips.length) identity += `,"sourceIPs":[${ips.map(quoted).join(',')}]`;
     if (facts.userAgent) identity += `,"userAgent":${quoted(facts.userAgent)}`;
     this.identity = identity;
   }
@@ -120,18 +123,25 @@ export class AuditRecord {
     return this.facts.auditID;
   }
 
+  /** Where admission plugins put their annotations. */
+  get admissionAnnotations(): Record<string, string> {
+    return (this.admission ??= {});
+  }
+
   /** The first value of a key stays (the reference warns and keeps it). Kept in key order, as Go writes a map. */
   annotate(key: string, value: string): void {
-    let at = this.annotations.length;
-    for (let i = 0; i < this.annotations.length; i++) {
-      const k = this.annotations[i]![0];
+    const a = this.annotations;
+    let at = a.length;
+    for (let i = 0; i < a.length; i += 2) {
+      const k = a[i]!;
       if (k === key) return;
       if (k > key) {
         at = i;
         break;
       }
     }
-    this.annotations.splice(at, 0, [key, value]);
+    if (at === a.length) a.push(key, value);
+    else a.splice(at, 0, key, value);
   }
 
   logImpersonatedUser(user: UserInfo): void {
@@ -243,16 +253,18 @@ export class AuditRecord {
 
   /** `,"annotations":{…}` sorted by key as Go writes a map, or "" without any. */
   private annotationsJson(): string {
-    let all = this.annotations;
-    for (const key in this.admissionAnnotations) {
-      if (all === this.annotations) all = all.slice();
-      if (!all.some(([k]) => k === key)) all.push([key, this.admissionAnnotations[key]!]);
-    }
-    if (all.length === 0) return '';
-    if (all !== this.annotations) all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const own = this.annotations;
     let text = '';
-    for (const [k, v] of all) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
-    return `,"annotations":{${text}}`;
+    if (this.admission === undefined) {
+      for (let i = 0; i < own.length; i += 2) text += `${i ? ',' : ''}${quoted(own[i]!)}:${quoted(own[i + 1]!)}`;
+    } else {
+      const all: Array<[string, string]> = [];
+      for (let i = 0; i < own.length; i += 2) all.push([own[i]!, own[i + 1]!]);
+      for (const key in this.admission) if (!all.some(([k]) => k === key)) all.push([key, this.admission[key]!]);
+      all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [k, v] of all) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
+    }
+    return text ? `,"annotations":{${text}}` : '';
   }
 
   /** The event at `stage` in the reference's legacy one-line text format. */
