@@ -102,6 +102,8 @@ export class AuditRecord {
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
   private responseObject: string | undefined;
+  /** requestReceivedTimestamp's text, the same on every line. */
+  private received: string | undefined;
 
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
@@ -224,7 +226,7 @@ export class AuditRecord {
       if (this.requestObject !== undefined) s += `,"requestObject":${this.requestObject}`;
       if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
     }
-    s += `,"requestReceivedTimestamp":"${microTime(f.receivedMicros)}","stageTimestamp":"${microTime(stageMicros)}"`;
+    s += `,"requestReceivedTimestamp":"${(this.received ??= microTime(f.receivedMicros))}","stageTimestamp":"${microTime(stageMicros)}"`;
     const annotations = this.annotationsJson();
     if (annotations) s += annotations;
     return `${s}}\n`;
@@ -360,7 +362,18 @@ function objectRefJson(ref: ObjectRef): string {
   return `{${s}}`;
 }
 
+// A status of a code alone (most answers'): its text by code.
+const CODE_ONLY = new Map<number, string>();
+
 function statusJson(st: ResponseStatus): string {
+  if (st.status === undefined && st.message === undefined && st.reason === undefined && st.details === undefined) {
+    let json = CODE_ONLY.get(st.code);
+    if (json === undefined) {
+      json = `{"metadata":{},"code":${st.code}}`;
+      if (CODE_ONLY.size < 1000) CODE_ONLY.set(st.code, json);
+    }
+    return json;
+  }
   let s = '{"metadata":{}';
   if (st.status) s += `,"status":${JSON.stringify(st.status)}`;
   if (st.message) s += `,"message":${JSON.stringify(st.message)}`;
