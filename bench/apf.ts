@@ -15,8 +15,10 @@ import { ServerMetrics } from '../src/metrics/server-metrics.js';
 
 /**
  * The APF work of one GET on a Limited level, timed in this process without the server around it:
- * the filter's classification, seat, headers and metrics around a handler that does nothing,
- * beside the same filter chain slot holding nothing. A figure the machine's other load barely moves.
+ * the filter's classification, seat, headers and metrics around a handler that answers (its status
+ * line and headers written, as a server's Audit-Id first: the two headers APF adds cost most in
+ * being written out), beside the same answer without the filter. A figure the machine's other load
+ * barely moves.
  */
 export async function directApfWorkUs(): Promise<number> {
   const metrics = new ServerMetrics({ major: '1', minor: '25', gitVersion: 'v1.25.0', gitCommit: '', gitTreeState: '', buildDate: '', goVersion: '', compiler: '', platform: '' });
@@ -28,21 +30,27 @@ export async function directApfWorkUs(): Promise<number> {
   const info = { isResourceRequest: true as const, path: '/api/v1/namespaces/default/configmaps/bench-get', verb: 'get', apiPrefix: 'api' as const, apiGroup: '', apiVersion: 'v1', namespace: 'default', resource: 'configmaps', name: 'bench-get', parts: ['configmaps', 'bench-get'] };
   const user = { name: 'alice', groups: ['system:authenticated'] };
   const req = new IncomingMessage(new Socket());
-  const nothing = () => Promise.resolve();
   const query = new URLSearchParams();
-  const once = async () => {
+  const context = () => {
     const ctx = new RequestContext(req, new ServerResponse(req));
     ctx.info = info;
     ctx.query = query;
     ctx.user = { ...user, groups: [...user.groups] };
-    await filter(ctx, nothing);
+    ctx.res.setHeader('Audit-Id', '00000000-0000-0000-0000-000000000000');
+    return ctx;
+  };
+  const answer = (ctx: RequestContext) => () => {
+    ctx.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 2 });
+    ctx.res.end('{}');
+    return Promise.resolve();
+  };
+  const once = async () => {
+    const ctx = context();
+    await filter(ctx, answer(ctx));
   };
   const baseline = async () => {
-    const ctx = new RequestContext(req, new ServerResponse(req));
-    ctx.info = info;
-    ctx.query = query;
-    ctx.user = { ...user, groups: [...user.groups] };
-    await nothing();
+    const ctx = context();
+    await answer(ctx)();
   };
   const time = async (f: () => Promise<void>) => {
     for (let i = 0; i < 50_000; i++) await f();

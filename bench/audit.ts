@@ -1,7 +1,10 @@
 // The cost of audit logging: GET throughput of one small ConfigMap with every request audited at
 // Metadata level to a log file (all stages; and without RequestReceived, as many policies have
 // it), against the same server without an audit policy. The servers run at once and the rounds
-// rotate among them, so that other load on the machine falls on all alike.
+// rotate among them, so that other load on the machine falls on all alike. The cost is judged on
+// the server's CPU per request (from /proc, all its threads), as on-off.ts judges metrics and APF:
+// throughput on a 2-core machine shared with the client and other work scatters by ±30% from
+// round to round; it is printed beside it.
 import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,8 +20,9 @@ import { audit as auditFilter, auditId } from '../src/server/filters/audit.js';
 import { RequestContext } from '../src/server/filters/context.js';
 
 const CONNECTIONS = 32;
-const ROUNDS = Number(process.env['BENCH_AUDIT_ROUNDS'] ?? 4);
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
+// A multiple of the variants' count, so that each goes first, second and last as often as the others.
+const ROUNDS = Number(process.env['BENCH_AUDIT_ROUNDS'] ?? 6);
+const SECONDS = Number(process.env['BENCH_AUDIT_SECONDS'] ?? process.env['BENCH_SECONDS'] ?? 2);
 const TARGET_COST = 0.10;
 
 const POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n';
@@ -68,7 +72,9 @@ export async function directAuditWorkUs(): Promise<number> {
     req.headers = { 'user-agent': 'autocannon' };
     const ctx = new RequestContext(req, new ServerResponse(req));
     ctx.info = info;
-    ctx.user = user;
+    // A user object of its own, as every authenticator hands out per request (one shared object
+    // hid the cost of writing the user into the event: its cache by object always hit).
+    ctx.user = { ...user, groups: [...user.groups] };
     return ctx;
   };
   const audited = async () => {
@@ -116,20 +122,28 @@ export async function audit(): Promise<void> {
     // The server's CPU (all its threads: the log is written by libuv's) per request: the figure
     // other load on a shared machine skews least.
     const cpu: Record<Variant, { ms: number; requests: number }> = { off: { ms: 0, requests: 0 }, metadata: { ms: 0, requests: 0 }, 'metadata, no RequestReceived': { ms: 0, requests: 0 } };
+    // Each round's CPU per request of every variant, for the per-round ratios to `off`.
+    const perRound: Array<Record<Variant, number>> = [];
     let errors = 0;
+    // One warm-up each, not counted (the first seconds of a server are its code being compiled).
+    for (const v of VARIANTS) await run(urls[v]);
     console.log(`\n== audit: GET of one ConfigMap, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server, rotating (audit at Metadata to a file vs no policy)`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
       const line: string[] = [];
+      const us = {} as Record<Variant, number>;
       for (const v of order) {
         const before = cpuMsOf(servers[v].pid);
         const r = await run(urls[v]);
-        cpu[v].ms += cpuMsOf(servers[v].pid) - before;
+        const used = cpuMsOf(servers[v].pid) - before;
+        cpu[v].ms += used;
         cpu[v].requests += r.requests.total;
+        us[v] = (used * 1000) / r.requests.total;
         totals[v] += r.requests.average;
         errors += r.non2xx + r.errors;
-        line.push(`${v} ${r.requests.average.toFixed(0)}/s`);
+        line.push(`${v} ${r.requests.average.toFixed(0)}/s ${us[v].toFixed(1)} µs`);
       }
+      perRound.push(us);
       console.log(`round ${round + 1}: ${line.join(', ')}`);
     }
     const rate = (v: Variant) => totals[v] / ROUNDS;
@@ -141,11 +155,13 @@ export async function audit(): Promise<void> {
       // Past 100 MB the log has rotated: its backups count too.
       const files = readdirSync(dir).filter((n) => n.startsWith(v === 'metadata' ? 'all' : 'omit') && n.endsWith('.log')).map((n) => join(dir, n));
       const lines = files.reduce((sum, f) => sum + readFileSync(f, 'utf8').split('\n').filter(Boolean).length, 0);
-      const cost = 1 - rate(v) / rate('off');
+      const throughputCost = 1 - rate(v) / rate('off');
       const cpuCost = usPerRequest(v) / usPerRequest('off') - 1;
-      const met = cost <= TARGET_COST && errors === 0;
-      console.log(`audit ${v}: ${rate(v).toFixed(0)} req/s vs ${rate('off').toFixed(0)} off: cost ${(cost * 100).toFixed(1)}% (target <= ${TARGET_COST * 100}%: ${status(met)}); CPU ${usPerRequest(v).toFixed(1)} vs ${usPerRequest('off').toFixed(1)} µs/request: ${(cpuCost * 100).toFixed(1)}%; ${lines} events, ${(files.reduce((sum, f) => sum + statSync(f).size, 0) / 1e6).toFixed(1)} MB in ${files.length} file(s)`);
-      figure('audit', `GET, audit ${v}`, `${rate(v).toFixed(0)} req/s = ${(cost * 100).toFixed(1)}% cost; CPU/request +${(cpuCost * 100).toFixed(1)}%`, v === 'metadata' ? { text: `<= ${TARGET_COST * 100}% cost`, met } : undefined);
+      const ratios = perRound.map((r) => r[v] / r.off - 1).sort((a, b) => a - b);
+      const median = (ratios[Math.floor((ratios.length - 1) / 2)]! + ratios[Math.ceil((ratios.length - 1) / 2)]!) / 2;
+      const met = cpuCost <= TARGET_COST && errors === 0;
+      console.log(`audit ${v}: CPU ${usPerRequest(v).toFixed(1)} vs ${usPerRequest('off').toFixed(1)} µs/request: cost ${(cpuCost * 100).toFixed(1)}% (per round ${ratios.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')}; median ${(median * 100).toFixed(1)}%) (target <= ${TARGET_COST * 100}%: ${status(met)}); ${rate(v).toFixed(0)} req/s vs ${rate('off').toFixed(0)} off: throughput −${(throughputCost * 100).toFixed(1)}%; ${lines} events, ${(files.reduce((sum, f) => sum + statSync(f).size, 0) / 1e6).toFixed(1)} MB in ${files.length} file(s)`);
+      figure('audit', `GET, audit ${v}`, `CPU/request +${(cpuCost * 100).toFixed(1)}% (median of rounds ${(median * 100).toFixed(1)}%); ${rate(v).toFixed(0)} req/s = throughput −${(throughputCost * 100).toFixed(1)}%`, v === 'metadata' ? { text: `<= ${TARGET_COST * 100}% CPU/request`, met } : undefined);
     }
     const directUs = await directAuditWorkUs();
     const directShare = directUs / usPerRequest('off');

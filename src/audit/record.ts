@@ -89,9 +89,10 @@ const STAGE_FIELD = Object.fromEntries(STAGES.map((stage) => [stage, `,"stage":"
 
 export class AuditRecord {
   readonly level: Level;
-  /** Annotations admission plugins add, read when the event is written. */
-  readonly admissionAnnotations: Record<string, string> = {};
-  private readonly annotations: Array<[string, string]> = [];
+  /** Annotations admission plugins add (made for a write's admission), read when the event is written. */
+  private admission: Record<string, string> | undefined;
+  /** Keys and values one after the other, in key order. */
+  private readonly annotations: string[] = [];
   /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes). */
   private readonly identity: string;
   /** The event's start up to its auditID, and what follows the stage, built at the first line. */
@@ -101,12 +102,16 @@ export class AuditRecord {
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
   private responseObject: string | undefined;
+  /** requestReceivedTimestamp's text, the same on every line. */
+  private received: string | undefined;
 
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
     if (facts.userAgent.length > MAX_USER_AGENT) facts.userAgent = `${facts.userAgent.slice(0, MAX_USER_AGENT)}...TRUNCATED`;
     let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${quoted(facts.verb)},"user":${userJson(facts.user)}`;
-    if (facts.sourceIPs.length) identity += `,"sourceIPs":[${facts.sourceIPs.map(quoted).join(',')}]`;
+    const ips = facts.sourceIPs;
+    if (ips.length === 1) identity += `,"sourceIPs":[${quoted(ips[0]!)}]`;
+    else if (ips.length) identity += `,"sourceIPs":[${ips.map(quoted).join(',')}]`;
     if (facts.userAgent) identity += `,"userAgent":${quoted(facts.userAgent)}`;
     this.identity = identity;
   }
@@ -120,18 +125,25 @@ export class AuditRecord {
     return this.facts.auditID;
   }
 
+  /** Where admission plugins put their annotations. */
+  get admissionAnnotations(): Record<string, string> {
+    return (this.admission ??= {});
+  }
+
   /** The first value of a key stays (the reference warns and keeps it). Kept in key order, as Go writes a map. */
   annotate(key: string, value: string): void {
-    let at = this.annotations.length;
-    for (let i = 0; i < this.annotations.length; i++) {
-      const k = this.annotations[i]![0];
+    const a = this.annotations;
+    let at = a.length;
+    for (let i = 0; i < a.length; i += 2) {
+      const k = a[i]!;
       if (k === key) return;
       if (k > key) {
         at = i;
         break;
       }
     }
-    this.annotations.splice(at, 0, [key, value]);
+    if (at === a.length) a.push(key, value);
+    else a.splice(at, 0, key, value);
   }
 
   logImpersonatedUser(user: UserInfo): void {
@@ -167,7 +179,7 @@ export class AuditRecord {
   /** An answer's JSON: a Status gives the response status; the object is kept at RequestResponse. */
   logResponseJson(json: Buffer | Buffer[]): void {
     const first = Array.isArray(json) ? json[0] : json;
-    const isStatus = first !== undefined && first.length > 16 && first.toString('latin1', 0, 16) === '{"kind":"Status"';
+    const isStatus = first !== undefined && startsWithStatus(first);
     const wantsObject = this.level === 'RequestResponse';
     if (!isStatus && !wantsObject) return;
     const text = Array.isArray(json) ? Buffer.concat(json).toString('utf8') : json.toString('utf8');
@@ -214,7 +226,7 @@ export class AuditRecord {
       if (this.requestObject !== undefined) s += `,"requestObject":${this.requestObject}`;
       if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
     }
-    s += `,"requestReceivedTimestamp":"${microTime(f.receivedMicros)}","stageTimestamp":"${microTime(stageMicros)}"`;
+    s += `,"requestReceivedTimestamp":"${(this.received ??= microTime(f.receivedMicros))}","stageTimestamp":"${microTime(stageMicros)}"`;
     const annotations = this.annotationsJson();
     if (annotations) s += annotations;
     return `${s}}\n`;
@@ -243,16 +255,18 @@ export class AuditRecord {
 
   /** `,"annotations":{…}` sorted by key as Go writes a map, or "" without any. */
   private annotationsJson(): string {
-    let all = this.annotations;
-    for (const key in this.admissionAnnotations) {
-      if (all === this.annotations) all = all.slice();
-      if (!all.some(([k]) => k === key)) all.push([key, this.admissionAnnotations[key]!]);
-    }
-    if (all.length === 0) return '';
-    if (all !== this.annotations) all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const own = this.annotations;
     let text = '';
-    for (const [k, v] of all) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
-    return `,"annotations":{${text}}`;
+    if (this.admission === undefined) {
+      for (let i = 0; i < own.length; i += 2) text += `${i ? ',' : ''}${quoted(own[i]!)}:${quoted(own[i + 1]!)}`;
+    } else {
+      const all: Array<[string, string]> = [];
+      for (let i = 0; i < own.length; i += 2) all.push([own[i]!, own[i + 1]!]);
+      for (const key in this.admission) if (!all.some(([k]) => k === key)) all.push([key, this.admission[key]!]);
+      all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [k, v] of all) text += `${text ? ',' : ''}${quoted(k)}:${quoted(v)}`;
+    }
+    return text ? `,"annotations":{${text}}` : '';
   }
 
   /** The event at `stage` in the reference's legacy one-line text format. */
@@ -268,6 +282,15 @@ export class AuditRecord {
     return `${received} AUDIT: id=${q(f.auditID)} stage=${q(stage)} ip=${q(f.sourceIPs[0] ?? '<unknown>')} method=${q(f.verb)} user=${q(f.user.name || '<none>')} groups=${q(groups)} as=${q(as ? as.name : '<self>')} asgroups=${q(as ? quotedList(as.groups) : '<lookup>')} user-agent=${q(f.userAgent)} namespace=${q(namespace)} uri=${q(f.requestURI)} response="${response}"\n`;
   }
 
+}
+
+const STATUS_START = Buffer.from('{"kind":"Status"', 'latin1');
+
+/** Whether the JSON starts as a Status does (compared byte by byte: no string made per answer). */
+function startsWithStatus(b: Buffer): boolean {
+  if (b.length <= STATUS_START.length) return false;
+  for (let i = STATUS_START.length - 1; i >= 0; i--) if (b[i] !== STATUS_START[i]) return false;
+  return true;
 }
 
 // Annotation keys and values repeat from request to request ("authorization.k8s.io/decision": "allow").
@@ -287,16 +310,34 @@ function quoted(text: string): string {
   return json;
 }
 
-// Users are often one object for many requests (a token's, a certificate's): each written once.
-const userJsons = new WeakMap<UserInfo, string>();
+// Every request has a user object of its own (each authenticator hands out a fresh one), but the
+// users are few: each one's JSON kept by name, and used while the groups and uid are the same.
+// (Keyed by the object, a WeakMap missed every time, and its entries cost the garbage collector.)
+const USER_LIMIT = 1024;
+const userJsons = new Map<string, { uid: string | undefined; groups: readonly string[]; json: string }>();
 
 function userJson(u: UserInfo): string {
-  let json = userJsons.get(u);
-  if (json === undefined) {
-    json = writeUser(u);
-    userJsons.set(u, json);
+  const known = userJsons.get(u.name);
+  if (known !== undefined && known.uid === u.uid && sameStrings(known.groups, u.groups) && !hasExtra(u)) return known.json;
+  const json = writeUser(u);
+  // Extras (a service account's pod, a front proxy's) differ from request to request: not kept.
+  if (!hasExtra(u)) {
+    if (userJsons.size >= USER_LIMIT) userJsons.clear();
+    userJsons.set(u.name, { uid: u.uid, groups: [...u.groups], json });
   }
   return json;
+}
+
+function hasExtra(u: UserInfo): boolean {
+  if (u.extra === undefined) return false;
+  for (const _ in u.extra) return true;
+  return false;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function writeUser(u: UserInfo): string {
@@ -321,7 +362,18 @@ function objectRefJson(ref: ObjectRef): string {
   return `{${s}}`;
 }
 
+// A status of a code alone (most answers'): its text by code.
+const CODE_ONLY = new Map<number, string>();
+
 function statusJson(st: ResponseStatus): string {
+  if (st.status === undefined && st.message === undefined && st.reason === undefined && st.details === undefined) {
+    let json = CODE_ONLY.get(st.code);
+    if (json === undefined) {
+      json = `{"metadata":{},"code":${st.code}}`;
+      if (CODE_ONLY.size < 1000) CODE_ONLY.set(st.code, json);
+    }
+    return json;
+  }
   let s = '{"metadata":{}';
   if (st.status) s += `,"status":${JSON.stringify(st.status)}`;
   if (st.message) s += `,"message":${JSON.stringify(st.message)}`;

@@ -121,12 +121,16 @@ export function serialize(body: Body, out: Output): Body {
   return body;
 }
 
-/** The body's length of each answer sendBytes wrote (for apiserver_response_sizes: headers given to writeHead are not kept to be read back). */
-const sentLengths = new WeakMap<ServerResponse, number>();
+/**
+ * The body's length of each answer sendBytes wrote (for apiserver_response_sizes: headers given to
+ * writeHead are not kept to be read back), on the response itself: a WeakMap entry per response
+ * costs the garbage collector more than the lookup saves.
+ */
+const SENT_LENGTH = Symbol('sent body length');
 
 /** How many bytes of body sendBytes wrote to `res` (0 when it wrote none). */
 export function sentBodyLength(res: ServerResponse): number {
-  return sentLengths.get(res) ?? 0;
+  return (res as { [SENT_LENGTH]?: number })[SENT_LENGTH] ?? 0;
 }
 
 export function sendBytes(res: ServerResponse, status: number, body: Body, out: Output, headers: Record<string, string | string[]> = {}): void {
@@ -134,7 +138,7 @@ export function sendBytes(res: ServerResponse, status: number, body: Body, out: 
   if (!(body instanceof ProtobufBody)) auditOf(res)?.logResponseJson(body);
   const payload = serialize(body, out);
   const length = bodyLength(payload);
-  sentLengths.set(res, length);
+  (res as { [SENT_LENGTH]?: number })[SENT_LENGTH] = length;
   res.writeHead(status, { ...headers, 'Content-Type': contentTypeOf({ format: out.format }), 'Content-Length': length });
   if (!Array.isArray(payload)) {
     res.end(joinBody(payload));

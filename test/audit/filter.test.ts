@@ -1,8 +1,8 @@
 // The audit filter on its own: a panic (an error that is no Status) is the event's last stage,
-// the legacy format, and omitManagedFields.
+// the legacy format, omitManagedFields, source IPs and users request after request.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,14 +25,14 @@ describe('audit filter', { timeout: 30_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-audit-filter-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function serve(policy: string, settings: Partial<AuditSettings>, requests: (base: string) => Promise<void>): Promise<string> {
+  async function serve(policy: string, settings: Partial<AuditSettings>, requests: (base: string) => Promise<void>, who: Filter = ALICE): Promise<string> {
     writeFileSync(join(dir, 'policy.yaml'), `apiVersion: audit.k8s.io/v1\nkind: Policy\n${policy}`);
     const log = join(dir, `${Math.random().toString(36).slice(2)}.log`);
     const auditor = (await openAuditor({
       policyFile: join(dir, 'policy.yaml'), logPath: log, logFormat: 'json', logMode: 'blocking', logMaxAge: 0, logMaxBackup: 0, logMaxSize: 0,
       logCompress: false, logBatchBufferSize: 100, logBatchMaxSize: 1, ...settings,
     }))!;
-    const handle = filterChain([recover(), requestInfo(), ALICE, audit(auditor)], async (ctx) => {
+    const handle = filterChain([recover(), requestInfo(), who, audit(auditor)], async (ctx) => {
       if (ctx.info.path.endsWith('/boom')) throw new Error('boom');
       sendBytes(ctx.res, 200, Buffer.from(JSON.stringify(OBJECT)), ctx.out);
     });
@@ -74,5 +74,42 @@ describe('audit filter', { timeout: 30_000 }, () => {
     assert.equal(lines.length, 2);
     assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z AUDIT: id="id-1" stage="RequestReceived" ip="127\.0\.0\.1" method="get" user="alice" groups="\\"system:authenticated\\"" as="<self>" asgroups="<lookup>" user-agent="test\/1\.0" namespace="<none>" uri="\/version" response="<deferred>"$/);
     assert.match(lines[1]!, /stage="ResponseComplete" .* response="200"$/);
+  });
+  it('source IPs: forwarded addresses first, then the peer; a keep-alive connection\'s later requests list their own', { timeout: 20_000 }, async () => {
+    const text = await serve('rules:\n- level: Metadata\n', {}, async (base) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const get = (headers: Record<string, string>) => new Promise<void>((resolve, reject) => {
+        request(`${base}/api/v1/namespaces/default/configmaps/x`, { agent, headers }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        }).on('error', reject).end();
+      });
+      await get({});
+      await get({ 'X-Forwarded-For': '10.0.0.1, not-an-ip, ::ffff:10.0.0.3', 'X-Real-Ip': '10.0.0.2' });
+      await get({});
+      agent.destroy();
+    });
+    const completes = text.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.stage === 'ResponseComplete');
+    assert.deepEqual(completes.map((e) => e.sourceIPs), [['127.0.0.1'], ['10.0.0.1', '10.0.0.3', '10.0.0.2', '127.0.0.1'], ['127.0.0.1']]);
+  });
+
+  it('the user of each event is its request\'s, for one name with other groups and uid from request to request', async () => {
+    const fromHeaders: Filter = (ctx, next) => {
+      const groups = String(ctx.req.headers['x-groups'] ?? '');
+      const uid = ctx.req.headers['x-uid'];
+      ctx.user = { name: 'bob', groups: groups ? groups.split(',') : [], ...(typeof uid === 'string' ? { uid } : {}) };
+      return next();
+    };
+    const text = await serve('rules:\n- level: Metadata\n', {}, async (base) => {
+      const sequence: Array<Record<string, string>> = [{ 'x-groups': 'a,b' }, { 'x-groups': 'a,b' }, { 'x-groups': 'a' }, { 'x-groups': 'a', 'x-uid': 'u1' }, {}];
+      for (const headers of sequence) {
+        await (await fetch(`${base}/api/v1/namespaces/default/configmaps/x`, { headers })).arrayBuffer();
+      }
+    }, fromHeaders);
+    const completes = text.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.stage === 'ResponseComplete');
+    assert.deepEqual(completes.map((e) => e.user), [
+      { username: 'bob', groups: ['a', 'b'] }, { username: 'bob', groups: ['a', 'b'] }, { username: 'bob', groups: ['a'] },
+      { username: 'bob', uid: 'u1', groups: ['a'] }, { username: 'bob' },
+    ]);
   });
 });

@@ -6,6 +6,7 @@
 // that was no Status. Without a policy only the header is set.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
@@ -138,12 +139,24 @@ const plainIp = (ip: string): string => (ip.startsWith('::ffff:') && ip.includes
 
 const looksLikeIp = (s: string): boolean => /^[0-9a-fA-F:.]+$/.test(s) && (s.includes('.') || s.includes(':'));
 
+/** A connection's peer address as its events list it, kept on its socket (HTTP/1.1: the socket is the connection's own). */
+const PEER_IPS = Symbol('audit source IPs');
+
 /** The reference's source IPs: X-Forwarded-For's, X-Real-Ip's when new, then the peer's unless it is the last. */
 function sourceIPs(req: IncomingMessage): string[] {
-  const ips: string[] = [];
   const forwarded = headerValue(req, 'x-forwarded-for');
-  if (forwarded) for (const part of forwarded.split(',')) if (looksLikeIp(part.trim())) ips.push(plainIp(part.trim()));
   const real = headerValue(req, 'x-real-ip');
+  if (!forwarded && !real && req.httpVersionMajor === 1) {
+    // Only the peer: one list per connection, which every event of its requests shares (and none changes).
+    const socket = req.socket as Socket & { [PEER_IPS]?: string[] };
+    const known = socket[PEER_IPS];
+    if (known) return known;
+    const remote = socket.remoteAddress;
+    if (!remote) return [];
+    return (socket[PEER_IPS] = [plainIp(remote)]);
+  }
+  const ips: string[] = [];
+  if (forwarded) for (const part of forwarded.split(',')) if (looksLikeIp(part.trim())) ips.push(plainIp(part.trim()));
   if (real && looksLikeIp(real) && !ips.includes(plainIp(real))) ips.push(plainIp(real));
   const remote = req.socket.remoteAddress;
   if (remote && ips[ips.length - 1] !== plainIp(remote)) ips.push(plainIp(remote));

@@ -47,8 +47,8 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate);
       const queued = admitted instanceof Promise;
       const outcome: Seat | RejectReason = queued ? await admitted : admitted;
-      // The end of the wait is the start of the execution (one clock read for both).
-      started = performance.now();
+      // The end of the wait is the start of the execution: when the seats were taken (the queue set has just read the clock).
+      started = typeof outcome === 'string' ? performance.now() : outcome.startedMs;
       // As the reference labels it: `execute` is false only for a request refused without queuing.
       m?.waited((started - waitStart) / 1000, queued || typeof outcome !== 'string');
       if (typeof outcome === 'string') {
@@ -83,12 +83,14 @@ class Execution {
     if (this.ended) return;
     this.ended = true;
     const m = this.m;
+    // One clock read for the execution's end and the queue set's charge.
+    const now = performance.now();
     if (this.seat) {
-      this.seat.release();
+      this.seat.release(now);
       if (m) m.executing--;
     }
     this.requestMetrics?.leave(this.mutating);
-    m?.ran((performance.now() - this.started) / 1000, this.watch);
+    m?.ran((now - this.started) / 1000, this.watch);
   }
 }
 

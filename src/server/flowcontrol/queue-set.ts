@@ -25,7 +25,10 @@ export interface QueueSetConfig {
 
 /** A request holding its seats: release them when the request is done (its final seats stay a while). */
 export interface Seat {
-  release(): void;
+  /** When the seats were taken (performance.now()). */
+  readonly startedMs: number;
+  /** `nowMs`: the time now when the caller has just read it (performance.now()). */
+  release(nowMs?: number): void;
 }
 
 /** The reference's estimate of a request's running time, what its seats are charged for until it ends. */
@@ -76,12 +79,12 @@ export interface QueueObserver {
 
 class HeldSeat implements Seat {
   private held = true;
-  constructor(private readonly set: QueueSet, private readonly queue: Queue | undefined, private readonly estimate: WorkEstimate, private readonly seats: number, private readonly startedMs: number, private readonly observer: QueueObserver) {}
+  constructor(private readonly set: QueueSet, private readonly queue: Queue | undefined, private readonly estimate: WorkEstimate, private readonly seats: number, readonly startedMs: number, private readonly observer: QueueObserver) {}
 
-  release(): void {
+  release(nowMs?: number): void {
     if (!this.held) return;
     this.held = false;
-    this.set.finished(this.queue, this.estimate, this.seats, this.startedMs, this.observer);
+    this.set.finished(this.queue, this.estimate, this.seats, this.startedMs, this.observer, nowMs);
   }
 }
 
@@ -177,8 +180,8 @@ export class QueueSet {
   }
 
   /** A request that started at `startedMs` ended (see HeldSeat): its queue charged for the time it really took, its seats freed. */
-  finished(queue: Queue | undefined, estimate: WorkEstimate, seats: number, startedMs: number, observer: QueueObserver): void {
-    this.syncTime();
+  finished(queue: Queue | undefined, estimate: WorkEstimate, seats: number, startedMs: number, observer: QueueObserver, nowMs?: number): void {
+    this.syncTime(nowMs);
     const seconds = (this.lastRealMs - startedMs) / 1000;
     this.executing--;
     if (queue) {
@@ -225,8 +228,7 @@ export class QueueSet {
   }
 
   /** R advances by min(seats asked for, limit) / busy queues per second since it was last read. */
-  private syncTime(): void {
-    const now = performance.now();
+  private syncTime(now = performance.now()): void {
     const elapsed = (now - this.lastRealMs) / 1000;
     this.lastRealMs = now;
     if (this.busyQueues === 0) return;
