@@ -9,10 +9,13 @@
 // order) and the writers their answers: what is acknowledged survives power loss, as with
 // synchronous = FULL. Writes that come while one flush is under way are committed together when it
 // ends (one transaction per flush, however many turns of the event loop they came in), and share
-// the next flush.
+// the next flush. Every thousand pages or so the log is checkpointed on a thread of its own
+// (sqlite-checkpointer.ts) between two commits, not by SQLite inside one on the event loop.
 
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { createRequire } from 'node:module';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import type Database from 'better-sqlite3';
 import { compareKeys, effectiveLimit, prefixEnd } from './keys.js';
 import { applyWrite, checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp, type WriteOutcome } from './ops.js';
@@ -96,6 +99,14 @@ function toEvent(row: EventRow): StorageEvent {
   return event;
 }
 
+/** Pages (frames) in the log at which it is checkpointed, as SQLite's own automatic checkpoint does. */
+const CHECKPOINT_FRAMES = 1000;
+/**
+ * Where the shared-memory file (-shm) holds the number of frames in the log: `mxFrame` of the
+ * WAL-index header (https://www.sqlite.org/walformat.html), in the machine's byte order.
+ */
+const MX_FRAME_OFFSET = 16;
+
 let sqlite: typeof Database | undefined;
 
 /** better-sqlite3 (and its native addon), loaded when a database is first opened: memory storage never needs it. */
@@ -118,6 +129,8 @@ export class SqliteStorage implements Storage {
   /** Committed batches waiting for the WAL to reach the disk, and whether a flush of it is under way. */
   private committed: Array<() => void> = [];
   private syncing: Promise<void> | undefined;
+  private shmFd: number | undefined;
+  private readonly mxFrame = Buffer.alloc(4);
   private walFd: number | undefined;
   /** A failed flush of the WAL: nothing committed since can be acknowledged. */
   private broken: Error | undefined;
@@ -141,14 +154,22 @@ export class SqliteStorage implements Storage {
       // NORMAL: a COMMIT does not wait for the disk; the WAL is flushed before a write is acknowledged (see above).
       db.pragma('synchronous = NORMAL');
       db.exec(SCHEMA);
-      return new SqliteStorage(db, path === ':memory:' || path === '' ? undefined : `${path}-wal`);
+      if (path === ':memory:' || path === '') return new SqliteStorage(db, undefined, undefined);
+      // Checkpoints on a thread of their own (sqlite-checkpointer.ts); should that fail, SQLite's own again.
+      db.pragma('wal_autocheckpoint = 0');
+      return new SqliteStorage(db, `${path}-wal`, new WalCheckpointer(path));
     } catch (err) {
       db.close();
       throw err;
     }
   }
 
-  private constructor(private readonly db: Database.Database, private readonly walPath: string | undefined) {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly walPath: string | undefined,
+    /** Checkpoints of the log, off the event loop (a database file only; gone if it failed). */
+    private checkpointer: WalCheckpointer | undefined,
+  ) {
     this.selectKv = db.prepare<[string], KvRow>('SELECT key, value, create_rev, mod_rev FROM kv WHERE key = ?');
     this.upsertKv = db.prepare<[string, Buffer, number, number]>(
       'INSERT INTO kv (key, value, create_rev, mod_rev) VALUES (?, ?, ?, ?) ' +
@@ -180,6 +201,11 @@ export class SqliteStorage implements Storage {
   /** Number of write transactions committed by this instance (group commit makes it < writes). */
   get commitCount(): number {
     return this.commits;
+  }
+
+  /** Checkpoints of the log done on the checkpointer's thread (for tests and diagnostics). */
+  get checkpointCount(): number {
+    return this.checkpointer?.done ?? 0;
   }
 
   async get(key: string): Promise<Stored | undefined> {
@@ -263,8 +289,10 @@ export class SqliteStorage implements Storage {
     this.flush();
     this.closed = true;
     while (this.syncing) await this.syncing;
+    await this.checkpointer?.close();
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
+    if (this.shmFd !== undefined) closeSync(this.shmFd);
   }
 
   private assertOpen(): void {
@@ -338,6 +366,14 @@ export class SqliteStorage implements Storage {
     let flushing = this.flushWal();
     while (covered.length > 0) {
       await flushing;
+      if (this.checkpointer && this.framesInLog() >= CHECKPOINT_FRAMES) {
+        // What is on disk is acknowledged first; what came meanwhile waits for the checkpoint, so
+        // that no commit comes during it: it copies the whole log, and the next commit starts the
+        // log over (one beside commits would copy only what was there when it began).
+        for (const settle of covered) settle();
+        covered = [];
+        await this.checkpoint(this.checkpointer);
+      }
       if (this.queue.length > 0) this.flush();
       const next = this.committed;
       this.committed = [];
@@ -348,6 +384,27 @@ export class SqliteStorage implements Storage {
     this.syncing = undefined;
     // Writes queued while the last batches were settled (by their watchers, say) commit as usual.
     if (this.queue.length > 0) this.flushTimer ??= setImmediate(() => this.flush());
+  }
+
+  /** How many frames the log holds (better-sqlite3 does not say; the -shm file does). */
+  private framesInLog(): number {
+    try {
+      this.shmFd ??= openSync(`${this.walPath!.slice(0, -'-wal'.length)}-shm`, 'r');
+      readSync(this.shmFd, this.mxFrame, 0, 4, MX_FRAME_OFFSET);
+      return endianness() === 'LE' ? this.mxFrame.readUInt32LE(0) : this.mxFrame.readUInt32BE(0);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Checkpoints the log on the checkpointer's thread; if it cannot, SQLite checkpoints itself from now on. */
+  private async checkpoint(checkpointer: WalCheckpointer): Promise<void> {
+    try {
+      await checkpointer.checkpoint();
+    } catch {
+      this.checkpointer = undefined;
+      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_FRAMES}`);
+    }
   }
 
   /** One fdatasync of the WAL (what is committed so far); a failure breaks the store, never rejects. */
