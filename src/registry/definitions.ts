@@ -132,6 +132,12 @@ export interface ResourceHooks extends Strategy {
   table?: TablePrinter;
   /** Field selectors: the labels each version accepts and the fields they match. */
   selectableFields?: SelectableFieldSpec;
+  /**
+   * Selectable fields the watch cache indexes its current objects by, so that a list selecting one
+   * value (`field=value`) reads only the objects that have it: pods by spec.nodeName, as the
+   * reference's pod storage declares.
+   */
+  indexedFields?: readonly string[];
   /** How ResourceQuota measures this resource; none for resources quota ignores. */
   quota?: Evaluator;
   /** The pod template of a workload (for Pod Security), when the resource has one. */

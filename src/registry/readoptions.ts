@@ -127,6 +127,24 @@ export function storedSelectionOf(info: ResourceInfo, options: Pick<ListOptions,
   };
 }
 
+/** An index the watch cache can answer a selection from: a field it indexes, selected as `field=value`. */
+export interface IndexedSelection {
+  field: string;
+  value: string;
+  /** What the index files each stored version under. */
+  of: (value: Buffer) => string;
+}
+
+export function indexedSelectionOf(info: ResourceInfo, options: Pick<ListOptions, 'fieldSelector'>): IndexedSelection | undefined {
+  const indexed = info.definition.hooks.indexedFields;
+  if (!indexed || !options.fieldSelector) return undefined;
+  const term = options.fieldSelector.requirements.find((r) => r.op === '=' && indexed.includes(r.field));
+  if (!term) return undefined;
+  const read = inputReader(info.definition.hooks.selectableFields);
+  // A field an object lacks compares as the empty string, as the selector's match does.
+  return { field: term.field, value: term.value, of: (value) => selectorInputs(value, read).fields[term.field] ?? '' };
+}
+
 export const TOO_LARGE_WAIT_MS = 3000;
 
 export function tooLargeResourceVersion(requested: number, current: number): StatusError {

@@ -10,7 +10,7 @@ import { StorageError, type Storage, type Stored } from '../storage/types.js';
 import { Cacher, type CacheListResult } from '../storage/cacher.js';
 import { collectionPrefix, objectKey, referenceStorageKey, resourcePrefix } from './keys.js';
 import {
-  CONTINUE_EXPIRED_MESSAGE, encodeContinue, readPlan, selectionOf, storedSelectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
+  CONTINUE_EXPIRED_MESSAGE, encodeContinue, indexedSelectionOf, readPlan, selectionOf, storedSelectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
 } from './readoptions.js';
 import { canonical, encodeKept, metadataOf, specOf, stringField } from './objects.js';
 import type { Claim } from './strategies.js';
@@ -496,9 +496,13 @@ export class Registry {
     if (plan.kind === 'current') {
       if (plan.notOlderThan !== undefined) await this.waitForRevision(plan.notOlderThan, prefix);
       const startKey = plan.afterKey !== undefined ? prefix + plan.afterKey : undefined;
+      const indexed = indexedSelectionOf(info, options);
       result = plan.consistent && !(await this.cachesCaughtUp(prefix))
         ? await this.listFromStore(prefix, startKey, plan.limit, filter)
-        : cacher.list({ prefix, limit: plan.limit, startKey, filter, countRemaining: !filter });
+        : cacher.list({
+          prefix, limit: plan.limit, startKey, filter, countRemaining: !filter,
+          ...(indexed ? { keys: cacher.indexedKeys(indexed.field, indexed.of, indexed.value) } : {}),
+        });
     } else {
       if (plan.revision > this.storage.currentRevision(prefix)) await this.waitForRevision(plan.revision, prefix);
       try {

@@ -97,6 +97,15 @@ export interface CacheListOptions {
   filter?: (value: Buffer) => boolean;
   /** Count the items left after a full page (for remainingItemCount). */
   countRemaining?: boolean;
+  /** Only these keys, in key order, as an index gives them (`indexedKeys`): the current state only. */
+  keys?: readonly string[];
+}
+
+/** The current objects by one value read from their bytes, kept up to date with each change. */
+interface ValueIndex {
+  of: (value: Buffer) => string;
+  keysByValue: Map<string, Set<string>>;
+  valueByKey: Map<string, string>;
 }
 
 export interface CacheListResult {
@@ -134,6 +143,7 @@ export class Cacher {
   /** Keys whose latest version is a deletion (kept while the window needs them). */
   private readonly dead = new Set<string>();
   private readonly history = new History();
+  private readonly indexes = new Map<string, ValueIndex>();
   private readonly listeners = new Set<CacheListener>();
   /** What to call for each open watch when the cache stops. */
   private readonly enders = new Map<CacheListener, () => void>();
@@ -330,9 +340,32 @@ export class Cacher {
     else this.dead.delete(key);
   }
 
+  /**
+   * The keys whose current object has `value` under the index `name`, in key order. The index is
+   * made from the current objects with `of` when first asked for, then kept with each change: as
+   * the reference's watch cache indexes pods by spec.nodeName, a kubelet's list of its node's pods
+   * reads those pods, not every pod.
+   */
+  indexedKeys(name: string, of: (value: Buffer) => string, value: string): string[] {
+    let index = this.indexes.get(name);
+    if (!index) {
+      index = { of, keysByValue: new Map(), valueByKey: new Map() };
+      this.indexes.set(name, index);
+      for (const key of this.keys) {
+        const current = this.get(key);
+        if (current) indexKey(index, key, current);
+      }
+    }
+    return [...(index.keysByValue.get(value) ?? [])].sort(compareKeys);
+  }
+
   list(options: CacheListOptions): CacheListResult {
     const revision = options.revision ?? this.revision();
     if (options.revision !== undefined) this.assertRetained(options.revision);
+    if (options.keys) {
+      if (options.revision !== undefined) throw new Error('an index gives the current state only');
+      return this.listKeys(options.keys, options, revision);
+    }
     const items: Buffer[] = [];
     let i = options.afterKey !== undefined ? this.upperBound(options.afterKey) : this.lowerBound(options.startKey ?? options.prefix);
     const all = this.keys;
@@ -356,6 +389,31 @@ export class Cacher {
       lastKey = key;
     }
     return { items, revision };
+  }
+
+  /** A list of the current state read from `keys` (in key order) instead of every key under the prefix. */
+  private listKeys(keys: readonly string[], options: CacheListOptions, revision: number): CacheListResult {
+    const items: Buffer[] = [];
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const from = options.afterKey ?? options.startKey;
+    const inclusive = options.afterKey === undefined;
+    let lastKey: string | undefined;
+    let rest = 0;
+    for (const key of keys) {
+      if (!key.startsWith(options.prefix)) continue;
+      if (from !== undefined && (inclusive ? compareKeys(key, from) < 0 : compareKeys(key, from) <= 0)) continue;
+      const value = this.valueAt(key, revision);
+      if (!value || (options.filter && !options.filter(value))) continue;
+      if (items.length < limit) {
+        items.push(value);
+        lastKey = key;
+      } else {
+        rest++;
+        if (!options.countRemaining) break;
+      }
+    }
+    if (rest === 0) return { items, revision };
+    return { items, revision, continueAfter: lastKey, remaining: options.countRemaining ? rest : undefined };
   }
 
   /**
@@ -416,6 +474,7 @@ export class Cacher {
     this.lastChange = e.modRevision;
     if (!this.versions.has(e.key)) this.added.push(e.key); // put in order when the keys are next read
     this.addVersion(e.key, seq, e.type);
+    for (const index of this.indexes.values()) indexKey(index, e.key, e.type === 'delete' ? undefined : value);
     // Only once the new version is in place: emptying a slab moves current versions, not this one.
     if (replaced) this.slabs!.release(replaced);
     this.evict();
@@ -544,4 +603,24 @@ export class Cacher {
     }
     return lo;
   }
+}
+
+/** Files `key` under what `index` reads of its current value (none: the key is gone). */
+function indexKey(index: ValueIndex, key: string, value: Buffer | undefined): void {
+  const before = index.valueByKey.get(key);
+  const after = value === undefined ? undefined : index.of(value);
+  if (before === after) return;
+  if (before !== undefined) {
+    const keys = index.keysByValue.get(before)!;
+    keys.delete(key);
+    if (keys.size === 0) index.keysByValue.delete(before);
+  }
+  if (after === undefined) {
+    index.valueByKey.delete(key);
+    return;
+  }
+  index.valueByKey.set(key, after);
+  let keys = index.keysByValue.get(after);
+  if (!keys) index.keysByValue.set(after, (keys = new Set()));
+  keys.add(key);
 }

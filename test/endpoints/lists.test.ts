@@ -652,6 +652,14 @@ describe('label and field selectors over HTTP', () => {
     assert.deepEqual(await sel('spec.nodeName=node-2,status.phase=Running'), []);
     const all = await list(server.url, `/api/v1/pods?fieldSelector=${encodeURIComponent('spec.nodeName=node-2')}`);
     assert.deepEqual(names(all.items), ['on-node-2']);
+    // The watch cache's index by node (made by the lists above) follows a binding and a delete.
+    await mustOk(call(server.url, 'POST', `${PODS}/unscheduled/binding`, { body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'unscheduled' }, target: { kind: 'Node', name: 'node-1' } } }), 201);
+    assert.deepEqual(await sel('spec.nodeName=node-1'), ['on-node-1', 'unscheduled']);
+    assert.deepEqual(await sel('spec.nodeName='), []);
+    await mustOk(call(server.url, 'DELETE', `${PODS}/on-node-1?gracePeriodSeconds=0`));
+    assert.deepEqual(await sel('spec.nodeName=node-1'), ['unscheduled']);
+    const paged = await list(server.url, `/api/v1/pods?limit=1&fieldSelector=${encodeURIComponent('spec.nodeName=node-1')}`);
+    assert.deepEqual(names(paged.items), ['unscheduled']);
   });
 
   it('status.phase=Pending selects pods just created (the reference sets phase Pending on create)', async () => {

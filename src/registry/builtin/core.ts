@@ -115,6 +115,7 @@ export const core: BuiltinGroup = {
       strategy: podStrategy,
       table: podTable,
       selectableFields: podFields,
+      indexedFields: ['spec.nodeName'],
       quota: podEvaluator,
       subresourceParts: {
         // pods/{name}/ephemeralcontainers: spec.ephemeralContainers.

@@ -66,6 +66,7 @@ function hooksOf(group: BuiltinGroup | undefined, resource: BuiltinResource, spe
   };
   if (spec.table) hooks.table = spec.table;
   if (spec.selectableFields) hooks.selectableFields = spec.selectableFields;
+  if (spec.indexedFields) hooks.indexedFields = spec.indexedFields;
   if (spec.podTemplate) hooks.podTemplate = spec.podTemplate;
   if (spec.subresourceParts) hooks.subresourceParts = spec.subresourceParts;
   if (spec.convert) hooks.convert = spec.convert;

@@ -21,7 +21,7 @@ export interface BuiltinValidation {
   subresources?: Readonly<Record<string, (obj: JsonObject, old: JsonObject) => FieldError[]>>;
 }
 
-export interface BuiltinSpec extends Pick<ResourceHooks, 'table' | 'selectableFields' | 'podTemplate' | 'subresourceParts' | 'convert' | 'convertAcross' | 'create' | 'subresourceCreates' | 'computed'> {
+export interface BuiltinSpec extends Pick<ResourceHooks, 'table' | 'selectableFields' | 'indexedFields' | 'podTemplate' | 'subresourceParts' | 'convert' | 'convertAcross' | 'create' | 'subresourceCreates' | 'computed'> {
   /** How names are validated; a DNS subdomain when absent. */
   nameRule?: NameRule;
   /** metadata.generation is kept (bumped on spec changes), as the reference's create answers show. */
