@@ -67,8 +67,8 @@ interface Derived {
   canonical?: boolean;
   restringified?: Buffer;
   row?: RowData & { printer: RowPrinter };
-  /** What selectors read of the version, and the reader that made it. */
-  selectorInputs?: { read: (obj: JsonObject) => unknown; value: unknown };
+  /** What readers (readOnce) read of the version, by reader. */
+  reads?: Map<(obj: JsonObject) => unknown, unknown>;
 }
 
 const derived = new WeakMap<Buffer, Derived>();
@@ -115,18 +115,21 @@ export function parsedObject(bytes: Buffer): JsonObject {
   return obj;
 }
 
-// ---- selectors ----
+// ---- what readers read of a version ----
 
 /**
- * What label and field selectors read of the version (its labels, its selectable fields), made by
- * `read` once and kept with the version, as the reference's watch cache keeps each object's labels
- * and fields: a selected list then parses no object it has read before. `read` must be the same
- * function for every version of a resource.
+ * What `read` reads of the version, read once and kept with it: what label and field selectors
+ * read (as the reference's watch cache keeps each object's labels and fields, so a selected list
+ * parses no object it has read before), whether a namespace is being deleted. `read` must be one
+ * function kept for the purpose (it is the key), not made per call.
  */
-export function selectorInputs<T>(bytes: Buffer, read: (obj: JsonObject) => T): T {
+export function readOnce<T>(bytes: Buffer, read: (obj: JsonObject) => T): T {
   const d = entry(bytes);
-  if (d.selectorInputs?.read !== read) d.selectorInputs = { read, value: read(parsedObject(bytes)) };
-  return d.selectorInputs.value as T;
+  d.reads ??= new Map();
+  if (d.reads.has(read)) return d.reads.get(read) as T;
+  const value = read(parsedObject(bytes));
+  d.reads.set(read, value);
+  return value;
 }
 
 // ---- JSON ----

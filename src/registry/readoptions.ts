@@ -3,7 +3,7 @@
 // answers for versions too new or too old.
 import { objectFields } from '../api/selectors.js';
 import type { SelectableFieldSpec } from '../api/selectable-fields.js';
-import { selectorInputs } from '../encoding/derived.js';
+import { readOnce } from '../encoding/derived.js';
 import type { ContinueToken, ListOptions } from '../api/options.js';
 import { badRequest, StatusError } from '../errors.js';
 import { isObject, type JsonObject } from '../json.js';
@@ -120,7 +120,7 @@ export function storedSelectionOf(info: ResourceInfo, options: Pick<ListOptions,
   if (!labels && !fields) return undefined;
   const read = inputReader(info.definition.hooks.selectableFields);
   return (value) => {
-    const inputs = selectorInputs(value, read);
+    const inputs = readOnce(value, read);
     if (labels && !labels.matches(inputs.labels)) return false;
     if (fields && !fields.matches(inputs.fields)) return false;
     return true;
@@ -142,7 +142,7 @@ export function indexedSelectionOf(info: ResourceInfo, options: Pick<ListOptions
   if (!term) return undefined;
   const read = inputReader(info.definition.hooks.selectableFields);
   // A field an object lacks compares as the empty string, as the selector's match does.
-  return { field: term.field, value: term.value, of: (value) => selectorInputs(value, read).fields[term.field] ?? '' };
+  return { field: term.field, value: term.value, of: (value) => readOnce(value, read).fields[term.field] ?? '' };
 }
 
 export const TOO_LARGE_WAIT_MS = 3000;

@@ -403,7 +403,6 @@ export class Registry {
     return bytes;
   }
 
-  /** Stored objects in the requested version; one conversion call at a time, as the reference decodes them. */
   /**
    * A write's stored bytes as the watch cache holds them (its own copy, when the store's values are
    * copied): the answer and the watchers then share what is derived from them (Protobuf, frames).
@@ -414,6 +413,7 @@ export class Registry {
     return cached !== undefined && cached !== written.value && cached.equals(written.value) ? cached : written.value;
   }
 
+  /** Stored objects in the requested version; one conversion call at a time, as the reference decodes them. */
   private async servedAll(info: ResourceInfo, values: Buffer[]): Promise<Buffer[]> {
     const out: Buffer[] = [];
     for (const value of values) out.push(await this.served(info, value));

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** The worker: one connection; each message asks for a checkpoint, answered with what it did (or its error). */
+/** The worker: one connection; each message asks for a checkpoint, answered when done (or with its error). */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.library);
@@ -20,33 +20,26 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ busy: row.busy, log: row.log, checkpointed: row.checkpointed });
+    db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({});
   } catch (err) {
     parentPort.postMessage({ error: String(err && err.message || err) });
   }
 });
 `;
 
-export interface CheckpointResult {
-  /** Pages in the log, and of those copied into the database. */
-  log: number;
-  checkpointed: number;
-}
-
 export class WalCheckpointer {
   private worker: Worker | undefined;
-  private waiting: Array<{ resolve: (r: CheckpointResult) => void; reject: (err: Error) => void }> = [];
+  private waiting: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private failed: Error | undefined;
   /** Checkpoints done (for tests and diagnostics). */
   done = 0;
-  last: CheckpointResult | undefined;
 
   /** @param path the database file */
   constructor(private readonly path: string) {}
 
   /** One PASSIVE checkpoint on the worker's connection (the worker is started at the first). */
-  checkpoint(): Promise<CheckpointResult> {
+  checkpoint(): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
@@ -72,13 +65,12 @@ export class WalCheckpointer {
     if (this.worker) return this.worker;
     const library = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER, { eval: true, workerData: { library, path: this.path } });
-    worker.on('message', (m: CheckpointResult | { error: string }) => {
+    worker.on('message', (m: { error?: string }) => {
       const waiter = this.waiting.shift();
       if (this.waiting.length === 0) worker.unref();
-      if ('error' in m) return this.fail(new Error(m.error), waiter);
+      if (m.error !== undefined) return this.fail(new Error(m.error), waiter);
       this.done++;
-      this.last = m;
-      waiter?.resolve(m);
+      waiter?.resolve();
     });
     worker.on('error', (err) => this.fail(err));
     this.worker = worker;

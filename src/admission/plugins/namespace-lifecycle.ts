@@ -1,7 +1,8 @@
 // NamespaceLifecycle: nothing is created in a namespace that does not exist or is being
 // terminated, and the system namespaces (default, kube-system, kube-public) cannot be deleted.
 import { notFound, StatusError } from '../../errors.js';
-import { decodeJson, type JsonObject } from '../../json.js';
+import { readOnce } from '../../encoding/derived.js';
+import type { JsonObject } from '../../json.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
 import { objectOf, readObject } from './support.js';
 
@@ -9,20 +10,8 @@ import { objectOf, readObject } from './support.js';
 const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 const NAMESPACES = { group: '', resource: 'namespaces' };
 
-/**
- * Whether each stored version of a namespace the informer holds is being deleted, read once per
- * version (stored bytes never change): a create decodes no namespace.
- */
-const terminatingByVersion = new WeakMap<Buffer, boolean>();
-
 function isTerminating(ns: JsonObject): boolean {
   return Boolean(objectOf(ns['metadata'])?.['deletionTimestamp']);
-}
-
-function storedIsTerminating(bytes: Buffer): boolean {
-  let terminating = terminatingByVersion.get(bytes);
-  if (terminating === undefined) terminatingByVersion.set(bytes, (terminating = isTerminating(decodeJson(bytes))));
-  return terminating;
 }
 
 async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): Promise<void> {
@@ -37,7 +26,8 @@ async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): P
   // storage per create is a round trip to etcd there.
   const known = (await registry.informer(NAMESPACES)).stored(undefined, a.namespace);
   let terminating: boolean;
-  if (known) terminating = storedIsTerminating(known);
+  // Read once per stored version of the namespace: a create decodes no namespace.
+  if (known) terminating = readOnce(known, isTerminating);
   else {
     const ns = await readObject(registry, '', 'namespaces', undefined, a.namespace);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
