@@ -9,7 +9,8 @@
 //   with both key (1) and value (2), even when empty;
 // - plain (non-pointer) Go scalars are always written, even when zero: a JSON key that is absent
 //   (omitempty) is written as "", 0 or false, unless the field is a pointer in Go (POINTER_FIELDS of
-//   protobuf.ts plus ENCODE_POINTER_FIELDS here), which is then left out; a present value is always written;
+//   protobuf.ts, the Go types' scalar pointers extracted into data/go-nil-fields-1.25.json, plus
+//   ENCODE_POINTER_FIELDS here), which is then left out; a present value is always written;
 // - []byte fields are written when present (even empty), left out when absent (nil);
 // - sub-messages are written when the JSON has them; an absent or null sub-message is left out (a nil
 //   pointer), except plain-struct special types (Time, MicroTime, Duration, Quantity, IntOrString,
@@ -26,7 +27,7 @@
 // event: each frame is a 4-byte big-endian length followed by the bare meta.v1.WatchEvent message (no
 // magic, no Unknown), whose object.raw holds the object's full envelope (magic + Unknown).
 import type * as protobuf from 'protobufjs';
-import { INLINE_FIELDS, jsonName, NOT_POINTER, POINTER_FIELDS, PROTOBUF_MAGIC, protobufLibrary, protobufRegistry, protobufTypeFor } from './protobuf.js';
+import { INLINE_FIELDS, isGoScalarPointer, jsonName, NOT_POINTER, POINTER_FIELDS, PROTOBUF_MAGIC, protobufLibrary, protobufRegistry, protobufTypeFor } from './protobuf.js';
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
@@ -475,6 +476,7 @@ function planOf(type: protobuf.Type): FieldPlan[] {
       const pointer =
         ENCODE_POINTER_FIELDS.has(full) ||
         ENCODE_POINTER_FIELDS.has(qualified) ||
+        isGoScalarPointer(type, field) ||
         (!ENCODE_NOT_POINTER.has(full) &&
           !ENCODE_NOT_POINTER.has(qualified) &&
           !NOT_POINTER.has(qualified) &&

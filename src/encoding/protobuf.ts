@@ -21,7 +21,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as protobuf from 'protobufjs';
-import { dataDir } from '../api/data.js';
+import { dataDir, readDataJson } from '../api/data.js';
 import { badRequest, StatusError } from '../errors.js';
 import { jsonDepthError, MAX_JSON_DEPTH, nestingTooDeep, valueDepth } from './depth.js';
 
@@ -116,6 +116,13 @@ export const POINTER_FIELDS = new Set<string>([
  * (0 means "default"), and fields a client's typed object always puts on the wire, zero or not —
  * kept, they would show in the stored object and its managedFields where a JSON body has none.
  */
+/** The scalar pointers of the Go types (`*string`, `*HostPathType`: a present zero is a value), from scripts/extract-go-zero-fields.mjs. */
+let goScalarPointers: Set<string> | undefined;
+export function isGoScalarPointer(type: protobuf.Type, field: protobuf.Field): boolean {
+  goScalarPointers ??= new Set(readDataJson<{ pointers: string[] }>('go-nil-fields-1.25.json').pointers);
+  return goScalarPointers.has(`${type.parent?.fullName.slice(1) ?? ''}.${type.name}.${field.name}`);
+}
+
 export const NOT_POINTER = new Set<string>([
   'Probe.timeoutSeconds', 'ServicePort.port', 'ContainerPort.containerPort',
   'ServiceSpec.healthCheckNodePort', 'PersistentVolumeSpec.storageClassName', 'CSIPersistentVolumeSource.readOnly',
@@ -490,8 +497,9 @@ function messageJson(type: protobuf.Type, msg: Record<string, unknown>): unknown
 
 export function messageToJson(type: protobuf.Type, msg: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const fields = [...type.fieldsArray].sort((a, b) => a.id - b.id);
-  for (const field of fields) {
+  // Declaration order: generated.proto lists fields in the Go struct's order, which is the order
+  // the reference writes JSON in (the numbers follow when each field was added).
+  for (const field of type.fieldsArray) {
     if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
     const v = msg[field.name];
     if (v === undefined || v === null) continue;
@@ -521,7 +529,7 @@ export function messageToJson(type: protobuf.Type, msg: Record<string, unknown>)
     }
     if (isZero(v)) {
       const qualified = `${type.name}.${field.name}`;
-      const pointer = !NOT_POINTER.has(qualified) && (POINTER_FIELDS.has(qualified) || POINTER_FIELDS.has(field.name));
+      const pointer = !NOT_POINTER.has(qualified) && (POINTER_FIELDS.has(qualified) || POINTER_FIELDS.has(field.name) || isGoScalarPointer(type, field));
       if (!pointer) continue;
     }
     out[key] = convertValue(field, v);

@@ -43,8 +43,9 @@ export class EtcdValues implements EtcdValueCodec {
   fromEtcd(bytes: Buffer, revision: number, etcdKey: string): Buffer {
     const transformer = this.transformerOf(etcdKey);
     const plain = transformer ? transformer.fromStorage(bytes, etcdKey) : bytes;
-    const obj = decodeStored(plain);
-    metadataOf(obj)['resourceVersion'] = String(revision);
+    const resourceVersion = String(revision);
+    const obj = decodeStored(plain, resourceVersion);
+    metadataOf(obj)['resourceVersion'] = resourceVersion; // JSON values (custom resources) get it here
     return encodeKept(obj);
   }
 
@@ -81,8 +82,11 @@ export class EtcdValues implements EtcdValueCodec {
   }
 }
 
-/** Bytes etcd holds (decrypted): the Protobuf envelope or JSON. */
-export function decodeStored(bytes: Buffer): JsonObject {
+/**
+ * Bytes etcd holds (decrypted): the Protobuf envelope or JSON. A `resourceVersion` is put into a
+ * Protobuf object's metadata before it becomes JSON, so it takes its place in ObjectMeta's order.
+ */
+export function decodeStored(bytes: Buffer, resourceVersion?: string): JsonObject {
   if (bytes.length >= 4 && bytes.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
     const { apiVersion, kind, raw, contentType, contentEncoding } = decodeProtobufEnvelope(bytes);
     const type = kind && !contentType && !contentEncoding ? protobufTypeFor(apiVersion, kind) : undefined;
@@ -90,6 +94,7 @@ export function decodeStored(bytes: Buffer): JsonObject {
     if (!type) return decodeProtobufObject(bytes).object as JsonObject;
     // Decoded once: the message gives the JSON and, with it, the zeros Go writes.
     const message = type.decode(raw) as unknown as Record<string, unknown>;
+    if (resourceVersion !== undefined && isObject(message['metadata'])) message['metadata']['resourceVersion'] = resourceVersion;
     const obj: JsonObject = { kind, apiVersion, ...(messageToJson(type, message) as JsonObject) };
     restoreGoZeros(type, message, obj);
     return obj;
@@ -100,6 +105,10 @@ export function decodeStored(bytes: Buffer): JsonObject {
 /** Plain scalars Go writes even when zero (no omitempty): `<package>.<message>.<field>` (scripts/extract-go-zero-fields.mjs). */
 let writtenWhenZero: Set<string> | undefined;
 const goWritesZero = (qualified: string): boolean => (writtenWhenZero ??= new Set(readDataJson<string[]>('go-zero-fields-1.25.json'))).has(qualified);
+
+/** Slices, maps and struct pointers without omitempty (scripts/extract-go-zero-fields.mjs). */
+let writtenNullWhenNil: Set<string> | undefined;
+const goWritesNull = (qualified: string): boolean => (writtenNullWhenNil ??= new Set(readDataJson<{ nulls: string[] }>('go-nil-fields-1.25.json').nulls)).has(qualified);
 
 /** The zero value of a scalar proto type as Go's JSON writes it (bytes have none: nil is null, and omitted). */
 function zeroOf(protoType: string): string | number | boolean | undefined {
@@ -120,15 +129,30 @@ const isZeroNumber = (v: unknown): boolean => Number(typeof v === 'object' && v 
  * Protobuf decoding drops both (right for request bodies); a stored object read back is shown as
  * the reference shows it, so they are put back here.
  */
-function restoreGoZeros(type: protobuf.Type, msg: Record<string, unknown>, json: JsonObject): void {
+function restoreGoZeros(type: protobuf.Type, msg: Record<string, unknown>, json: JsonObject, inlined = false): boolean {
   const plan = planOf(type);
-  for (const { key, zero } of plan.zeros) if (json[key] === undefined) json[key] = zero;
+  let added = false;
+  for (const { key, zero } of plan.zeros) {
+    if (json[key] === undefined) {
+      json[key] = zero;
+      added = true;
+    }
+  }
+  for (const key of plan.nulls) {
+    if (json[key] === undefined) {
+      json[key] = null;
+      added = true;
+    }
+  }
   for (const { field, key, nested, time, inline } of plan.messages) {
     const v = msg[field.name];
     if (v === undefined || v === null) continue;
     if (time) {
       const t = v as { seconds?: unknown; nanos?: unknown };
-      if (json[key] === undefined && isZeroNumber(t.seconds ?? 0) && isZeroNumber(t.nanos ?? 0)) json[key] = null;
+      if (json[key] === undefined && isZeroNumber(t.seconds ?? 0) && isZeroNumber(t.nanos ?? 0)) {
+        json[key] = null;
+        added = true;
+      }
       continue;
     }
     const target = inline ? json : json[key];
@@ -145,16 +169,35 @@ function restoreGoZeros(type: protobuf.Type, msg: Record<string, unknown>, json:
         if (isObject(into) && isObject(item)) restoreGoZeros(nested, item, into);
       });
     } else if (isObject(target)) {
-      restoreGoZeros(nested, v as Record<string, unknown>, target);
+      // An inline message's keys are this object's: ordered here, with the rest.
+      if (restoreGoZeros(nested, v as Record<string, unknown>, target, inline) && inline) added = true;
     }
   }
+  if (added && !inlined) inDeclarationOrder(json, plan.order);
+  return added;
+}
+
+/**
+ * Puts a restored key where Go writes it: keys in the message's declaration order (generated.proto
+ * lists fields in the Go struct's order); keys the message does not declare (kind, apiVersion) first.
+ */
+function inDeclarationOrder(json: JsonObject, order: ReadonlyMap<string, number>): void {
+  const entries = Object.entries(json);
+  const rank = (key: string): number => order.get(key) ?? -1;
+  entries.sort(([a], [b]) => rank(a) - rank(b)); // stable: undeclared keys (-1) keep their order, first
+  for (const [key] of entries) delete json[key];
+  for (const [key, value] of entries) json[key] = value;
 }
 
 interface ZeroPlan {
   /** Scalars Go writes when zero, with the zero it writes. */
   zeros: { key: string; zero: string | number | boolean }[];
+  /** Slices, maps and struct pointers Go writes as null when nil (a Protobuf decoding leaves them nil). */
+  nulls: string[];
   /** Message fields: times (null when zero) and the rest, walked into. */
   messages: { field: protobuf.Field; key: string; nested: protobuf.Type; time: boolean; inline: boolean }[];
+  /** Each JSON key's place in declaration order, an inline field's own keys in its place. */
+  order: Map<string, number>;
 }
 
 /** What restoreGoZeros does with a message type, worked out once per type. */
@@ -163,20 +206,26 @@ const plans = new WeakMap<protobuf.Type, ZeroPlan>();
 function planOf(type: protobuf.Type): ZeroPlan {
   let plan = plans.get(type);
   if (plan) return plan;
-  plan = { zeros: [], messages: [] };
+  plan = { zeros: [], nulls: [], messages: [], order: new Map() };
+  const keys: string[] = [];
   const pkg = type.parent?.fullName.slice(1) ?? '';
   for (const field of type.fieldsArray) {
     const key = jsonName(type.name, field.name);
     const nested = field.resolvedType;
+    const inline = INLINE_FIELDS.has(`${type.name}.${field.name}`);
+    if (inline && nested instanceof protobufLibrary().Type) keys.push(...planOf(nested).order.keys());
+    else keys.push(key);
+    if (goWritesNull(`${pkg}.${type.name}.${field.name}`)) plan.nulls.push(key);
     if (nested instanceof protobufLibrary().Type) {
       const time = TIME_TYPES.has(nested.fullName);
       if (time && (field.repeated || field.map)) continue;
-      plan.messages.push({ field, key, nested, time, inline: INLINE_FIELDS.has(`${type.name}.${field.name}`) });
+      plan.messages.push({ field, key, nested, time, inline });
     } else if (!nested && !field.repeated && !field.map) {
       const zero = zeroOf(field.type);
       if (zero !== undefined && goWritesZero(`${pkg}.${type.name}.${field.name}`)) plan.zeros.push({ key, zero });
     }
   }
+  for (const [i, key] of keys.entries()) plan.order.set(key, i);
   plans.set(type, plan);
   return plan;
 }
