@@ -122,7 +122,7 @@ describe('values in etcd', () => {
       assert.equal(back, JSON.stringify(obj), file);
       checked++;
     }
-    assert.ok(checked >= 45, `${checked} objects checked`);
+    assert.ok(checked >= 55, `${checked} objects checked`);
   });
 
   it('writes the JSON of a stored Protobuf object in the Go struct\'s key order (upstream testdata)', LIMIT, () => {
