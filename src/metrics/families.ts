@@ -4,6 +4,7 @@
 // handed to prom-client is built with its keys in that order too.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { PresummedCounter, PresummedHistogram } from './presummed.js';
+import { TimingRatioHistogram } from './timing-ratio.js';
 
 type Stability = 'STABLE' | 'ALPHA';
 
@@ -179,7 +180,44 @@ export const APF_CURRENT_R: Family<'priority_level'> = {
   help: 'R(time of last change)',
 };
 
+export const APF_DISPATCH_R: Family<'priority_level'> = {
+  name: 'apiserver_flowcontrol_dispatch_r', stability: 'ALPHA', labels: ['priority_level'],
+  help: 'R(time of last dispatch)',
+};
+export const APF_LATEST_S: Family<'priority_level'> = {
+  name: 'apiserver_flowcontrol_latest_s', stability: 'ALPHA', labels: ['priority_level'],
+  help: 'S(most recently dispatched request)',
+};
+export const APF_NEXT_S_BOUNDS: Family<'bound' | 'priority_level'> = {
+  name: 'apiserver_flowcontrol_next_s_bounds', stability: 'ALPHA', labels: ['bound', 'priority_level'],
+  help: 'min and max, over queues, of S(oldest waiting request in queue)',
+};
+export const APF_NEXT_DISCOUNTED_S_BOUNDS: Family<'bound' | 'priority_level'> = {
+  name: 'apiserver_flowcontrol_next_discounted_s_bounds', stability: 'ALPHA', labels: ['bound', 'priority_level'],
+  help: 'min and max, over queues, of S(oldest waiting request in queue) - estimated work in progress',
+};
+/** Timing ratio histograms (timing-ratio.ts): the reference writes their help "EXPERIMENTAL: [ALPHA] …". */
+export const APF_SEAT_UTILIZATION: HistogramFamily<'phase' | 'priority_level'> = {
+  name: 'apiserver_flowcontrol_priority_level_seat_utilization', stability: 'ALPHA', labels: ['phase', 'priority_level'],
+  buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1],
+  help: 'Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)',
+};
+export const APF_REQUEST_UTILIZATION: HistogramFamily<'phase' | 'priority_level'> = {
+  name: 'apiserver_flowcontrol_priority_level_request_utilization', stability: 'ALPHA', labels: ['phase', 'priority_level'],
+  buckets: [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1],
+  help: 'Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)',
+};
+export const APF_READ_VS_WRITE: HistogramFamily<'phase' | 'request_kind'> = {
+  name: 'apiserver_flowcontrol_read_vs_write_current_requests', stability: 'ALPHA', labels: ['phase', 'request_kind'],
+  buckets: [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1],
+  help: 'Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution',
+};
+
 const helpOf = (f: Family<string>): string => `[${f.stability}] ${f.help}`;
+
+export function timingRatioHistogram<L extends string>(registry: Registry, f: HistogramFamily<L>): TimingRatioHistogram<L> {
+  return new TimingRatioHistogram<L>({ name: f.name, help: `EXPERIMENTAL: ${helpOf(f)}`, labelNames: f.labels, buckets: f.buckets, registry });
+}
 
 export function counter<L extends string>(registry: Registry, f: Family<L>): Counter<L> {
   return new Counter<L>({ name: f.name, help: helpOf(f), labelNames: f.labels, registers: [registry] });

@@ -1,13 +1,36 @@
 // API Priority and Fairness's metrics: per (priority level, flow schema) pair, numbers the filter
-// and the queue sets add to (counted and summed in place, read at scrape time), and per level its
-// concurrency limit and virtual time.
+// and the queue sets add to (counted and summed in place, read at scrape time); per level its
+// concurrency limit, virtual time and last dispatch's figures, and the timing ratio histograms of
+// its requests waiting and running and its seats held; for the whole server, read-only and
+// mutating requests waiting and running.
 import type { Registry } from 'prom-client';
 import {
   APF_CONCURRENCY_IN_USE, APF_CONCURRENCY_LIMIT, APF_CURRENT_EXECUTING, APF_CURRENT_INQUEUE, APF_CURRENT_R, APF_DISPATCHED, APF_EXECUTION_DURATION,
-  APF_NO_ACCOMMODATION, APF_QUEUE_LENGTH, APF_REJECTED, APF_WAIT_DURATION, APF_WATCH_COUNT_SAMPLES, APF_WORK_ESTIMATED_SEATS, gauge, presummedCounter,
-  presummedHistogram,
+  APF_DISPATCH_R, APF_LATEST_S, APF_NEXT_DISCOUNTED_S_BOUNDS, APF_NEXT_S_BOUNDS, APF_NO_ACCOMMODATION, APF_QUEUE_LENGTH, APF_READ_VS_WRITE, APF_REJECTED,
+  APF_REQUEST_UTILIZATION, APF_SEAT_UTILIZATION, APF_WAIT_DURATION, APF_WATCH_COUNT_SAMPLES, APF_WORK_ESTIMATED_SEATS, gauge, presummedCounter,
+  presummedHistogram, timingRatioHistogram,
 } from './families.js';
 import type { CounterSeries, HistogramSeries } from './presummed.js';
+import type { TimingRatio } from './timing-ratio.js';
+
+/** What a limited level's queue set shows at scrape time (server/flowcontrol/queue-set.ts). */
+export interface LevelState {
+  readonly virtualTime: number;
+  readonly dispatchFigures: { dispatched: boolean; r: number; s: number; sMin: number; sMax: number; discountedMin: number; discountedMax: number };
+}
+
+/** A level's timing ratios: requests waiting of its queues' room, running of its limit, seats held of its limit. */
+export interface LevelRatios {
+  waiting: TimingRatio;
+  executing: TimingRatio;
+  seats: TimingRatio;
+}
+
+/** The server's requests by kind and phase, each of the sum of the limited levels' limits or queues' room. */
+export interface ReadWriteRatios {
+  waiting: { readOnly: TimingRatio; mutating: TimingRatio };
+  executing: { readOnly: TimingRatio; mutating: TimingRatio };
+}
 
 /** What one (priority level, flow schema) pair's requests add to. */
 export class FlowMetrics {
@@ -71,6 +94,27 @@ export class FlowMetrics {
     this.inQueue += delta;
     if (delta > 0) this.queueLengths.observe(length);
   }
+
+  /** A request of this pair starts (+1) or stops (−1) waiting in a queue, at `nowMs`: the server's read-only or mutating count. */
+  kindWaiting(mutating: boolean, delta: 1 | -1, nowMs: number): void {
+    this.owner.requestsOfKind.note('waiting', mutating, delta, nowMs);
+  }
+
+  /** A request of this pair starts (+1) or stops (−1) running (a watch: starting), at `nowMs`. */
+  kindExecuting(mutating: boolean, delta: 1 | -1, nowMs: number): void {
+    this.owner.requestsOfKind.note('executing', mutating, delta, nowMs);
+  }
+}
+
+/** The server's requests waiting and running, read-only and mutating, each counted into its ratio. */
+class RequestsOfKind {
+  private readonly counts = { waiting: { readOnly: 0, mutating: 0 }, executing: { readOnly: 0, mutating: 0 } };
+  constructor(private readonly ratios: ReadWriteRatios) {}
+
+  note(phase: 'waiting' | 'executing', mutating: boolean, delta: 1 | -1, nowMs: number): void {
+    const kind = mutating ? 'mutating' : 'readOnly';
+    this.ratios[phase][kind].set((this.counts[phase][kind] += delta), nowMs);
+  }
 }
 
 export class FlowControlMetrics {
@@ -84,8 +128,13 @@ export class FlowControlMetrics {
   private readonly estimatedSeatsHistogram;
   private readonly watchCountHistogram;
   private readonly noAccommodationCounter;
-  /** Each level's virtual time, read when scraped. */
-  private readonly virtualTimes = new Map<string, () => number>();
+  /** Each limited level's queue set, read when scraped. */
+  private readonly levelStates = new Map<string, LevelState>();
+  private readonly levelRatios = new Map<string, LevelRatios>();
+  private readonly seatUtilization;
+  private readonly requestUtilization;
+  readonly readWrite: ReadWriteRatios;
+  readonly requestsOfKind: RequestsOfKind;
 
   constructor(registry: Registry) {
     this.rejectedCounter = presummedCounter(registry, APF_REJECTED);
@@ -105,10 +154,36 @@ export class FlowControlMetrics {
     gauge(registry, APF_CONCURRENCY_IN_USE, function collect() {
       for (const p of pairs.values()) if (!p.exempt) this.set({ flow_schema: p.flowSchema, priority_level: p.priorityLevel }, p.seats);
     });
-    const virtualTimes = this.virtualTimes;
+    const levelStates = this.levelStates;
     gauge(registry, APF_CURRENT_R, function collect() {
-      for (const [priority_level, r] of virtualTimes) this.set({ priority_level }, r());
+      for (const [priority_level, state] of levelStates) this.set({ priority_level }, state.virtualTime);
     });
+    // The dispatch gauges, shown once a level has dispatched from its queues (as the reference sets them).
+    const dispatched = () => [...levelStates].filter(([, state]) => state.dispatchFigures.dispatched).map(([level, state]) => [level, state.dispatchFigures] as const);
+    gauge(registry, APF_DISPATCH_R, function collect() {
+      for (const [priority_level, f] of dispatched()) this.set({ priority_level }, f.r);
+    });
+    gauge(registry, APF_LATEST_S, function collect() {
+      for (const [priority_level, f] of dispatched()) this.set({ priority_level }, f.s);
+    });
+    gauge(registry, APF_NEXT_S_BOUNDS, function collect() {
+      for (const [priority_level, f] of dispatched()) {
+        this.set({ bound: 'max', priority_level }, f.sMax);
+        this.set({ bound: 'min', priority_level }, f.sMin);
+      }
+    });
+    gauge(registry, APF_NEXT_DISCOUNTED_S_BOUNDS, function collect() {
+      for (const [priority_level, f] of dispatched()) {
+        this.set({ bound: 'max', priority_level }, f.discountedMax);
+        this.set({ bound: 'min', priority_level }, f.discountedMin);
+      }
+    });
+    this.seatUtilization = timingRatioHistogram(registry, APF_SEAT_UTILIZATION);
+    this.requestUtilization = timingRatioHistogram(registry, APF_REQUEST_UTILIZATION);
+    const readWrite = timingRatioHistogram(registry, APF_READ_VS_WRITE);
+    const kinds = (phase: string) => ({ readOnly: readWrite.series({ phase, request_kind: 'readOnly' }), mutating: readWrite.series({ phase, request_kind: 'mutating' }) });
+    this.readWrite = { executing: kinds('executing'), waiting: kinds('waiting') };
+    this.requestsOfKind = new RequestsOfKind(this.readWrite);
     this.estimatedSeatsHistogram = presummedHistogram(registry, APF_WORK_ESTIMATED_SEATS);
     this.watchCountHistogram = presummedHistogram(registry, APF_WATCH_COUNT_SAMPLES);
     this.noAccommodationCounter = presummedCounter(registry, APF_NO_ACCOMMODATION);
@@ -128,15 +203,45 @@ export class FlowControlMetrics {
     return m;
   }
 
-  /** A limited level's share of the server's concurrency and its virtual time; undefined: the level is gone. */
-  setLimit(priorityLevel: string, limit: number | undefined, virtualTime?: () => number): void {
+  /** A limited level's share of the server's concurrency and its queue set; undefined: the level is gone. */
+  setLimit(priorityLevel: string, limit: number | undefined, state?: LevelState): void {
     if (limit === undefined) {
       this.limits.delete(priorityLevel);
-      this.virtualTimes.delete(priorityLevel);
+      this.levelStates.delete(priorityLevel);
     } else {
       this.limits.set(priorityLevel, limit);
-      if (virtualTime) this.virtualTimes.set(priorityLevel, virtualTime);
+      if (state) this.levelStates.set(priorityLevel, state);
     }
+  }
+
+  /**
+   * A level's timing ratios, made when the level first appears (the exempt one's stay at zero) and
+   * kept after it is gone, as the reference's; a queue set keeps them up to date.
+   */
+  ratiosOf(priorityLevel: string): LevelRatios {
+    let r = this.levelRatios.get(priorityLevel);
+    if (!r) {
+      r = {
+        waiting: this.requestUtilization.series({ phase: 'waiting', priority_level: priorityLevel }),
+        executing: this.requestUtilization.series({ phase: 'executing', priority_level: priorityLevel }),
+        seats: this.seatUtilization.series({ phase: 'executing', priority_level: priorityLevel }),
+      };
+      this.levelRatios.set(priorityLevel, r);
+    }
+    return r;
+  }
+
+  /**
+   * The limits of the read-only and mutating ratios: the limited levels' concurrency limits and
+   * queues' room, summed. None (no level queues, as before the bootstrap levels exist) counts as
+   * one: nothing can wait then, and 0 ÷ 0 would make the sums NaN for good.
+   */
+  setServerLimits(executing: number, waiting: number): void {
+    executing = Math.max(executing, 1);
+    waiting = Math.max(waiting, 1);
+    const now = performance.now();
+    for (const r of Object.values(this.readWrite.executing)) r.setDenominator(executing, now);
+    for (const r of Object.values(this.readWrite.waiting)) r.setDenominator(waiting, now);
   }
 
   pairSeries(p: FlowMetrics, which: 'estimatedSeats' | 'watchCounts'): HistogramSeries<string> {

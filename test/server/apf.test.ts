@@ -219,6 +219,58 @@ describe('API Priority and Fairness', { timeout: 90_000 }, () => {
     }
   });
 
+  it('keeps the timing ratio histograms of each level and of read/write requests, and the dispatch gauges', async () => {
+    const server = await memoryServer({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 0 });
+    try {
+      await grantConfigMapReads(server, ['busy']);
+      await levelFor(server, 'narrow', ['busy'], { type: 'Queue', queuing: { queues: 4, handSize: 1, queueLengthLimit: 5 } });
+      await classifiedTo(server, 'busy', 'narrow');
+      const scrape = async () => (await mustOk(call(server.url, 'GET', '/metrics'))).text;
+      const level = 'priority_level="narrow"';
+      // One slow list holds the level's only seat (3 s), two more wait in its queue.
+      const slow = [0, 1, 2].map(() => call(server.url, 'GET', SLOW, as('busy')));
+      await new Promise((r) => setTimeout(r, 400));
+      const during = await scrape();
+      await new Promise((r) => setTimeout(r, 400));
+      const later = await scrape();
+      // Time counts in nanoseconds: 400 ms of observations between two scrapes, all in the buckets.
+      const grew = (name: string, labels: string) => sample(later, `${name}_count{${labels}}`)! - sample(during, `${name}_count{${labels}}`)!;
+      const seats = 'apiserver_flowcontrol_priority_level_seat_utilization';
+      const requests = 'apiserver_flowcontrol_priority_level_request_utilization';
+      const readWrite = 'apiserver_flowcontrol_read_vs_write_current_requests';
+      for (const [name, labels] of [[seats, `phase="executing",${level}`], [requests, `phase="waiting",${level}`], [readWrite, 'phase="waiting",request_kind="readOnly"']] as const) {
+        const ns = grew(name, labels);
+        assert.ok(ns > 300e6 && ns < 2e9, `${name}{${labels}} counted ${ns} ns in 400 ms`);
+        assert.equal(sample(later, `${name}_bucket{${labels},le="+Inf"}`), sample(later, `${name}_count{${labels}}`));
+      }
+      // The one seat of one is taken all that time: every nanosecond at 1, above the 0.99 bucket.
+      const at = (text: string, le: string) => sample(text, `${seats}_bucket{phase="executing",${level},le="${le}"}`)!;
+      assert.equal(at(later, '0.99') - at(during, '0.99'), 0);
+      assert.ok(at(later, '1') - at(during, '1') > 300e6);
+      // Two waiting of the queues' room of 4 × 5: 0.1, in the bucket le="0.1" and not below it.
+      const sumGrew = sample(later, `${requests}_sum{phase="waiting",${level}}`)! - sample(during, `${requests}_sum{phase="waiting",${level}}`)!;
+      assert.ok(Math.abs(sumGrew / grew(requests, `phase="waiting",${level}`) - 0.1) < 0.02, String(sumGrew));
+      // The waiting read-only requests are a share of every limited level's queues' room.
+      assert.ok(sample(later, `${readWrite}_sum{phase="waiting",request_kind="readOnly"}`)! > sample(during, `${readWrite}_sum{phase="waiting",request_kind="readOnly"}`)!, later.split("\n").filter((l) => l.startsWith(readWrite)).join("\n"));
+      // The exempt level is shown too, at zero all along.
+      assert.equal(sample(later, `${seats}_bucket{phase="executing",priority_level="exempt",le="0"}`), sample(later, `${seats}_count{phase="executing",priority_level="exempt"}`));
+      assert.match(later, new RegExp(`# HELP ${seats} EXPERIMENTAL: \\[ALPHA\\] Observations, at the end of every nanosecond, of utilization of seats`));
+      assert.match(later, new RegExp(`# TYPE ${readWrite} histogram`));
+      // The dispatch gauges, in seat-seconds, of the levels that queue (not the exempt one, nor catch-all, which rejects).
+      for (const none of ['exempt', 'catch-all']) assert.equal(sample(later, `apiserver_flowcontrol_dispatch_r{priority_level="${none}"}`), undefined);
+      for (const r of await Promise.all(slow)) assert.equal(r.status, 504);
+      const after = await scrape();
+      const r = sample(after, `apiserver_flowcontrol_dispatch_r{${level}}`)!;
+      assert.ok(r > 0 && r <= sample(after, `apiserver_flowcontrol_current_r{${level}}`)!, after.split('\n').filter((l) => l.includes('_r{') || l.includes('_s')).join('\n'));
+      assert.ok(sample(after, `apiserver_flowcontrol_latest_s{${level}}`)! > 0);
+      const min = sample(after, `apiserver_flowcontrol_next_s_bounds{bound="min",${level}}`)!;
+      assert.ok(min <= sample(after, `apiserver_flowcontrol_next_s_bounds{bound="max",${level}}`)!);
+      assert.ok(sample(after, `apiserver_flowcontrol_next_discounted_s_bounds{bound="min",${level}}`)! <= min);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('classifies watches, which hold their seat only while they start', async () => {
     const server = await memoryServer({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 0 });
     try {

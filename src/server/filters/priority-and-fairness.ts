@@ -40,15 +40,18 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       forgetWatch = flowControl.watches.register(info, ctx.query);
       res.once('close', forgetWatch);
     }
+    const mutating = !READ_ONLY_VERBS.has(info.verb);
     if (queues) {
       const waitStart = performance.now();
       const estimate = flowControl.estimate(c, info, ctx.query);
       m?.estimated(maxSeats(estimate));
       const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate);
       const queued = admitted instanceof Promise;
+      if (queued) m?.kindWaiting(mutating, 1, waitStart);
       const outcome: Seat | RejectReason = queued ? await admitted : admitted;
       // The end of the wait is the start of the execution: when the seats were taken (the queue set has just read the clock).
       started = typeof outcome === 'string' ? performance.now() : outcome.startedMs;
+      if (queued) m?.kindWaiting(mutating, -1, started);
       // As the reference labels it: `execute` is false only for a request refused without queuing.
       m?.waited((started - waitStart) / 1000, queued || typeof outcome !== 'string');
       if (typeof outcome === 'string') {
@@ -59,11 +62,12 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       }
       seat = outcome;
     }
-    const mutating = !READ_ONLY_VERBS.has(info.verb);
     m?.dispatched();
     if (seat && m) m.executing++;
     requestMetrics?.enter(mutating);
-    const execution = new Execution(started ?? performance.now(), seat, m, requestMetrics, mutating, watch);
+    started ??= performance.now();
+    m?.kindExecuting(mutating, 1, started);
+    const execution = new Execution(started, seat, m, requestMetrics, mutating, watch);
     if (watch) releaseOnHeaders(res, () => execution.end());
     try {
       await next();
@@ -90,6 +94,7 @@ class Execution {
       if (m) m.executing--;
     }
     this.requestMetrics?.leave(this.mutating);
+    m?.kindExecuting(this.mutating, -1, now);
     m?.ran((now - this.started) / 1000, this.watch);
   }
 }

@@ -214,8 +214,12 @@ export class FlowControl {
     let shareSum = 0;
     for (const { spec } of specs.values()) shareSum += limitedShares(spec);
     const levels = new Map<string, Level>();
+    // The limits of the read-only and mutating ratios (the reference's maxExecutingRequests and maxWaitingRequests).
+    let executingLimit = 0;
+    let waitingLimit = 0;
     for (const [name, { uid, spec }] of specs) {
       const shares = limitedShares(spec);
+      const ratios = this.metrics?.ratiosOf(name);
       if (spec['type'] === 'Exempt') {
         levels.set(name, { name, uid, queues: undefined, queueCount: 0, handSize: 0, maxSeats: 1 });
         continue;
@@ -230,10 +234,13 @@ export class FlowControl {
       };
       const old = this.levels.get(name)?.queues;
       if (old) old.reconfigure(config);
-      const queues = old ?? new QueueSet(config);
+      const queues = old ?? new QueueSet(config, ratios);
       levels.set(name, { name, uid, queues, queueCount: config.queues, handSize: config.handSize, maxSeats: config.queues > 0 ? levelMaxSeats(config.concurrencyLimit, config.handSize) : 0 });
-      this.metrics?.setLimit(name, config.concurrencyLimit, () => queues.virtualTime);
+      this.metrics?.setLimit(name, config.concurrencyLimit, queues);
+      executingLimit += config.concurrencyLimit;
+      waitingLimit += config.queues * config.queueLengthLimit;
     }
+    this.metrics?.setServerLimits(executingLimit, waitingLimit);
     for (const name of this.levels.keys()) if (!levels.has(name)) this.metrics?.setLimit(name, undefined);
 
     const conditions: Array<[string, JsonObject]> = [];

@@ -77,6 +77,32 @@ export interface QueueObserver {
   notAccommodated?(): void;
 }
 
+/** A ratio the level keeps up to date (the reference's RatioedGauge: metrics/timing-ratio.ts), told the time just read. */
+export interface RatioGauge {
+  set(numerator: number, nowMs: number): void;
+  setDenominator(denominator: number, nowMs: number): void;
+}
+
+/** The level's requests waiting (of its queues' room), running (of its limit), and seats held (of its limit). */
+export interface LevelGauges {
+  waiting: RatioGauge;
+  executing: RatioGauge;
+  seats: RatioGauge;
+}
+
+/** The reference's dispatch gauges (seat-seconds), as of the last request dispatched from a queue. */
+export interface DispatchFigures {
+  dispatched: boolean;
+  /** R then (dispatch_r), and the request's queue's S (latest_s). */
+  r: number;
+  s: number;
+  /** Over the queues with a request waiting, the least and greatest S, and S less the work their running requests are estimated still to do. */
+  sMin: number;
+  sMax: number;
+  discountedMin: number;
+  discountedMax: number;
+}
+
 class HeldSeat implements Seat {
   private held = true;
   constructor(private readonly set: QueueSet, private readonly queue: Queue | undefined, private readonly estimate: WorkEstimate, private readonly seats: number, readonly startedMs: number, private readonly observer: QueueObserver) {}
@@ -104,9 +130,11 @@ export class QueueSet {
   private robinIndex = -1;
   /** Enqueues so far: where in the hand the search for the emptiest queue starts. */
   private enqueues = 0;
+  readonly dispatchFigures: DispatchFigures = { dispatched: false, r: 0, s: 0, sMin: 0, sMax: 0, discountedMin: 0, discountedMax: 0 };
 
-  constructor(private config: QueueSetConfig) {
+  constructor(private config: QueueSetConfig, private readonly gauges?: LevelGauges) {
     this.resize();
+    this.setDenominators();
   }
 
   get limit(): number {
@@ -124,6 +152,7 @@ export class QueueSet {
     this.syncTime();
     this.config = config;
     this.resize();
+    this.setDenominators();
     this.dispatch();
   }
 
@@ -147,6 +176,9 @@ export class QueueSet {
     // Nothing waits and the seats are free: the request is dispatched as it is queued.
     if (this.waitingCount === 0 && this.fits(seats)) {
       this.wake(queue);
+      const s = queue.nextDispatchR;
+      const discounted = s - queue.seatsInUse * ESTIMATED_SERVICE_SECONDS;
+      this.dispatchedFrom(s, s, s, discounted, discounted);
       const seat = this.seat(queue, estimate, seats, observer);
       queue.nextDispatchR += work;
       return seat;
@@ -168,6 +200,7 @@ export class QueueSet {
       queue.waitingSeats += seats;
       this.waitingCount++;
       this.waitingSeats += seats;
+      this.gauges?.waiting.set(this.waitingCount, this.lastRealMs);
       observer.queued(1, queue.waiting.length);
       this.dispatch();
       this.boundNextDispatch(queue);
@@ -184,6 +217,7 @@ export class QueueSet {
     this.syncTime(nowMs);
     const seconds = (this.lastRealMs - startedMs) / 1000;
     this.executing--;
+    this.gauges?.executing.set(this.executing, this.lastRealMs);
     if (queue) {
       queue.executing--;
       queue.nextDispatchR -= estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - seconds);
@@ -191,6 +225,7 @@ export class QueueSet {
     }
     const release = () => {
       this.seatsInUse -= seats;
+      this.gauges?.seats.set(this.seatsInUse, this.lastRealMs);
       if (queue) queue.seatsInUse -= seats;
       observer.seatsInUse?.(-seats);
       if (queue) this.settle(queue);
@@ -218,6 +253,11 @@ export class QueueSet {
   private seat(queue: Queue | undefined, estimate: WorkEstimate, seats: number, observer: QueueObserver): Seat {
     this.executing++;
     this.seatsInUse += seats;
+    const gauges = this.gauges;
+    if (gauges) {
+      gauges.executing.set(this.executing, this.lastRealMs);
+      gauges.seats.set(this.seatsInUse, this.lastRealMs);
+    }
     if (queue) {
       queue.executing++;
       queue.seatsInUse += seats;
@@ -287,6 +327,7 @@ export class QueueSet {
     queue.waitingSeats -= waiter.seats;
     this.waitingCount--;
     this.waitingSeats -= waiter.seats;
+    this.gauges?.waiting.set(this.waitingCount, this.lastRealMs);
   }
 
   /**
@@ -300,11 +341,20 @@ export class QueueSet {
       let best: Queue | undefined;
       let bestAt = -1;
       let bestFinish = Number.POSITIVE_INFINITY;
+      let sMin = Number.POSITIVE_INFINITY;
+      let sMax = Number.NEGATIVE_INFINITY;
+      let discountedMin = Number.POSITIVE_INFINITY;
+      let discountedMax = Number.NEGATIVE_INFINITY;
       for (let k = 0; k < n; k++) {
         const i = (this.robinIndex + 1 + k) % n;
         const q = this.queues[i]!;
         const oldest = q.waiting[0];
         if (!oldest) continue;
+        const discounted = q.nextDispatchR - q.seatsInUse * ESTIMATED_SERVICE_SECONDS;
+        sMin = Math.min(sMin, q.nextDispatchR);
+        sMax = Math.max(sMax, q.nextDispatchR);
+        discountedMin = Math.min(discountedMin, discounted);
+        discountedMax = Math.max(discountedMax, discounted);
         const finish = q.nextDispatchR + oldest.work;
         if (finish < bestFinish) {
           bestFinish = finish;
@@ -319,12 +369,35 @@ export class QueueSet {
         return;
       }
       this.robinIndex = bestAt;
+      this.dispatchedFrom(best.nextDispatchR, sMin, sMax, discountedMin, discountedMax);
       this.unqueue(waiter, 0);
       const seat = this.seat(best, waiter.estimate, waiter.seats, waiter.observer);
       best.nextDispatchR += waiter.work;
       this.boundNextDispatch(best);
       waiter.resolve(seat);
     }
+  }
+
+  /** Notes a dispatch from a queue whose next dispatch was at `s` (the reference's SetDispatchMetrics). */
+  private dispatchedFrom(s: number, sMin: number, sMax: number, discountedMin: number, discountedMax: number): void {
+    const f = this.dispatchFigures;
+    f.dispatched = true;
+    f.r = this.currentR;
+    f.s = s;
+    f.sMin = sMin;
+    f.sMax = sMax;
+    f.discountedMin = discountedMin;
+    f.discountedMax = discountedMax;
+  }
+
+  /** The gauges' limits: the queues' room (at least one), the concurrency limit. */
+  private setDenominators(): void {
+    const gauges = this.gauges;
+    if (!gauges) return;
+    const c = this.config;
+    gauges.waiting.setDenominator(Math.max(c.queueLengthLimit, 1) * (c.queues > 0 ? c.queues : 1), this.lastRealMs);
+    gauges.executing.setDenominator(c.concurrencyLimit, this.lastRealMs);
+    gauges.seats.setDenominator(c.concurrencyLimit, this.lastRealMs);
   }
 
   /** The queue of the hand with the least work waiting, looked at from a point that moves along the hand. */
@@ -355,6 +428,7 @@ export class QueueSet {
           this.waitingSeats -= w.seats;
           w.resolve('concurrency-limit');
         }
+        this.gauges?.waiting.set(this.waitingCount, this.lastRealMs);
       }
       this.busyQueues = 0;
       return;
