@@ -9,7 +9,7 @@ import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { cpuMsOf, figure, startCapstan, status, type Capstan } from './common.js';
 import { Auditor } from '../src/audit/auditor.js';
@@ -18,6 +18,7 @@ import { parsePolicy, PolicyEvaluator } from '../src/audit/policy.js';
 import { auditOf } from '../src/audit/record.js';
 import { audit as auditFilter, auditId } from '../src/server/filters/audit.js';
 import { RequestContext } from '../src/server/filters/context.js';
+import { addAnswerHeader, AnswerResponse } from '../src/endpoints/response.js';
 
 const CONNECTIONS = 32;
 // A multiple of the variants' count, so that each goes first, second and last as often as the others.
@@ -70,7 +71,7 @@ export async function directAuditWorkUs(): Promise<number> {
     const req = new IncomingMessage(socket);
     req.url = info.path;
     req.headers = { 'user-agent': 'autocannon' };
-    const ctx = new RequestContext(req, new ServerResponse(req));
+    const ctx = new RequestContext(req, new AnswerResponse(req));
     ctx.info = info;
     // A user object of its own, as every authenticator hands out per request (one shared object
     // hid the cost of writing the user into the event: its cache by object always hit).
@@ -83,7 +84,7 @@ export async function directAuditWorkUs(): Promise<number> {
   };
   const plain = async () => {
     const ctx = context();
-    ctx.res.setHeader('Audit-Id', '00000000-0000-0000-0000-000000000000');
+    addAnswerHeader(ctx.res, 'Audit-Id', '00000000-0000-0000-0000-000000000000');
     await handler(ctx);
   };
   // CPU time of the whole process (the log is written by libuv's threads), not the wall clock,

@@ -13,6 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { RequestMetrics } from '../../metrics/requests.js';
 import type { FlowMetrics } from '../../metrics/flowcontrol.js';
 import { isLongRunningRequest } from '../../api/long-running.js';
+import { addAnswerHeader } from '../../endpoints/response.js';
 import type { FlowControl } from '../flowcontrol/controller.js';
 import type { QueueObserver, RejectReason, Seat } from '../flowcontrol/queue-set.js';
 import { maxSeats } from '../flowcontrol/work-estimate.js';
@@ -28,8 +29,8 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     if (!watch && isLongRunningRequest(info)) return next();
     const c = flowControl.classify(ctx.user, info);
     const res = ctx.res;
-    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', c.schemaUid);
-    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', c.level.uid);
+    addAnswerHeader(res, 'X-Kubernetes-PF-FlowSchema-UID', c.schemaUid);
+    addAnswerHeader(res, 'X-Kubernetes-PF-PriorityLevel-UID', c.level.uid);
     const m = c.metrics;
     const queues = c.level.queues;
     let seat: Seat | undefined;
