@@ -32,9 +32,12 @@ const POLICY_WITHOUT_RECEIVED = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomit
 type Variant = 'off' | 'metadata' | 'metadata, no RequestReceived';
 const VARIANTS: Variant[] = ['off', 'metadata', 'metadata, no RequestReceived'];
 
+/** BENCH_AUDIT_RATE=<requests per second>: every server offered the same load (as on-off.ts), not as much as it takes. */
+const RATE = Number(process.env['BENCH_AUDIT_RATE'] ?? 0);
+
 function run(url: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: SECONDS }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...(RATE > 0 ? { overallRate: RATE } : {}) }, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
 
@@ -128,7 +131,7 @@ export async function audit(): Promise<void> {
     let errors = 0;
     // One warm-up each, not counted (the first seconds of a server are its code being compiled).
     for (const v of VARIANTS) await run(urls[v]);
-    console.log(`\n== audit: GET of one ConfigMap, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server, rotating (audit at Metadata to a file vs no policy)`);
+    console.log(`\n== audit: GET of one ConfigMap, ${CONNECTIONS} connections${RATE > 0 ? ` offering ${RATE} req/s` : ''}, ${ROUNDS} rounds of ${SECONDS} s per server, rotating (audit at Metadata to a file vs no policy)`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
       const line: string[] = [];

@@ -45,10 +45,11 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       const waitStart = performance.now();
       const estimate = flowControl.estimate(c, info, ctx.query);
       m?.estimated(maxSeats(estimate));
-      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate);
+      // The clock read once: a request dispatched at once starts when it arrived.
+      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate, waitStart);
       const queued = admitted instanceof Promise;
       const outcome: Seat | RejectReason = queued ? await admitted : admitted;
-      // The end of the wait is the start of the execution: when the seats were taken (the queue set has just read the clock).
+      // The end of the wait is the start of the execution: when the seats were taken.
       started = typeof outcome === 'string' ? performance.now() : outcome.startedMs;
       // As the reference labels it: `execute` is false only for a request refused without queuing.
       m?.waited((started - waitStart) / 1000, queued || typeof outcome !== 'string');
