@@ -79,7 +79,8 @@ export function audit(auditor?: Auditor): Filter {
       // Answered here rather than by the recover filter, so that the event sees the answer.
       sendStatusError(ctx.res, err, ctx.out);
     }
-    await answered(ctx.res);
+    // Most answers are written by now: no promise to wait on.
+    if (!ctx.res.writableEnded && !ctx.res.destroyed) await answered(ctx.res);
     if (ctx.res.headersSent) {
       record.responded(ctx.res.statusCode);
     } else if (!record.hasResponseStatus) {
@@ -116,7 +117,6 @@ const NO_USER: UserInfo = { name: '', groups: [] };
 
 /** Once the answer is written (or the connection gone): a watch's handler may return before its stream ends. */
 function answered(res: ServerResponse): Promise<void> {
-  if (res.writableEnded || res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     res.once('close', resolve);
     res.once('finish', resolve);
