@@ -9,7 +9,7 @@ import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { cpuMsOf, figure, startCapstan, status, type Capstan } from './common.js';
 import { Auditor } from '../src/audit/auditor.js';
@@ -18,6 +18,7 @@ import { parsePolicy, PolicyEvaluator } from '../src/audit/policy.js';
 import { auditOf } from '../src/audit/record.js';
 import { audit as auditFilter, auditId } from '../src/server/filters/audit.js';
 import { RequestContext } from '../src/server/filters/context.js';
+import { addAnswerHeader, AnswerResponse } from '../src/endpoints/response.js';
 
 const CONNECTIONS = 32;
 // A multiple of the variants' count, so that each goes first, second and last as often as the others.
@@ -31,9 +32,12 @@ const POLICY_WITHOUT_RECEIVED = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomit
 type Variant = 'off' | 'metadata' | 'metadata, no RequestReceived';
 const VARIANTS: Variant[] = ['off', 'metadata', 'metadata, no RequestReceived'];
 
+/** BENCH_AUDIT_RATE=<requests per second>: every server offered the same load (as on-off.ts), not as much as it takes. */
+const RATE = Number(process.env['BENCH_AUDIT_RATE'] ?? 0);
+
 function run(url: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: SECONDS }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...(RATE > 0 ? { overallRate: RATE } : {}) }, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
 
@@ -70,7 +74,7 @@ export async function directAuditWorkUs(): Promise<number> {
     const req = new IncomingMessage(socket);
     req.url = info.path;
     req.headers = { 'user-agent': 'autocannon' };
-    const ctx = new RequestContext(req, new ServerResponse(req));
+    const ctx = new RequestContext(req, new AnswerResponse(req));
     ctx.info = info;
     // A user object of its own, as every authenticator hands out per request (one shared object
     // hid the cost of writing the user into the event: its cache by object always hit).
@@ -83,7 +87,7 @@ export async function directAuditWorkUs(): Promise<number> {
   };
   const plain = async () => {
     const ctx = context();
-    ctx.res.setHeader('Audit-Id', '00000000-0000-0000-0000-000000000000');
+    addAnswerHeader(ctx.res, 'Audit-Id', '00000000-0000-0000-0000-000000000000');
     await handler(ctx);
   };
   // CPU time of the whole process (the log is written by libuv's threads), not the wall clock,
@@ -127,7 +131,7 @@ export async function audit(): Promise<void> {
     let errors = 0;
     // One warm-up each, not counted (the first seconds of a server are its code being compiled).
     for (const v of VARIANTS) await run(urls[v]);
-    console.log(`\n== audit: GET of one ConfigMap, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server, rotating (audit at Metadata to a file vs no policy)`);
+    console.log(`\n== audit: GET of one ConfigMap, ${CONNECTIONS} connections${RATE > 0 ? ` offering ${RATE} req/s` : ''}, ${ROUNDS} rounds of ${SECONDS} s per server, rotating (audit at Metadata to a file vs no policy)`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
       const line: string[] = [];

@@ -3,8 +3,9 @@
 // on that socket, so that they go through the same filters and routes as every request (and a
 // refusal is an ordinary HTTP answer), and lets a route that can switch (the aggregator's proxy)
 // take the socket over once it has answered 101.
-import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { AnswerResponse } from './response.js';
 
 export interface UpgradedConnection {
   /** The client's connection, to carry the new protocol once a 101 has been written. */
@@ -22,7 +23,7 @@ const connections = new WeakMap<ServerResponse, UpgradedConnection>();
 export function upgradeResponse(req: IncomingMessage, socket: Duplex, head: Buffer): ServerResponse {
   // Node no longer watches this socket: an error on it (the client went away) must not go unheard.
   socket.on('error', () => socket.destroy());
-  const res = new ServerResponse(req);
+  const res = new AnswerResponse(req);
   res.shouldKeepAlive = false;
   res.assignSocket(socket as never);
   res.once('finish', () => {

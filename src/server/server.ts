@@ -17,6 +17,7 @@ import type { ResourceDefinitions } from '../registry/definitions.js';
 import { Discovery } from '../endpoints/discovery.js';
 import { OpenApi } from '../endpoints/openapi.js';
 import { ResourceHandler } from '../endpoints/resources.js';
+import { AnswerResponse } from '../endpoints/response.js';
 import { upgradeResponse } from '../endpoints/upgrade.js';
 import { FirstState } from '../registry/reset.js';
 import { Registry, SYSTEM_USER } from '../registry/store.js';
@@ -262,8 +263,10 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       // What Go's HTTP/2 server advertises for MaxHeaderBytes (nghttp2 itself still caps one
       // header field at 64 KiB and a header block at 8 frames).
       settings: { maxHeaderListSize: MAX_HEADER_BYTES + 10 * 32, maxFrameSize: 256 * 1024 },
+      // HTTP/1.1 answers carry the request's own headers without setHeader (endpoints/response.ts).
+      Http1ServerResponse: AnswerResponse,
     }, listener as never)
-    : createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES + 4096, headersTimeout: headerTimeout, connectionsCheckingInterval }, listener);
+    : createServer({ ServerResponse: AnswerResponse, keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES + 4096, headersTimeout: headerTimeout, connectionsCheckingInterval }, listener);
   if (material) {
     // Its HTTP/1.1 connections are served by Node's HTTP/1 server code, which reads these.
     Object.assign(server, { maxHeaderSize: MAX_HEADER_BYTES + 4096, headersTimeout: headerTimeout, connectionsCheckingInterval });

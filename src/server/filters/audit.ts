@@ -13,12 +13,21 @@ import { requestAttributes } from '../../auth/attributes.js';
 import { type Auditor } from '../../audit/auditor.js';
 import { AuditRecord, nowMicros, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
+import { addAnswerHeader } from '../../endpoints/response.js';
 import { internalError, StatusError } from '../../errors.js';
 import type { Filter, RequestContext } from './context.js';
 
 function auditIdOf(req: IncomingMessage): string {
   const given = req.headers['audit-id'];
   return (Array.isArray(given) ? given[0] : given) || randomUUID();
+}
+
+/** The request's audit ID, kept on its context and answered in Audit-Id. */
+function setAuditId(ctx: RequestContext): string {
+  const id = auditIdOf(ctx.req);
+  ctx.auditID = id;
+  addAnswerHeader(ctx.res, 'Audit-Id', id);
+  return id;
 }
 
 /**
@@ -29,12 +38,12 @@ function auditIdOf(req: IncomingMessage): string {
 export function auditId(auditor?: Auditor): Filter {
   if (!auditor) {
     return (ctx, next) => {
-      ctx.res.setHeader('Audit-Id', auditIdOf(ctx.req));
+      setAuditId(ctx);
       return next();
     };
   }
   return async (ctx, next) => {
-    ctx.res.setHeader('Audit-Id', auditIdOf(ctx.req));
+    setAuditId(ctx);
     try {
       await next();
     } catch (err) {
@@ -70,7 +79,8 @@ export function audit(auditor?: Auditor): Filter {
       // Answered here rather than by the recover filter, so that the event sees the answer.
       sendStatusError(ctx.res, err, ctx.out);
     }
-    await answered(ctx.res);
+    // Most answers are written by now: no promise to wait on.
+    if (!ctx.res.writableEnded && !ctx.res.destroyed) await answered(ctx.res);
     if (ctx.res.headersSent) {
       record.responded(ctx.res.statusCode);
     } else if (!record.hasResponseStatus) {
@@ -87,11 +97,7 @@ export function audit(auditor?: Auditor): Filter {
 function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undefined): AuditRecord | undefined {
   const receivedMicros = nowMicros();
   // Set by auditId(), earlier in the chain.
-  let auditID = ctx.res.getHeader('Audit-Id') as string | undefined;
-  if (auditID === undefined) {
-    auditID = auditIdOf(ctx.req);
-    ctx.res.setHeader('Audit-Id', auditID);
-  }
+  const auditID = ctx.auditID ?? setAuditId(ctx);
   const attributes = requestAttributes(user ?? NO_USER, ctx.info);
   const config = auditor.policy.evaluate(user ? attributes : { ...attributes, user: undefined });
   if (config.level === 'None') return undefined;
@@ -111,7 +117,6 @@ const NO_USER: UserInfo = { name: '', groups: [] };
 
 /** Once the answer is written (or the connection gone): a watch's handler may return before its stream ends. */
 function answered(res: ServerResponse): Promise<void> {
-  if (res.writableEnded || res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     res.once('close', resolve);
     res.once('finish', resolve);

@@ -13,6 +13,8 @@ export class RequestContext {
   private infoValue: RequestInfo | undefined;
   private queryValue: URLSearchParams | undefined;
   private userValue: UserInfo | undefined;
+  /** The request's audit ID (the Audit-Id of its answer): set by the audit ID filter. */
+  auditID: string | undefined = undefined;
 
   constructor(readonly req: IncomingMessage, readonly res: ServerResponse) {}
 

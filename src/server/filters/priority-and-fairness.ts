@@ -13,6 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { RequestMetrics } from '../../metrics/requests.js';
 import type { FlowMetrics } from '../../metrics/flowcontrol.js';
 import { isLongRunningRequest } from '../../api/long-running.js';
+import { addAnswerHeader } from '../../endpoints/response.js';
 import type { FlowControl } from '../flowcontrol/controller.js';
 import type { QueueObserver, RejectReason, Seat } from '../flowcontrol/queue-set.js';
 import { maxSeats } from '../flowcontrol/work-estimate.js';
@@ -28,8 +29,8 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
     if (!watch && isLongRunningRequest(info)) return next();
     const c = flowControl.classify(ctx.user, info);
     const res = ctx.res;
-    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', c.schemaUid);
-    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', c.level.uid);
+    addAnswerHeader(res, 'X-Kubernetes-PF-FlowSchema-UID', c.schemaUid);
+    addAnswerHeader(res, 'X-Kubernetes-PF-PriorityLevel-UID', c.level.uid);
     const m = c.metrics;
     const queues = c.level.queues;
     let seat: Seat | undefined;
@@ -45,11 +46,12 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       const waitStart = performance.now();
       const estimate = flowControl.estimate(c, info, ctx.query);
       m?.estimated(maxSeats(estimate));
-      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate);
+      // The clock read once: a request dispatched at once starts when it arrived.
+      const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate, waitStart);
       const queued = admitted instanceof Promise;
       if (queued) m?.kindWaiting(mutating, 1, waitStart);
       const outcome: Seat | RejectReason = queued ? await admitted : admitted;
-      // The end of the wait is the start of the execution: when the seats were taken (the queue set has just read the clock).
+      // The end of the wait is the start of the execution: when the seats were taken.
       started = typeof outcome === 'string' ? performance.now() : outcome.startedMs;
       if (queued) m?.kindWaiting(mutating, -1, started);
       // As the reference labels it: `execute` is false only for a request refused without queuing.

@@ -70,11 +70,24 @@ export interface FlowControlOptions {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): JsonObject => (isObject(v) ? v : {});
 
+/** Request shapes: verb, then API group, resource, subresource and namespace (or, for a non-resource request, its path). */
+type Shapes = Map<string, Shapes | Classification>;
+
+/** Marks the non-resource requests' branch (no API group is spelt so) and a request without a namespace. */
+const NON_RESOURCE = '\x04';
+const NO_NAMESPACE = '\x03';
+
+function branch(shapes: Shapes, key: string): Shapes {
+  let next = shapes.get(key) as Shapes | undefined;
+  if (next === undefined) shapes.set(key, (next = new Map()));
+  return next;
+}
+
 export class FlowControl {
   private schemas: Schema[] = [];
   private levels = new Map<string, Level>();
-  /** Classifications by user name (for one set of groups), then by request shape. */
-  private cache = new Map<string, { groups: string[]; shapes: Map<string, Classification> }>();
+  /** Classifications by user name (for one set of groups), then by request shape (see classify). */
+  private cache = new Map<string, { groups: string[]; shapes: Shapes }>();
   private cached = 0;
   private subscriptions: Subscription[] = [];
   /** Per FlowSchema, the last status write: while the informer shows the version it was made from, no other is made. */
@@ -137,14 +150,17 @@ export class FlowControl {
       byUser = { groups: [...user.groups], shapes: new Map() };
       this.cache.set(user.name, byUser);
     }
-    const shape = info.isResourceRequest
-      ? `${info.verb}\x01${info.apiGroup}\x01${info.resource}\x01${info.subresource ?? ''}\x01${info.namespace ?? '\x03'}`
-      : `${info.verb}\x01\x04${info.path}`;
-    let c = byUser.shapes.get(shape);
+    // The shape's parts one map within another: no key string made per request.
+    const byVerb = branch(byUser.shapes, info.verb);
+    const last = info.isResourceRequest
+      ? branch(branch(branch(byVerb, info.apiGroup), info.resource), info.subresource ?? '')
+      : branch(byVerb, NON_RESOURCE);
+    const key = info.isResourceRequest ? info.namespace ?? NO_NAMESPACE : info.path;
+    let c = last.get(key) as Classification | undefined;
     if (!c) {
       if (this.cached >= CACHE_LIMIT) this.forget();
       c = this.classifyNow(user, info);
-      byUser.shapes.set(shape, c);
+      last.set(key, c);
       this.cached++;
     }
     return c;

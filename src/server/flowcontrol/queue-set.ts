@@ -163,10 +163,11 @@ export class QueueSet {
 
   /**
    * Seats at once, a refusal at once, or (queued) a promise of either. `hand` is the flow's queues
-   * (see dealHand); a request waiting when its client goes away is cancelled.
+   * (see dealHand); a request waiting when its client goes away is cancelled. `nowMs`: the time
+   * now when the caller has just read it (performance.now()).
    */
-  admit(hand: readonly number[], observer: QueueObserver, client: ClientGone, estimate: WorkEstimate = ONE_SEAT): Seat | RejectReason | Promise<Seat | RejectReason> {
-    this.syncTime();
+  admit(hand: readonly number[], observer: QueueObserver, client: ClientGone, estimate: WorkEstimate = ONE_SEAT, nowMs?: number): Seat | RejectReason | Promise<Seat | RejectReason> {
+    this.syncTime(nowMs);
     const seats = maxSeats(estimate);
     if (this.config.queues === 0 || this.queues.length === 0) {
       return this.fits(seats) ? this.seat(undefined, estimate, seats, observer) : 'concurrency-limit';
