@@ -7,7 +7,10 @@
 // (a healthy watcher is not held to one high-water mark per turn).
 //
 // Writing is done in turns (WriteTurns below), a few milliseconds each, so that fanning one event
-// out to many watchers leaves room for other requests.
+// out to many watchers leaves room for other requests. On HTTP/1.1 a turn does the writing itself:
+// node:http only corks a response's socket and writes (encrypts) on the next tick, which would put
+// every write of a turn after it, in one go; a watcher's flush corks its socket and uncorks it at
+// the end, so its writes go out as one writev inside the turn that timed them.
 //
 // A watcher is cut off, as the reference's watch cache closes a watcher whose buffer stays full
 // (the client re-lists or resumes from its last version), when more than `maxQueued` events wait
@@ -74,7 +77,10 @@ class WriteTurns {
 const turns = new WriteTurns();
 
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
-type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'>;
+type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'> & {
+  /** HTTP/1.1: the connection (an HTTP/2 response's is its session's, and is not corked). */
+  readonly socket?: { cork(): void; uncork(): void } | null;
+};
 
 export class WatchOutput<E> {
   private queue: Array<E | undefined> = [];
@@ -156,10 +162,16 @@ export class WatchOutput<E> {
 
   /** Writes what waits, as far as the response takes it (in a turn of WriteTurns, or when ending). */
   flush(): void {
-    while (!this.closed && !this.waitingForDrain && this.head < this.queue.length) {
-      const e = this.queue[this.head]!;
-      this.queue[this.head++] = undefined;
-      this.write(e);
+    const socket = this.http2 ? undefined : this.res.socket;
+    if (socket && !this.closed && !this.waitingForDrain && this.head < this.queue.length) {
+      socket.cork();
+      try {
+        this.writeWaiting();
+      } finally {
+        socket.uncork();
+      }
+    } else {
+      this.writeWaiting();
     }
     if (this.head === this.queue.length) {
       this.queue = [];
@@ -171,6 +183,14 @@ export class WatchOutput<E> {
     // Caught up: a later burst starts its own count.
     if (this.waiting <= this.limits.maxQueued && !this.ending) this.clearCheck();
     if (this.ending && !this.closed && this.waiting === 0) this.finish();
+  }
+
+  private writeWaiting(): void {
+    while (!this.closed && !this.waitingForDrain && this.head < this.queue.length) {
+      const e = this.queue[this.head]!;
+      this.queue[this.head++] = undefined;
+      this.write(e);
+    }
   }
 
   /**

@@ -196,6 +196,75 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     assert.equal(written(), 50);
   });
 
+  it('over real HTTP/1.1 connections whose writes are slow, a fan-out is written in turns: a request is answered while it goes on, and every watcher gets every event once, in order', async () => {
+    // node:http writes a response's chunks on the next tick (it corks the socket): the cost of
+    // writing (encrypting, on TLS) must fall inside the turn that times it, not after the turn.
+    const watchers = 100;
+    const events = 3;
+    const outputs: Array<WatchOutput<number>> = [];
+    let writes = 0;
+    const server = createServer((req, res) => {
+      if (req.url !== '/watch') {
+        res.end(String(writes));
+        return;
+      }
+      const socket = res.socket! as unknown as { _writev?: (...a: unknown[]) => void; _write: (...a: unknown[]) => void };
+      // Each write to a watcher's connection takes 1 ms, as encrypting a 10 KiB event for it may.
+      for (const name of ['_write', '_writev'] as const) {
+        const original = socket[name]!;
+        socket[name] = function (this: unknown, ...args: unknown[]) {
+          writes++;
+          const until = performance.now() + 1;
+          while (performance.now() < until);
+          return original.apply(this, args);
+        };
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      outputs.push(new WatchOutput<number>(res, (n) => Buffer.from(`${n}\n`), () => undefined, { ...LIMITS, maxQueued: 1000, stallMs: 10_000 }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const agent = new Agent({ keepAlive: true, maxSockets: watchers + 1 });
+    const get = (path: string, onBody?: (text: string) => void) => new Promise<string>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (t: string) => {
+          body += t;
+          onBody?.(body);
+        });
+        res.on('end', () => resolve(body));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    try {
+      const bodies = Array.from({ length: watchers }, () => '');
+      const complete = Array.from({ length: watchers }, () => false);
+      const watched = Array.from({ length: watchers }, (_, i) => get('/watch', (body) => {
+        bodies[i] = body;
+        complete[i] = body.split('\n').length > events;
+      }));
+      for (let i = 0; i < 200 && outputs.length < watchers; i++) await sleep(10);
+      assert.equal(outputs.length, watchers);
+      await sleep(50);
+      const before = writes;
+      const started = performance.now();
+      for (let n = 0; n < events; n++) for (const out of outputs) out.push(n);
+      // Asked while the fan-out (about 100 writes of 1 ms) is going on: answered before its end.
+      const writtenWhenAnswered = Number(await get('/next')) - before;
+      const answeredMs = performance.now() - started;
+      assert.ok(writtenWhenAnswered < watchers * 0.75, `the request was answered after ${writtenWhenAnswered} of ${watchers} watchers' writes (${answeredMs.toFixed(0)} ms)`);
+      for (let i = 0; i < 300 && !complete.every(Boolean); i++) await sleep(10);
+      for (const out of outputs) out.end();
+      const all = await Promise.all(watched);
+      for (const body of all) assert.deepEqual(numbers(body.split('\n').filter(Boolean)), upTo(events));
+    } finally {
+      agent.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('stop() (the client is gone) drops what waits and writes nothing more', async () => {
     const res = new FakeResponse();
     const { out } = output(res);
