@@ -141,7 +141,7 @@ export function unackedOf(text: string, into = new Map<string, number>()): Map<s
 /**
  * The connections to look at, and the looking: /proc/net/tcp and tcp6 read (on the thread pool)
  * every UNACKED_CHECK_MS while any is listed, each told its unacknowledged bytes once and then
- * forgotten (a held one asks again). Off for good where the files cannot be read.
+ * forgotten (a held one asks again). Off for good where neither file exists or may be read.
  */
 class UnackedChecks {
   private readonly listed = new Set<Held>();
@@ -164,16 +164,18 @@ class UnackedChecks {
     this.listed.clear();
     const unacked = new Map<string, number>();
     let read = 0;
+    let missing = 0;
     for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
       try {
         unackedOf(await readFile(file, 'utf8'), unacked);
         read++;
-      } catch {
-        // Not there (IPv6 off, not Linux): the other may do.
+      } catch (err) {
+        // Not there (IPv6 off, no /proc): the other may do.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EACCES') missing++;
       }
     }
     this.timer = undefined;
-    if (read === 0) this.available = false;
+    if (missing === 2) this.available = false;
     for (const h of asked) h.unacked(read === 0 ? undefined : unacked.get(h.connection!));
     if (this.listed.size) this.timer = setTimeout(() => void this.check(), UNACKED_CHECK_MS);
   }
