@@ -49,7 +49,8 @@ const SLICE_MS = 2;
  * Watchers with events to write, written in turns of at most SLICE_MS (each watcher's whole
  * waiting queue, up to what its response takes, in the order they became ready): an event
  * fanned out to a thousand watchers is a thousand encryptions, and a request arriving meanwhile
- * must not wait for all of them.
+ * must not wait for all of them. Cut-offs take the same turns: a thousand watchers that stalled
+ * together are found out together, and closing each costs about as much as a write.
  */
 class WriteTurns {
   private readonly ready = new Set<{ flush(): void }>();
@@ -212,6 +213,8 @@ export class WatchOutput<E> implements Held {
   private checking = false;
   /** Held: the client has more than SENT_UNACKED unacknowledged. */
   private heldUnacked = false;
+  /** The cut-off, in a write turn. */
+  private readonly cutting = { flush: () => void (this.closed || this.cut()) };
 
   constructor(
     private readonly res: Response,
@@ -338,7 +341,7 @@ export class WatchOutput<E> implements Held {
       this.check = undefined;
       if (this.closed || (this.waiting <= this.limits.maxQueued && !this.ending)) return;
       if (this.waiting >= this.mark) {
-        this.cut();
+        turns.add(this.cutting);
         return;
       }
       this.burst = false;

@@ -311,6 +311,29 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     assert.equal(unacked.get(connectionKey({ localPort: 6443, remoteAddress: '127.0.0.1', remotePort: 50001 })!), undefined);
   });
 
+  it('watchers that stalled together are cut off in turns: other work runs between', async () => {
+    // Closing a connection costs about as much as a write: 50 of 1 ms each in one go would hold the loop 50 ms.
+    class SlowClose extends FakeResponse {
+      override destroy(): this {
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+        return super.destroy();
+      }
+    }
+    const responses = Array.from({ length: 50 }, () => new SlowClose(3));
+    const outputs = responses.map((res) => new WatchOutput<number>(res as unknown as ServerResponse, (n) => Buffer.from(`${n}\n`), () => undefined, LIMITS));
+    // In one go: every watcher goes over the limit, and its check is set, in the same tick.
+    for (let i = 0; i < 20; i++) for (const out of outputs) out.push(i);
+    const cut = () => responses.filter((res) => res.destroyed).length;
+    // Every watcher's check is due at the same time: count how many are cut before another immediate runs.
+    const until = performance.now() + 2000;
+    while (cut() === 0 && performance.now() < until) await new Promise((r) => setImmediate(r));
+    const cutAtFirst = cut();
+    assert.ok(cutAtFirst > 0 && cutAtFirst < 10, `${cutAtFirst} of 50 cut off before other work ran`);
+    for (let i = 0; i < 100 && cut() < 50; i++) await sleep(10);
+    assert.equal(cut(), 50);
+  });
+
   it('stop() (the client is gone) drops what waits and writes nothing more', async () => {
     const res = new FakeResponse();
     const { out } = output(res);
