@@ -7,7 +7,7 @@ import { constants } from 'node:http2';
 import { Agent, createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { WatchOutput, type WatchOutputLimits } from '../../src/endpoints/watch-output.js';
+import { connectionKey, SENT_UNACKED, unackedOf, WatchOutput, type WatchOutputLimits } from '../../src/endpoints/watch-output.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One turn of the event loop: what pushes queued is written (in the output's write turn). */
@@ -194,6 +194,145 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
     const written = () => responses.filter((res) => res.buffered.length === 1).length;
     for (let i = 0; i < 100 && written() < 50; i++) await sleep(50);
     assert.equal(written(), 50);
+  });
+
+  it('over real HTTP/1.1 connections whose writes are slow, a fan-out is written in turns: a request is answered while it goes on, and every watcher gets every event once, in order', async () => {
+    // node:http writes a response's chunks on the next tick (it corks the socket): the cost of
+    // writing (encrypting, on TLS) must fall inside the turn that times it, not after the turn.
+    const watchers = 100;
+    const events = 3;
+    const outputs: Array<WatchOutput<number>> = [];
+    let writes = 0;
+    const server = createServer((req, res) => {
+      if (req.url !== '/watch') {
+        res.end(String(writes));
+        return;
+      }
+      const socket = res.socket! as unknown as { _writev?: (...a: unknown[]) => void; _write: (...a: unknown[]) => void };
+      // Each write to a watcher's connection takes 1 ms, as encrypting a 10 KiB event for it may.
+      for (const name of ['_write', '_writev'] as const) {
+        const original = socket[name]!;
+        socket[name] = function (this: unknown, ...args: unknown[]) {
+          writes++;
+          const until = performance.now() + 1;
+          while (performance.now() < until);
+          return original.apply(this, args);
+        };
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      outputs.push(new WatchOutput<number>(res, (n) => Buffer.from(`${n}\n`), () => undefined, { ...LIMITS, maxQueued: 1000, stallMs: 10_000 }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const agent = new Agent({ keepAlive: true, maxSockets: watchers + 1 });
+    const get = (path: string, onBody?: (text: string) => void) => new Promise<string>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (t: string) => {
+          body += t;
+          onBody?.(body);
+        });
+        res.on('end', () => resolve(body));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    try {
+      const bodies = Array.from({ length: watchers }, () => '');
+      const complete = Array.from({ length: watchers }, () => false);
+      const watched = Array.from({ length: watchers }, (_, i) => get('/watch', (body) => {
+        bodies[i] = body;
+        complete[i] = body.split('\n').length > events;
+      }));
+      for (let i = 0; i < 200 && outputs.length < watchers; i++) await sleep(10);
+      assert.equal(outputs.length, watchers);
+      await sleep(50);
+      const before = writes;
+      const started = performance.now();
+      for (let n = 0; n < events; n++) for (const out of outputs) out.push(n);
+      // Asked while the fan-out (about 100 writes of 1 ms) is going on: answered before its end.
+      const writtenWhenAnswered = Number(await get('/next')) - before;
+      const answeredMs = performance.now() - started;
+      assert.ok(writtenWhenAnswered < watchers * 0.75, `the request was answered after ${writtenWhenAnswered} of ${watchers} watchers' writes (${answeredMs.toFixed(0)} ms)`);
+      for (let i = 0; i < 300 && !complete.every(Boolean); i++) await sleep(10);
+      for (const out of outputs) out.end();
+      const all = await Promise.all(watched);
+      for (const body of all) assert.deepEqual(numbers(body.split('\n').filter(Boolean)), upTo(events));
+    } finally {
+      agent.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('over a real HTTP/1.1 connection whose client stopped reading, the server stops writing once the client holds about SENT_UNACKED unacknowledged, far below what the kernel would take, and cuts it off', { skip: process.platform !== 'linux' }, async () => {
+    const pad = 'p'.repeat(10 * 1024);
+    let cut = false;
+    let socketOf: { bytesWritten: number } | undefined;
+    let out: WatchOutput<number> | undefined;
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.flushHeaders();
+      socketOf = res.socket!;
+      out = new WatchOutput<number>(res, (n) => Buffer.from(`{"n":${n},"pad":"${pad}"}\n`), () => void (cut = true), { ...LIMITS, maxQueued: 20, stallMs: 500 });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const req = request({ host: '127.0.0.1', port, path: '/watch' }, (res) => res.pause());
+    req.on('error', () => undefined);
+    req.end();
+    try {
+      for (let i = 0; i < 200 && !out; i++) await sleep(5);
+      assert.ok(out);
+      // 10 KiB every 2 ms (5 MB/s) for up to 2 s: the kernel alone would take about 4 MiB of it (tcp_wmem),
+      // held it is sent SENT_UNACKED and what comes before the next look (100 ms, later on a busy machine).
+      for (let i = 0; i < 1000 && !cut; i++) {
+        out.push(i);
+        await sleep(2);
+      }
+      for (let i = 0; i < 200 && !cut; i++) await sleep(10);
+      assert.ok(cut, 'cut off');
+      const sent = socketOf!.bytesWritten;
+      assert.ok(sent < SENT_UNACKED * 5, `${(sent / 1024).toFixed(0)} KiB written to a client that read nothing`);
+    } finally {
+      req.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('reads a connection\'s unacknowledged bytes from /proc/net/tcp text, IPv4 and IPv6', () => {
+    const text = [
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+      '   0: 0100007F:192B 0100007F:C350 01 00080000:00000000 00:00000000 00000000     0        0 1 1 0 20 4 30 10 -1',
+      '   1: 00000000000000000000000001000000:192B 00000000000000000000000001000000:0001 01 0000000A:00000000 00:00000000 00000000 0 0 2 1 0',
+    ].join('\n');
+    const unacked = unackedOf(text);
+    assert.equal(unacked.get(connectionKey({ localPort: 6443, remoteAddress: '127.0.0.1', remotePort: 50000 })!), 0x80000);
+    assert.equal(unacked.get(connectionKey({ localPort: 6443, remoteAddress: '::1', remotePort: 1 })!), 10);
+    assert.equal(unacked.get(connectionKey({ localPort: 6443, remoteAddress: '127.0.0.1', remotePort: 50001 })!), undefined);
+  });
+
+  it('watchers that stalled together are cut off in turns: other work runs between', async () => {
+    // Closing a connection costs about as much as a write: 50 of 1 ms each in one go would hold the loop 50 ms.
+    class SlowClose extends FakeResponse {
+      override destroy(): this {
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+        return super.destroy();
+      }
+    }
+    const responses = Array.from({ length: 50 }, () => new SlowClose(3));
+    const outputs = responses.map((res) => new WatchOutput<number>(res as unknown as ServerResponse, (n) => Buffer.from(`${n}\n`), () => undefined, LIMITS));
+    // In one go: every watcher goes over the limit, and its check is set, in the same tick.
+    for (let i = 0; i < 20; i++) for (const out of outputs) out.push(i);
+    const cut = () => responses.filter((res) => res.destroyed).length;
+    // Every watcher's check is due at the same time: count how many are cut before another immediate runs.
+    const until = performance.now() + 2000;
+    while (cut() === 0 && performance.now() < until) await new Promise((r) => setImmediate(r));
+    const cutAtFirst = cut();
+    assert.ok(cutAtFirst > 0 && cutAtFirst < 10, `${cutAtFirst} of 50 cut off before other work ran`);
+    for (let i = 0; i < 100 && cut() < 50; i++) await sleep(10);
+    assert.equal(cut(), 50);
   });
 
   it('stop() (the client is gone) drops what waits and writes nothing more', async () => {
