@@ -19,14 +19,6 @@
 // takes megabytes into the kernel's socket buffers before its writes stop, each encrypted for it.
 // A client that reads, if slowly for a moment, catches up and is never cut. This works per
 // response: a stalled HTTP/2 stream is cut off while the other streams of its session go on.
-//
-// An HTTP/1.1 connection is held, as if its socket's send buffer were full, while more than
-// SENT_UNACKED bytes it was sent wait in the kernel for the client's acknowledgement (Linux's
-// /proc/net/tcp tx_queue, read for connections that were sent SENT_UNACKED since they were last
-// looked at): the kernel takes megabytes for a client that stopped reading (up to tcp_wmem's
-// maximum, 4 MiB) before a write is refused, and each of them is encrypted for it. Node has no
-// SO_SNDBUF; elsewhere than Linux the kernel's own limit is all there is.
-import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
 
@@ -85,112 +77,13 @@ class WriteTurns {
 
 const turns = new WriteTurns();
 
-/** Bytes sent on an HTTP/1.1 connection that the client has not acknowledged, over which it is held (see the top). */
-export const SENT_UNACKED = 512 * 1024;
-/** How often held (and much-sent) connections are looked at. */
-const UNACKED_CHECK_MS = 100;
-
-interface Held {
-  /** The connection's key in /proc/net/tcp (see connectionKey), or undefined when it has none. */
-  readonly connection: string | undefined;
-  /** Told what the kernel holds for the connection: unacknowledged bytes, or undefined when it is not listed. */
-  unacked(bytes: number | undefined): void;
-}
-
-/** The hex form /proc/net/tcp{,6} gives an address: each 32-bit word in host (little-endian) order. */
-function procAddress(address: string): string | undefined {
-  const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/i.exec(address);
-  const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, '0');
-  const word = (bytes: number[]) => bytes.map((b) => hex(b, 2)).reverse().join('');
-  if (v4) {
-    const bytes = v4.slice(1).map(Number);
-    return address.includes(':') ? `0000000000000000FFFF0000${word(bytes)}` : word(bytes);
-  }
-  if (!address.includes(':') || address.includes('.') || address.includes('%')) return undefined;
-  const [left, right] = address.split('::') as [string, string | undefined];
-  const groups = (t: string | undefined) => (t ? t.split(':').map((g) => parseInt(g, 16)) : []);
-  const l = groups(left);
-  const r = groups(right);
-  const all = right === undefined ? l : [...l, ...Array<number>(8 - l.length - r.length).fill(0), ...r];
-  if (all.length !== 8 || all.some((g) => !(g >= 0 && g <= 0xffff))) return undefined;
-  let out = '';
-  for (let i = 0; i < 8; i += 2) out += word([all[i]! >> 8, all[i]! & 0xff, all[i + 1]! >> 8, all[i + 1]! & 0xff]);
-  return out;
-}
-
-/** A connection as /proc/net/tcp names it: local port, remote address and port (the local address is the listener's). */
-export function connectionKey(socket: { localPort?: number; remoteAddress?: string; remotePort?: number }): string | undefined {
-  const { localPort, remoteAddress, remotePort } = socket;
-  const remote = remoteAddress === undefined ? undefined : procAddress(remoteAddress);
-  if (localPort === undefined || remotePort === undefined || remote === undefined) return undefined;
-  return `${localPort}/${remote}:${remotePort.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** Each listed connection's unacknowledged bytes (tx_queue), from the text of /proc/net/tcp or tcp6. */
-export function unackedOf(text: string, into = new Map<string, number>()): Map<string, number> {
-  for (const line of text.split('\n')) {
-    // "  sl  local_address rem_address   st tx_queue:rx_queue ...": addresses as hex "ADDR:PORT".
-    const f = line.trim().split(/\s+/);
-    if (f.length < 5 || !f[0]!.endsWith(':')) continue;
-    const local = f[1]!;
-    const port = parseInt(local.slice(local.indexOf(':') + 1), 16);
-    into.set(`${port}/${f[2]!}`, parseInt(f[4]!.slice(0, f[4]!.indexOf(':')), 16));
-  }
-  return into;
-}
-
-/**
- * The connections to look at, and the looking: /proc/net/tcp and tcp6 read (on the thread pool)
- * every UNACKED_CHECK_MS while any is listed, each told its unacknowledged bytes once and then
- * forgotten (a held one asks again). Off for good where neither file exists or may be read.
- */
-class UnackedChecks {
-  private readonly listed = new Set<Held>();
-  private timer: NodeJS.Timeout | undefined;
-  private available = process.platform === 'linux';
-
-  add(h: Held): boolean {
-    if (!this.available || h.connection === undefined) return false;
-    this.listed.add(h);
-    this.timer ??= setTimeout(() => void this.check(), UNACKED_CHECK_MS);
-    return true;
-  }
-
-  delete(h: Held): void {
-    this.listed.delete(h);
-  }
-
-  private async check(): Promise<void> {
-    const asked = [...this.listed];
-    this.listed.clear();
-    const unacked = new Map<string, number>();
-    let read = 0;
-    let missing = 0;
-    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-      try {
-        unackedOf(await readFile(file, 'utf8'), unacked);
-        read++;
-      } catch (err) {
-        // Not there (IPv6 off, no /proc): the other may do.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EACCES') missing++;
-      }
-    }
-    this.timer = undefined;
-    if (missing === 2) this.available = false;
-    for (const h of asked) h.unacked(read === 0 ? undefined : unacked.get(h.connection!));
-    if (this.listed.size) this.timer = setTimeout(() => void this.check(), UNACKED_CHECK_MS);
-  }
-}
-
-const unackedChecks = new UnackedChecks();
-
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
 type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'> & {
   /** HTTP/1.1: the connection (an HTTP/2 response's is its session's, and is not corked). */
-  readonly socket?: { cork(): void; uncork(): void; localPort?: number; remoteAddress?: string; remotePort?: number } | null;
+  readonly socket?: { cork(): void; uncork(): void } | null;
 };
 
-export class WatchOutput<E> implements Held {
+export class WatchOutput<E> {
   private queue: Array<E | undefined> = [];
   private head = 0;
   /** Writes the response refused (over its high-water mark) since it last drained. */
@@ -205,14 +98,6 @@ export class WatchOutput<E> implements Held {
   private burst = false;
   private ending = false;
   private closed = false;
-  /** HTTP/1.1: the connection's key in /proc/net/tcp. */
-  readonly connection: string | undefined;
-  /** Bytes written since the connection was last looked at (HTTP/1.1). */
-  private sentSinceCheck = 0;
-  /** Listed to be looked at. */
-  private checking = false;
-  /** Held: the client has more than SENT_UNACKED unacknowledged. */
-  private heldUnacked = false;
   /** The cut-off, in a write turn. */
   private readonly cutting = { flush: () => void (this.closed || this.cut()) };
 
@@ -226,7 +111,6 @@ export class WatchOutput<E> implements Held {
     private readonly beforeWrite: () => void = () => undefined,
   ) {
     this.http2 = 'stream' in res;
-    this.connection = !this.http2 && res.socket ? connectionKey(res.socket) : undefined;
     res.on('drain', () => {
       this.overMark = 0;
       this.waitingForDrain = false;
@@ -242,7 +126,7 @@ export class WatchOutput<E> implements Held {
   push(e: E): void {
     if (this.closed || this.ending) return;
     this.queue.push(e);
-    if (!this.waitingForDrain && !this.heldUnacked) turns.add(this);
+    if (!this.waitingForDrain) turns.add(this);
     if (this.check) {
       if (this.burst) this.mark = Math.max(this.mark, this.waiting);
     } else if (this.waiting > this.limits.maxQueued) {
@@ -273,9 +157,7 @@ export class WatchOutput<E> implements Held {
 
   private write(e: E): void {
     this.beforeWrite();
-    const bytes = this.encode(e);
-    if (this.connection !== undefined) this.sentSinceCheck += bytes.length;
-    if (this.res.write(bytes)) return;
+    if (this.res.write(this.encode(e))) return;
     // Refused writes are still taken; a 'drain' follows once the response has sent them all.
     this.overMark++;
     if (!this.http2 || this.overMark >= this.limits.inFlightEvents || this.res.writableLength >= this.limits.inFlightBytes) this.waitingForDrain = true;
@@ -284,7 +166,7 @@ export class WatchOutput<E> implements Held {
   /** Writes what waits, as far as the response takes it (in a turn of WriteTurns, or when ending). */
   flush(): void {
     const socket = this.http2 ? undefined : this.res.socket;
-    if (socket && !this.closed && !this.waitingForDrain && !this.heldUnacked && this.head < this.queue.length) {
+    if (socket && !this.closed && !this.waitingForDrain && this.head < this.queue.length) {
       socket.cork();
       try {
         this.writeWaiting();
@@ -293,10 +175,6 @@ export class WatchOutput<E> implements Held {
       }
     } else {
       this.writeWaiting();
-    }
-    if (this.sentSinceCheck >= SENT_UNACKED && !this.checking && !this.closed) {
-      this.sentSinceCheck = 0;
-      this.checking = unackedChecks.add(this);
     }
     if (this.head === this.queue.length) {
       this.queue = [];
@@ -310,19 +188,8 @@ export class WatchOutput<E> implements Held {
     if (this.ending && !this.closed && this.waiting === 0) this.finish();
   }
 
-  /** What the kernel holds for the connection, unacknowledged: over SENT_UNACKED it is held, and looked at again. */
-  unacked(bytes: number | undefined): void {
-    this.checking = false;
-    if (this.closed) return;
-    const held = bytes !== undefined && bytes > SENT_UNACKED;
-    if (held) this.checking = unackedChecks.add(this);
-    if (held === this.heldUnacked) return;
-    this.heldUnacked = held;
-    if (!held && this.waiting > 0 && !this.waitingForDrain) turns.add(this);
-  }
-
   private writeWaiting(): void {
-    while (!this.closed && !this.waitingForDrain && !this.heldUnacked && this.head < this.queue.length) {
+    while (!this.closed && !this.waitingForDrain && this.head < this.queue.length) {
       const e = this.queue[this.head]!;
       this.queue[this.head++] = undefined;
       this.write(e);
@@ -377,8 +244,6 @@ export class WatchOutput<E> implements Held {
     this.queue = [];
     this.head = 0;
     turns.delete(this);
-    unackedChecks.delete(this);
-    this.checking = false;
     this.clearCheck();
   }
 
