@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { kubeconfigTls } from '../helpers.js';
+import { kubeconfigTls, until } from '../helpers.js';
 import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
 /** The subject alternative names of the certificate served at host:port. */
@@ -59,9 +59,11 @@ describe('a newcomer with kubectl', { timeout: 180_000 }, () => {
 
   it('-v 3 logs one line per request: verb, URI, latency, user agent, user, source, status', async () => {
     await ok(capstan.kubeconfig, ['get', 'namespaces']);
-    const line = log.split('\n').find((l) => l.includes('URI="/api/v1/namespaces?limit=500"'));
-    assert.ok(line, log.slice(-2000));
-    assert.match(line, /^I\d{4} [\d:.]+ +\d+ httplog\.go\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces\?limit=500" latency="[\d.]+(µs|ms|s)" userAgent="kubectl\/v[^"]+" user="kubernetes-admin" srcIP="127\.0\.0\.1:\d+" resp=200$/);
+    // The server writes the line once the answer is sent; it may reach this process after kubectl has exited.
+    const line = () => log.split('\n').find((l) => l.includes('URI="/api/v1/namespaces?limit=500"'));
+    await until('the request\'s log line', () => line() !== undefined, 5000, 20).catch(() => assert.fail(log.slice(-2000)));
+    assert.ok(line());
+    assert.match(line()!, /^I\d{4} [\d:.]+ +\d+ httplog\.go\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces\?limit=500" latency="[\d.]+(µs|ms|s)" userAgent="kubectl\/v[^"]+" user="kubernetes-admin" srcIP="127\.0\.0\.1:\d+" resp=200$/);
   });
 
   it('kubectl get componentstatuses warns as the reference and says what capstan runs', async () => {
