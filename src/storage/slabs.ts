@@ -14,7 +14,13 @@
 /** Values larger than this are kept in an allocation of their own. */
 const LARGE = 32 * 1024;
 const FIRST_SLAB = 8 * 1024;
-const LAST_SLAB = 256 * 1024;
+/**
+ * Slabs stay small so that they can be made of memory the process freed: a burst of short-lived
+ * native allocations (a thousand stalled watchers' TLS writes, cut off together) leaves holes in
+ * the malloc heap that 64 KiB slabs fill; 256 KiB ones found few holes that large and grew the
+ * heap past them (the slow-watcher probe of issue 14: 25–30 MiB more RSS, kept for good).
+ */
+export const LAST_SLAB = 64 * 1024;
 
 interface Slab {
   bytes: Buffer;

@@ -4,7 +4,7 @@
 // of the version it asks for.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Slabs } from '../../src/storage/slabs.js';
+import { LAST_SLAB, Slabs } from '../../src/storage/slabs.js';
 import { Cacher } from '../../src/storage/cacher.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 
@@ -42,6 +42,17 @@ describe('slabs', () => {
     assert.ok(allocations.size <= 10, `${allocations.size} allocations for 1000 values`);
   });
 
+  it('slabs stay small (64 KiB), so that freed memory in the malloc heap can be reused for them', LIMIT, () => {
+    const o = owner();
+    // 5,000 objects of 10 KiB, as the slow-watcher probe writes.
+    for (let i = 0; i < 5000; i++) o.put(`k${i}`, `${i} `.padEnd(10 * 1024, 'x'));
+    const usage = o.slabs.usage();
+    assert.equal(LAST_SLAB, 64 * 1024);
+    assert.ok(usage.allocated / usage.slabs <= 64 * 1024, `${usage.slabs} slabs of ${usage.allocated} bytes`);
+    assert.ok(usage.allocated <= 1.1 * usage.live, `${usage.allocated} bytes in slabs for ${usage.live} live`);
+    for (let i = 0; i < 5000; i += 499) assert.equal(o.values.get(`k${i}`)!.toString(), `${i} `.padEnd(10 * 1024, 'x'));
+  });
+
   it('values larger than a slab share nothing', LIMIT, () => {
     const o = owner();
     o.put('big', 'x'.repeat(100_000));
@@ -62,7 +73,7 @@ describe('slabs', () => {
     const live = [...o.values.values()].reduce((n, b) => n + b.length, 0);
     const usage = o.slabs.usage();
     assert.equal(usage.live, live);
-    assert.ok(usage.allocated <= 2 * live + 2 * 256 * 1024, `${usage.allocated} bytes in slabs for ${live} live`);
+    assert.ok(usage.allocated <= 2 * live + 2 * LAST_SLAB, `${usage.allocated} bytes in slabs for ${live} live`);
     assert.equal(o.values.get('hot')!.toString(), `19999 ${hot}`);
     for (const [key, value] of o.values) if (key.startsWith('long-')) assert.equal(value.toString(), `long ${key.slice(5)}`);
   });
