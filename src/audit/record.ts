@@ -657,10 +657,11 @@ function putMicroTime(buf: Buffer, at: number, micros: number): number {
   }
   let o = put(buf, at, bytesPrefix);
   buf[o++] = 0x2e; // .
-  let fraction = micros - second * 1_000_000;
+  // In 32-bit integers: on doubles, % and Math.floor cost more than the whole line's copies.
+  let fraction = (micros - second * 1_000_000) | 0;
   for (let i = 5; i >= 0; i--) {
     buf[o + i] = 0x30 + (fraction % 10);
-    fraction = Math.floor(fraction / 10);
+    fraction = (fraction / 10) | 0;
   }
   o += 6;
   buf[o++] = 0x5a; // Z
