@@ -318,7 +318,10 @@ export class AuditRecord {
     if (this.impersonatedUser) chars += userJson(this.impersonatedUser).length;
     for (const ip of f.sourceIPs) chars += ip.length + 3;
     const ref = f.objectRef;
-    if (ref) for (const key of OBJECT_REF_KEYS) chars += (ref[key]?.length ?? 0) + 4;
+    if (ref) {
+      chars += (ref.resource?.length ?? 0) + (ref.namespace?.length ?? 0) + (ref.name?.length ?? 0) + (ref.uid?.length ?? 0) + (ref.apiGroup?.length ?? 0)
+        + (ref.apiVersion?.length ?? 0) + (ref.resourceVersion?.length ?? 0) + (ref.subresource?.length ?? 0) + 32;
+    }
     return chars;
   }
 
@@ -334,15 +337,15 @@ export class AuditRecord {
     const shared = this.shared;
     if (shared !== undefined && this.sharedEpoch === epoch) {
       o = copyBytes(shared, this.headStart, this.headEnd, buf, o);
-      o = put(buf, o, STAGE_BYTES[stage]);
+      o = put(buf, o, stageBytes(stage));
       o = copyBytes(shared, this.bodyStart, this.bodyEnd, buf, o);
     } else {
-      o = put(buf, o, LEVEL_HEAD_BYTES[this.level]);
+      o = put(buf, o, levelHead(this.level));
       o = putJsonString(buf, o, f.auditID);
       const headEnd = o;
-      o = put(buf, o, STAGE_BYTES[stage]);
+      o = put(buf, o, stageBytes(stage));
       const bodyStart = o;
-      o = this.writeBody(buf, o);
+      o = this.impersonatedUser ? this.writeBody(buf, o, knownUser(f.user)) : this.writeKnownBody(buf, o);
       this.shared = buf;
       this.sharedEpoch = epoch;
       this.headStart = at;
@@ -380,15 +383,38 @@ export class AuditRecord {
     return o;
   }
 
+  /**
+   * writeBody's bytes, copied from the last request to the same URI when everything in them is
+   * the same (clients ask for one URI again and again: a lease renewed, a node's status, a poll).
+   */
+  private writeKnownBody(buf: Buffer, at: number): number {
+    const f = this.facts;
+    const user = knownUser(f.user);
+    const known = knownBodies.get(f.requestURI);
+    if (known !== undefined && known.user === user && known.verb === f.verb && known.userAgent === f.userAgent
+      && sameStrings(known.ips, f.sourceIPs) && sameRef(known.ref, f.objectRef)) {
+      return put(buf, at, known.bytes);
+    }
+    const end = this.writeBody(buf, at, user);
+    // Only with a user that is kept (a user with extras is written afresh each time).
+    if (userJsons.get(f.user.name) === user) {
+      if (knownBodies.size >= BODY_LIMIT) knownBodies.clear();
+      knownBodies.set(f.requestURI, {
+        verb: f.verb, user, ips: [...f.sourceIPs], userAgent: f.userAgent, ref: f.objectRef && { ...f.objectRef }, bytes: Buffer.from(buf.subarray(at, end)),
+      });
+    }
+    return end;
+  }
+
   /** What follows the stage and no stage changes, as buildBody() makes it. */
-  private writeBody(buf: Buffer, at: number): number {
+  private writeBody(buf: Buffer, at: number, user: KnownUser): number {
     const f = this.facts;
     let o = put(buf, at, REQUEST_URI_KEY);
     o = putJsonString(buf, o, f.requestURI);
     o = put(buf, o, VERB_KEY);
     o = putJsonString(buf, o, f.verb);
     o = put(buf, o, USER_KEY);
-    o = putUser(buf, o, f.user);
+    o = put(buf, o, (user.bytes ??= Buffer.from(user.json, 'utf8')));
     if (this.impersonatedUser) {
       o = put(buf, o, IMPERSONATED_USER_KEY);
       o = putUser(buf, o, this.impersonatedUser);
@@ -408,16 +434,16 @@ export class AuditRecord {
     }
     const ref = f.objectRef;
     if (ref) {
-      o = put(buf, o, OBJECT_REF_KEY);
-      let first = true;
-      for (let k = 0; k < OBJECT_REF_KEYS.length; k++) {
-        const v = ref[OBJECT_REF_KEYS[k]!];
-        if (!v) continue;
-        if (!first) buf[o++] = COMMA;
-        first = false;
-        o = put(buf, o, OBJECT_REF_KEY_BYTES[k]!);
-        o = putJsonString(buf, o, v);
-      }
+      // Field by field: a loop over the names makes every read a keyed lookup.
+      const open = (o = put(buf, o, OBJECT_REF_KEY));
+      o = putField(buf, o, open, REF_RESOURCE, ref.resource);
+      o = putField(buf, o, open, REF_NAMESPACE, ref.namespace);
+      o = putField(buf, o, open, REF_NAME, ref.name);
+      o = putField(buf, o, open, REF_UID, ref.uid);
+      o = putField(buf, o, open, REF_API_GROUP, ref.apiGroup);
+      o = putField(buf, o, open, REF_API_VERSION, ref.apiVersion);
+      o = putField(buf, o, open, REF_RESOURCE_VERSION, ref.resourceVersion);
+      o = putField(buf, o, open, REF_SUBRESOURCE, ref.subresource);
       buf[o++] = CLOSE_BRACE;
     }
     return o;
@@ -582,7 +608,14 @@ const IMPERSONATED_USER_KEY = ascii(',"impersonatedUser":');
 const SOURCE_IPS_KEY = ascii(',"sourceIPs":[');
 const USER_AGENT_KEY = ascii(',"userAgent":');
 const OBJECT_REF_KEY = ascii(',"objectRef":{');
-const OBJECT_REF_KEY_BYTES = OBJECT_REF_KEYS.map((key) => ascii(`"${key}":`));
+const REF_RESOURCE = ascii('"resource":');
+const REF_NAMESPACE = ascii('"namespace":');
+const REF_NAME = ascii('"name":');
+const REF_UID = ascii('"uid":');
+const REF_API_GROUP = ascii('"apiGroup":');
+const REF_API_VERSION = ascii('"apiVersion":');
+const REF_RESOURCE_VERSION = ascii('"resourceVersion":');
+const REF_SUBRESOURCE = ascii('"subresource":');
 const RESPONSE_STATUS_KEY = ascii(',"responseStatus":');
 const RECEIVED_KEY = ascii(',"requestReceivedTimestamp":"');
 const STAGE_TIMESTAMP_KEY = ascii('","stageTimestamp":"');
@@ -666,4 +699,49 @@ function putMicroTime(buf: Buffer, at: number, micros: number): number {
   o += 6;
   buf[o++] = 0x5a; // Z
   return o;
+}
+
+/** `"key":"value"` after a comma unless first in its object (at `open`), or nothing for an empty value. */
+function putField(buf: Buffer, at: number, open: number, key: Buffer, value: string | undefined): number {
+  if (!value) return at;
+  let o = at;
+  if (o !== open) buf[o++] = COMMA;
+  return putJsonString(buf, put(buf, o, key), value);
+}
+
+function levelHead(level: Level): Buffer {
+  switch (level) {
+    case 'Metadata': return LEVEL_HEAD_BYTES.Metadata;
+    case 'Request': return LEVEL_HEAD_BYTES.Request;
+    case 'RequestResponse': return LEVEL_HEAD_BYTES.RequestResponse;
+    default: return LEVEL_HEAD_BYTES[level];
+  }
+}
+
+function stageBytes(stage: Stage): Buffer {
+  switch (stage) {
+    case 'RequestReceived': return STAGE_BYTES.RequestReceived;
+    case 'ResponseComplete': return STAGE_BYTES.ResponseComplete;
+    default: return STAGE_BYTES[stage];
+  }
+}
+
+// The shared fields' bytes of the last request to each URI (AuditRecord.writeKnownBody).
+interface KnownBody {
+  verb: string;
+  user: KnownUser;
+  ips: readonly string[];
+  userAgent: string;
+  ref: ObjectRef | undefined;
+  bytes: Buffer;
+}
+const BODY_LIMIT = 256;
+const knownBodies = new Map<string, KnownBody>();
+
+/** The same object reference as written (an empty field is left out like a missing one). */
+function sameRef(a: ObjectRef | undefined, b: ObjectRef | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (a.resource || '') === (b.resource || '') && (a.namespace || '') === (b.namespace || '') && (a.name || '') === (b.name || '')
+    && (a.uid || '') === (b.uid || '') && (a.apiGroup || '') === (b.apiGroup || '') && (a.apiVersion || '') === (b.apiVersion || '')
+    && (a.resourceVersion || '') === (b.resourceVersion || '') && (a.subresource || '') === (b.subresource || '');
 }

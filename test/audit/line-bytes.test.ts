@@ -104,6 +104,26 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
     assert.equal(written(record, 'ResponseComplete', LATER), expected('Metadata', 'ResponseComplete', f, { status: { ...s, code: 403 }, annotations, stageMicros: LATER }));
   });
 
+  it('requests to one URI that differ in any other field each get their own fields', () => {
+    const uri = '/api/v1/namespaces/default/configmaps/same';
+    const base = facts({ requestURI: uri });
+    const variants: RequestFacts[] = [
+      base, base, { ...base, verb: 'delete' }, { ...base, user: { name: 'alice', groups: ['other'] } }, { ...base, user: { name: 'bob', groups: ['system:authenticated'] } },
+      { ...base, user: { name: 'alice', uid: 'u', groups: ['system:authenticated'] } }, { ...base, user: { name: 'alice', groups: ['system:authenticated'], extra: { a: ['b'] } } },
+      { ...base, sourceIPs: ['10.0.0.2'] }, { ...base, sourceIPs: ['127.0.0.1', '10.0.0.2'] }, { ...base, sourceIPs: [] }, { ...base, userAgent: 'other' }, { ...base, userAgent: '' },
+      { ...base, objectRef: undefined }, { ...base, objectRef: { ...base.objectRef, name: 'other' } }, { ...base, objectRef: { ...base.objectRef, apiGroup: 'apps' } },
+      { ...base, objectRef: { ...base.objectRef, subresource: 'status' } }, { ...base, objectRef: { ...base.objectRef, namespace: '' } }, base,
+    ];
+    for (const [i, v] of variants.entries()) {
+      const f = { ...v, auditID: `id-${i}`, objectRef: v.objectRef && { ...v.objectRef } };
+      const record = new AuditRecord(config('Metadata'), f);
+      assert.equal(written(record, 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }), `variant ${i}`);
+    }
+    // The cached user changed under the same name: the new groups are written.
+    const again = { ...base, auditID: 'id-again', user: { name: 'alice', groups: ['changed'] } };
+    assert.equal(written(new AuditRecord(config('Metadata'), again), 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', again, { stageMicros: RECEIVED }));
+  });
+
   it('a second stage copies the first line\'s shared bytes only while their buffer has not been reused', () => {
     const f = facts();
     const record = new AuditRecord(config('Metadata'), f);
