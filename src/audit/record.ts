@@ -353,6 +353,9 @@ export class AuditRecord {
       this.bodyStart = bodyStart;
       this.bodyEnd = o;
     }
+    // Let go of the buffer once a line after the first is written: a watch would otherwise hold
+    // on to it for as long as it runs (its last line, rare, is encoded again).
+    if (stage !== 'RequestReceived') this.shared = undefined;
     if (stage !== 'RequestReceived' && this.responseStatus) {
       o = put(buf, o, RESPONSE_STATUS_KEY);
       o = putStatus(buf, o, this.responseStatus);

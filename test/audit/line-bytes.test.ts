@@ -126,18 +126,34 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
 
   it('a second stage copies the first line\'s shared bytes only while their buffer has not been reused', () => {
     const f = facts();
-    const record = new AuditRecord(config('Metadata'), f);
-    const buf = Buffer.alloc(8192, 0xff);
-    const first = written(record, 'RequestReceived', RECEIVED, 1, buf, 0);
-    assert.equal(first, expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }));
-    record.responded(200);
-    // Same epoch: copied from the first line, into the same buffer and into another one.
     const want = expected('Metadata', 'ResponseComplete', f, { status: { code: 200 }, stageMicros: LATER });
-    assert.equal(written(record, 'ResponseComplete', LATER, 1, buf, Buffer.byteLength(first)), want);
-    assert.equal(written(record, 'ResponseComplete', LATER, 1), want);
+    /** RequestReceived into a buffer at 0 in epoch 1, then ResponseComplete into `other` (or the same buffer after the first line) in `epoch`. */
+    const twoLines = (other: Buffer | undefined, epoch: number, overwrite = false) => {
+      const record = new AuditRecord(config('Metadata'), f);
+      const buf = Buffer.alloc(8192, 0xff);
+      const first = written(record, 'RequestReceived', RECEIVED, 1, buf, 0);
+      assert.equal(first, expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }));
+      record.responded(200);
+      if (overwrite) buf.fill(0x41, 0, Buffer.byteLength(first));
+      return written(record, 'ResponseComplete', LATER, epoch, other ?? buf, other ? 10 : Buffer.byteLength(first));
+    };
+    // Same epoch: copied from the first line, into the same buffer and into another one.
+    assert.equal(twoLines(undefined, 1), want);
+    assert.equal(twoLines(Buffer.alloc(8192), 1), want);
     // The buffer reused (another epoch) and overwritten: encoded again, not copied.
-    buf.fill(0x41);
-    assert.equal(written(record, 'ResponseComplete', LATER, 2, buf, 100), want);
+    assert.equal(twoLines(undefined, 2, true), want);
+    // A watch: its three lines, the last long after the first.
+    const watch = new AuditRecord(config('Metadata'), facts({ verb: 'watch' }));
+    const wb = Buffer.alloc(8192);
+    let at = 0;
+    const lines: string[] = [];
+    for (const stage of ['RequestReceived', 'ResponseStarted', 'ResponseComplete'] as const) {
+      if (stage === 'ResponseStarted') watch.responded(200);
+      const line = written(watch, stage, LATER, 5, wb, at);
+      at += Buffer.byteLength(line);
+      lines.push(line);
+    }
+    assert.deepEqual(lines, ['RequestReceived', 'ResponseStarted', 'ResponseComplete'].map((stage) => watch.line(stage as Stage, LATER)));
     // A request body after the first line completes the object reference: the shared part is made again.
     const create = new AuditRecord(config('Metadata'), facts({ verb: 'create', objectRef: { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' } }));
     const b2 = Buffer.alloc(8192);
