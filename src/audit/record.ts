@@ -345,7 +345,7 @@ export class AuditRecord {
       const headEnd = o;
       o = put(buf, o, stageBytes(stage));
       const bodyStart = o;
-      o = this.impersonatedUser ? this.writeBody(buf, o, knownUser(f.user)) : this.writeKnownBody(buf, o);
+      o = this.writeBody(buf, o, knownUser(f.user));
       this.shared = buf;
       this.sharedEpoch = epoch;
       this.headStart = at;
@@ -384,29 +384,6 @@ export class AuditRecord {
     buf[o++] = CLOSE_BRACE;
     buf[o++] = NEWLINE;
     return o;
-  }
-
-  /**
-   * writeBody's bytes, copied from the last request to the same URI when everything in them is
-   * the same (clients ask for one URI again and again: a lease renewed, a node's status, a poll).
-   */
-  private writeKnownBody(buf: Buffer, at: number): number {
-    const f = this.facts;
-    const user = knownUser(f.user);
-    const known = knownBodies.get(f.requestURI);
-    if (known !== undefined && known.user === user && known.verb === f.verb && known.userAgent === f.userAgent
-      && sameStrings(known.ips, f.sourceIPs) && sameRef(known.ref, f.objectRef)) {
-      return put(buf, at, known.bytes);
-    }
-    const end = this.writeBody(buf, at, user);
-    // Only with a user that is kept (a user with extras is written afresh each time).
-    if (userJsons.get(f.user.name) === user) {
-      if (knownBodies.size >= BODY_LIMIT) knownBodies.clear();
-      knownBodies.set(f.requestURI, {
-        verb: f.verb, user, ips: [...f.sourceIPs], userAgent: f.userAgent, ref: f.objectRef && { ...f.objectRef }, bytes: Buffer.from(buf.subarray(at, end)),
-      });
-    }
-    return end;
   }
 
   /** What follows the stage and no stage changes, as buildBody() makes it. */
@@ -727,24 +704,4 @@ function stageBytes(stage: Stage): Buffer {
     case 'ResponseComplete': return STAGE_BYTES.ResponseComplete;
     default: return STAGE_BYTES[stage];
   }
-}
-
-// The shared fields' bytes of the last request to each URI (AuditRecord.writeKnownBody).
-interface KnownBody {
-  verb: string;
-  user: KnownUser;
-  ips: readonly string[];
-  userAgent: string;
-  ref: ObjectRef | undefined;
-  bytes: Buffer;
-}
-const BODY_LIMIT = 256;
-const knownBodies = new Map<string, KnownBody>();
-
-/** The same object reference as written (an empty field is left out like a missing one). */
-function sameRef(a: ObjectRef | undefined, b: ObjectRef | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return (a.resource || '') === (b.resource || '') && (a.namespace || '') === (b.namespace || '') && (a.name || '') === (b.name || '')
-    && (a.uid || '') === (b.uid || '') && (a.apiGroup || '') === (b.apiGroup || '') && (a.apiVersion || '') === (b.apiVersion || '')
-    && (a.resourceVersion || '') === (b.resourceVersion || '') && (a.subresource || '') === (b.subresource || '');
 }
