@@ -17,7 +17,8 @@ export class Auditor {
 
   /** Sends the event at `stage` unless the policy leaves the stage out; false when it was not taken. */
   emit(record: AuditRecord, stage: Stage): boolean {
-    if (record.config.omitStages.has(stage)) return true;
+    const omit = record.config.omitStages;
+    if (omit.size !== 0 && omit.has(stage)) return true;
     const micros = stage === 'RequestReceived' ? record.facts.receivedMicros : nowMicros();
     return this.backend.process(record, stage, micros);
   }

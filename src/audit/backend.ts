@@ -71,12 +71,21 @@ export abstract class BatchingQueue<T> {
   }
 
   push(item: T): boolean {
-    if (this.held >= this.scheduling.bufferSize) {
-      this.droppedCount++;
-      this.warn(`audit buffer queue blocked: ${this.droppedCount} event(s) dropped so far`);
-      return false;
-    }
+    if (!this.admit()) return false;
     this.hold(item);
+    return this.taken();
+  }
+
+  /** Whether there is room for one more item; when not, the item is dropped and counted. */
+  protected admit(): boolean {
+    if (this.held < this.scheduling.bufferSize) return true;
+    this.droppedCount++;
+    this.warn(`audit buffer queue blocked: ${this.droppedCount} event(s) dropped so far`);
+    return false;
+  }
+
+  /** After an item was held: its write scheduled; false when the writer is broken. */
+  protected taken(): boolean {
     if (!this.running) this.schedule();
     return !this.broken;
   }

@@ -29,6 +29,8 @@ export interface EncodedQueueOptions {
 }
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Chunks handed back for reuse so far, by every queue (a line's bytes seen through another queue's epoch stay safe). */
+let reused = 0;
 /** Chunks kept for reuse once written: a new megabyte per write is garbage of its own. */
 const SPARE_CHUNKS = 2;
 
@@ -49,14 +51,51 @@ export class EncodedLineQueue extends BatchingQueue<string> {
 
   protected hold(line: string): void {
     // Room for the line however it encodes (UTF-8 takes at most 3 bytes per UTF-16 unit).
-    const room = line.length * 3;
-    let chunk = this.current;
-    if (chunk.bytes + room > chunk.buffer.length) {
-      if (chunk.ends.length) this.full.push(chunk);
-      chunk = this.current = room > CHUNK_BYTES ? newChunk(room) : this.spare.pop() ?? newChunk(CHUNK_BYTES);
-    }
-    chunk.bytes += chunk.buffer.write(line, chunk.bytes);
-    chunk.ends.push(chunk.bytes);
+    const chunk = this.room(line.length * 3);
+    this.ended(chunk.bytes + chunk.buffer.write(line, chunk.bytes));
+  }
+
+  /**
+   * Buffers handed back for reuse so far: while it is the same, bytes written into the buffers
+   * (reserve) are still there.
+   */
+  get epoch(): number {
+    return reused;
+  }
+
+  /**
+   * A line written in place, without a string: the buffer to write it into from `offset`, at
+   * most `room` bytes, then `commit(end)`. Undefined when the queue is full (the line dropped
+   * and counted, as push does).
+   */
+  reserve(room: number): Buffer | undefined {
+    if (!this.admit()) return undefined;
+    return this.room(room).buffer;
+  }
+
+  /** Where the line of the last reserve() starts. */
+  get offset(): number {
+    return this.current.bytes;
+  }
+
+  /** The line of the last reserve() ends at `end`: it is held. False when the writer is broken. */
+  commit(end: number): boolean {
+    this.ended(end);
+    return this.taken();
+  }
+
+  /** The chunk with `room` bytes free after its last line (the current one, or a new current one). */
+  private room(room: number): Chunk {
+    const chunk = this.current;
+    if (chunk.bytes + room <= chunk.buffer.length) return chunk;
+    if (chunk.ends.length) this.full.push(chunk);
+    return (this.current = room > CHUNK_BYTES ? newChunk(room) : this.spare.pop() ?? newChunk(CHUNK_BYTES));
+  }
+
+  private ended(end: number): void {
+    const chunk = this.current;
+    chunk.bytes = end;
+    chunk.ends.push(end);
     this.lines++;
   }
 
@@ -75,6 +114,7 @@ export class EncodedLineQueue extends BatchingQueue<string> {
       c.bytes = 0;
       c.ends = [];
       this.spare.push(c);
+      reused++;
     }
   }
 }

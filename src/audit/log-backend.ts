@@ -32,6 +32,8 @@ async function writeStdout(chunks: EncodedLines[]): Promise<void> {
  * microsecond of every audited GET.
  */
 const GATHER_MS = 50;
+/** The most a line written in place may take (lineRoom's bound): past it, made as text. */
+const MAX_IN_PLACE = 256 * 1024;
 /** Events that are written at once without waiting for more. */
 const BATCH_LINES = 2048;
 
@@ -59,7 +61,15 @@ export class LogBackend implements AuditBackend {
   }
 
   process(record: AuditRecord, stage: Stage, stageMicros: number): boolean {
-    return this.queue.push(this.options.format === 'json' ? record.line(stage, stageMicros) : record.legacyLine(stage));
+    const queue = this.queue;
+    if (this.options.format !== 'json') return queue.push(record.legacyLine(stage));
+    // Written as bytes straight into the queue's buffer (no line made as a string), unless it
+    // carries an object, or is huge.
+    const room = record.lineRoom(stage);
+    if (room < 0 || room > MAX_IN_PLACE) return queue.push(record.line(stage, stageMicros));
+    const buffer = queue.reserve(room);
+    if (buffer === undefined) return false;
+    return queue.commit(record.writeLine(stage, stageMicros, buffer, queue.offset, queue.epoch));
   }
 
   async close(): Promise<void> {

@@ -93,8 +93,21 @@ export class AuditRecord {
   private admission: Record<string, string> | undefined;
   /** Keys and values one after the other, in key order. */
   private readonly annotations: string[] = [];
-  /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes). */
-  private readonly identity: string;
+  /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes); built for the first line made as text. */
+  private identityText: string | undefined;
+  /**
+   * Where the first line written as bytes (writeLine) keeps its parts that every stage shares:
+   * the start up to the auditID and the fields after the stage, copied from there into the next
+   * lines while `epoch` says the buffer still holds them.
+   */
+  private shared: Buffer | undefined;
+  private sharedEpoch = 0;
+  private headEnd = 0;
+  private bodyStart = 0;
+  private bodyEnd = 0;
+  private headStart = 0;
+  /** The shared fields' strings counted once (lineRoom). */
+  private bodyChars: number | undefined;
   /** The event's start up to its auditID, and what follows the stage, built at the first line. */
   private head: string | undefined;
   private body: string | undefined;
@@ -108,12 +121,17 @@ export class AuditRecord {
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
     if (facts.userAgent.length > MAX_USER_AGENT) facts.userAgent = `${facts.userAgent.slice(0, MAX_USER_AGENT)}...TRUNCATED`;
+  }
+
+  private get identity(): string {
+    if (this.identityText !== undefined) return this.identityText;
+    const facts = this.facts;
     let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${quoted(facts.verb)},"user":${userJson(facts.user)}`;
     const ips = facts.sourceIPs;
     if (ips.length === 1) identity += `,"sourceIPs":[${quoted(ips[0]!)}]`;
     else if (ips.length) identity += `,"sourceIPs":[${ips.map(quoted).join(',')}]`;
     if (facts.userAgent) identity += `,"userAgent":${quoted(facts.userAgent)}`;
-    this.identity = identity;
+    return (this.identityText = identity);
   }
 
   /** Makes the record reachable from the response. */
@@ -149,12 +167,16 @@ export class AuditRecord {
   logImpersonatedUser(user: UserInfo): void {
     this.impersonatedUser = user;
     this.body = undefined;
+    this.shared = undefined;
+    this.bodyChars = undefined;
   }
 
   /** A decoded request body (create, update): completes the object reference; kept at Request and above. */
   logRequestObject(obj: JsonObject): void {
     const ref = (this.facts.objectRef ??= {});
     this.body = undefined;
+    this.shared = undefined;
+    this.bodyChars = undefined;
     const meta = (obj['metadata'] ?? {}) as JsonObject;
     if (!ref.namespace && typeof meta['namespace'] === 'string' && meta['namespace']) ref.namespace = meta['namespace'];
     if (!ref.name && typeof meta['name'] === 'string' && meta['name']) ref.name = meta['name'];
@@ -269,6 +291,144 @@ export class AuditRecord {
     return text ? `,"annotations":{${text}}` : '';
   }
 
+  /**
+   * At most how many bytes writeLine writes for `stage`, or -1 when the line is better made as
+   * text (line()): it carries the request's or the answer's object.
+   */
+  lineRoom(stage: Stage): number {
+    if (stage !== 'RequestReceived' && (this.requestObject !== undefined || (this.responseObject !== undefined && stage === 'ResponseComplete'))) return -1;
+    // Each UTF-16 unit of a string takes at most 6 bytes written as JSON (\u001f; a character
+    // outside ASCII 3, a pair of surrogates 4); the names and punctuation take under 1 KB.
+    let chars = (this.bodyChars ??= this.countBodyChars());
+    const status = this.responseStatus;
+    if (status !== undefined && stage !== 'RequestReceived') {
+      chars += (status.status?.length ?? 0) + (status.message?.length ?? 0) + (status.reason?.length ?? 0) + 16;
+      if (status.details !== undefined) chars += JSON.stringify(status.details).length;
+    }
+    const own = this.annotations;
+    for (let i = 0; i < own.length; i++) chars += own[i]!.length + 4;
+    if (this.admission !== undefined) for (const key in this.admission) chars += key.length + this.admission[key]!.length + 8;
+    return 6 * chars + 1024;
+  }
+
+  /** The strings of the fields every stage shares, counted in UTF-16 units (for lineRoom). */
+  private countBodyChars(): number {
+    const f = this.facts;
+    let chars = f.auditID.length + f.requestURI.length + f.verb.length + f.userAgent.length + userJson(f.user).length;
+    if (this.impersonatedUser) chars += userJson(this.impersonatedUser).length;
+    for (const ip of f.sourceIPs) chars += ip.length + 3;
+    const ref = f.objectRef;
+    if (ref) {
+      chars += (ref.resource?.length ?? 0) + (ref.namespace?.length ?? 0) + (ref.name?.length ?? 0) + (ref.uid?.length ?? 0) + (ref.apiGroup?.length ?? 0)
+        + (ref.apiVersion?.length ?? 0) + (ref.resourceVersion?.length ?? 0) + (ref.subresource?.length ?? 0) + 32;
+    }
+    return chars;
+  }
+
+  /**
+   * The line at `stage` (byte for byte what line() gives, in UTF-8) written into `buf` from `at`,
+   * lineRoom(stage) bytes at most; returns its end. `epoch` is the buffer's owner's count of
+   * buffers handed back for reuse: while it is the same, what an earlier line of this record wrote
+   * is still there, and the parts every stage shares are copied from it instead of encoded again.
+   */
+  writeLine(stage: Stage, stageMicros: number, buf: Buffer, at: number, epoch: number): number {
+    const f = this.facts;
+    let o = at;
+    const shared = this.shared;
+    if (shared !== undefined && this.sharedEpoch === epoch) {
+      o = copyBytes(shared, this.headStart, this.headEnd, buf, o);
+      o = put(buf, o, stageBytes(stage));
+      o = copyBytes(shared, this.bodyStart, this.bodyEnd, buf, o);
+    } else {
+      o = put(buf, o, levelHead(this.level));
+      o = putJsonString(buf, o, f.auditID);
+      const headEnd = o;
+      o = put(buf, o, stageBytes(stage));
+      const bodyStart = o;
+      o = this.writeBody(buf, o, knownUser(f.user));
+      this.shared = buf;
+      this.sharedEpoch = epoch;
+      this.headStart = at;
+      this.headEnd = headEnd;
+      this.bodyStart = bodyStart;
+      this.bodyEnd = o;
+    }
+    // Let go of the buffer once a line after the first is written: a watch would otherwise hold
+    // on to it for as long as it runs (its last line, rare, is encoded again).
+    if (stage !== 'RequestReceived') this.shared = undefined;
+    if (stage !== 'RequestReceived' && this.responseStatus) {
+      o = put(buf, o, RESPONSE_STATUS_KEY);
+      o = putStatus(buf, o, this.responseStatus);
+    }
+    o = put(buf, o, RECEIVED_KEY);
+    o = putMicroTime(buf, o, f.receivedMicros);
+    o = put(buf, o, STAGE_TIMESTAMP_KEY);
+    o = putMicroTime(buf, o, stageMicros);
+    buf[o++] = QUOTE;
+    if (this.admission === undefined) {
+      const own = this.annotations;
+      if (own.length) {
+        o = put(buf, o, ANNOTATIONS_KEY);
+        for (let i = 0; i < own.length; i += 2) {
+          if (i) buf[o++] = COMMA;
+          o = putJsonString(buf, o, own[i]!);
+          buf[o++] = COLON;
+          o = putJsonString(buf, o, own[i + 1]!);
+        }
+        buf[o++] = CLOSE_BRACE;
+      }
+    } else {
+      const annotations = this.annotationsJson();
+      if (annotations) o += buf.write(annotations, o, 'utf8');
+    }
+    buf[o++] = CLOSE_BRACE;
+    buf[o++] = NEWLINE;
+    return o;
+  }
+
+  /** What follows the stage and no stage changes, as buildBody() makes it. */
+  private writeBody(buf: Buffer, at: number, user: KnownUser): number {
+    const f = this.facts;
+    let o = put(buf, at, REQUEST_URI_KEY);
+    o = putJsonString(buf, o, f.requestURI);
+    o = put(buf, o, VERB_KEY);
+    o = putJsonString(buf, o, f.verb);
+    o = put(buf, o, USER_KEY);
+    o = put(buf, o, (user.bytes ??= Buffer.from(user.json, 'utf8')));
+    if (this.impersonatedUser) {
+      o = put(buf, o, IMPERSONATED_USER_KEY);
+      o = putUser(buf, o, this.impersonatedUser);
+    }
+    const ips = f.sourceIPs;
+    if (ips.length) {
+      o = put(buf, o, SOURCE_IPS_KEY);
+      for (let i = 0; i < ips.length; i++) {
+        if (i) buf[o++] = COMMA;
+        o = putJsonString(buf, o, ips[i]!);
+      }
+      buf[o++] = CLOSE_BRACKET;
+    }
+    if (f.userAgent) {
+      o = put(buf, o, USER_AGENT_KEY);
+      o = putJsonString(buf, o, f.userAgent);
+    }
+    const ref = f.objectRef;
+    if (ref) {
+      // Field by field: a loop over the names makes every read a keyed lookup.
+      const open = (o = put(buf, o, OBJECT_REF_KEY));
+      o = putField(buf, o, open, REF_RESOURCE, ref.resource);
+      o = putField(buf, o, open, REF_NAMESPACE, ref.namespace);
+      o = putField(buf, o, open, REF_NAME, ref.name);
+      o = putField(buf, o, open, REF_UID, ref.uid);
+      o = putField(buf, o, open, REF_API_GROUP, ref.apiGroup);
+      o = putField(buf, o, open, REF_API_VERSION, ref.apiVersion);
+      o = putField(buf, o, open, REF_RESOURCE_VERSION, ref.resourceVersion);
+      o = putField(buf, o, open, REF_SUBRESOURCE, ref.subresource);
+      buf[o++] = CLOSE_BRACE;
+    }
+    return o;
+  }
+
   /** The event at `stage` in the reference's legacy one-line text format. */
   legacyLine(stage: Stage): string {
     const f = this.facts;
@@ -314,18 +474,36 @@ function quoted(text: string): string {
 // users are few: each one's JSON kept by name, and used while the groups and uid are the same.
 // (Keyed by the object, a WeakMap missed every time, and its entries cost the garbage collector.)
 const USER_LIMIT = 1024;
-const userJsons = new Map<string, { uid: string | undefined; groups: readonly string[]; json: string }>();
+interface KnownUser {
+  uid: string | undefined;
+  groups: readonly string[];
+  json: string;
+  /** The JSON in UTF-8, made the first time a line is written as bytes. */
+  bytes?: Buffer;
+}
+const userJsons = new Map<string, KnownUser>();
 
-function userJson(u: UserInfo): string {
+/** The user's JSON as text, and kept for the next requests when it can be (see below). */
+function knownUser(u: UserInfo): KnownUser {
   const known = userJsons.get(u.name);
-  if (known !== undefined && known.uid === u.uid && sameStrings(known.groups, u.groups) && !hasExtra(u)) return known.json;
-  const json = writeUser(u);
+  if (known !== undefined && known.uid === u.uid && sameStrings(known.groups, u.groups) && !hasExtra(u)) return known;
+  const entry: KnownUser = { uid: u.uid, groups: [...u.groups], json: writeUser(u) };
   // Extras (a service account's pod, a front proxy's) differ from request to request: not kept.
   if (!hasExtra(u)) {
     if (userJsons.size >= USER_LIMIT) userJsons.clear();
-    userJsons.set(u.name, { uid: u.uid, groups: [...u.groups], json });
+    userJsons.set(u.name, entry);
   }
-  return json;
+  return entry;
+}
+
+function userJson(u: UserInfo): string {
+  return knownUser(u).json;
+}
+
+/** The user's JSON written at `at`; returns its end. */
+function putUser(buf: Buffer, at: number, u: UserInfo): number {
+  const known = knownUser(u);
+  return put(buf, at, (known.bytes ??= Buffer.from(known.json, 'utf8')));
 }
 
 function hasExtra(u: UserInfo): boolean {
@@ -397,4 +575,133 @@ function withoutManagedFields(obj: JsonObject): JsonObject {
     copy = { ...copy, rows: (copy['rows'] as JsonObject[]).map((r) => (r && typeof r === 'object' ? { ...r, object: strip(r['object']) } : r)) };
   }
   return copy;
+}
+
+// Writing a line as bytes (AuditRecord.writeLine): the names and punctuation encoded once.
+const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
+const LEVEL_HEAD_BYTES = Object.fromEntries(LEVELS.map((level) => [level, ascii(LEVEL_HEAD[level])])) as Record<Level, Buffer>;
+const STAGE_BYTES = Object.fromEntries(STAGES.map((stage) => [stage, ascii(STAGE_FIELD[stage])])) as Record<Stage, Buffer>;
+const REQUEST_URI_KEY = ascii(',"requestURI":');
+const VERB_KEY = ascii(',"verb":');
+const USER_KEY = ascii(',"user":');
+const IMPERSONATED_USER_KEY = ascii(',"impersonatedUser":');
+const SOURCE_IPS_KEY = ascii(',"sourceIPs":[');
+const USER_AGENT_KEY = ascii(',"userAgent":');
+const OBJECT_REF_KEY = ascii(',"objectRef":{');
+const REF_RESOURCE = ascii('"resource":');
+const REF_NAMESPACE = ascii('"namespace":');
+const REF_NAME = ascii('"name":');
+const REF_UID = ascii('"uid":');
+const REF_API_GROUP = ascii('"apiGroup":');
+const REF_API_VERSION = ascii('"apiVersion":');
+const REF_RESOURCE_VERSION = ascii('"resourceVersion":');
+const REF_SUBRESOURCE = ascii('"subresource":');
+const RESPONSE_STATUS_KEY = ascii(',"responseStatus":');
+const RECEIVED_KEY = ascii(',"requestReceivedTimestamp":"');
+const STAGE_TIMESTAMP_KEY = ascii('","stageTimestamp":"');
+const ANNOTATIONS_KEY = ascii(',"annotations":{');
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const NEWLINE = 0x0a;
+
+/** `bytes` at `at`; returns the end. Short runs copied by hand: a call into set() costs more than they do. */
+function put(buf: Buffer, at: number, bytes: Uint8Array): number {
+  const n = bytes.length;
+  if (n > 48) {
+    buf.set(bytes, at);
+    return at + n;
+  }
+  for (let i = 0; i < n; i++) buf[at + i] = bytes[i]!;
+  return at + n;
+}
+
+/** Bytes `from`..`to` of `src` at `at` of `dst`; returns the end. */
+function copyBytes(src: Buffer, from: number, to: number, dst: Buffer, at: number): number {
+  if (src === dst) dst.copyWithin(at, from, to);
+  else dst.set(src.subarray(from, to), at);
+  return at + (to - from);
+}
+
+/**
+ * JSON.stringify(text) in UTF-8 at `at`; returns the end. Printable ASCII without quotes or
+ * backslashes (nearly every name, path and ID) is copied as it is; anything else is JSON.stringify's.
+ */
+function putJsonString(buf: Buffer, at: number, text: string): number {
+  const n = text.length;
+  buf[at] = QUOTE;
+  let o = at + 1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === QUOTE || c === 0x5c || c > 0x7f) return at + buf.write(JSON.stringify(text), at, 'utf8');
+    buf[o++] = c;
+  }
+  buf[o++] = QUOTE;
+  return o;
+}
+
+// The status of a code alone, as bytes by code.
+const CODE_ONLY_BYTES = new Map<number, Buffer>();
+
+function putStatus(buf: Buffer, at: number, st: ResponseStatus): number {
+  if (st.status === undefined && st.message === undefined && st.reason === undefined && st.details === undefined) {
+    let bytes = CODE_ONLY_BYTES.get(st.code);
+    if (bytes === undefined) {
+      bytes = ascii(statusJson(st));
+      if (CODE_ONLY_BYTES.size < 1000) CODE_ONLY_BYTES.set(st.code, bytes);
+    }
+    return put(buf, at, bytes);
+  }
+  return at + buf.write(statusJson(st), at, 'utf8');
+}
+
+// The date and time to the second of the last timestamp written as bytes.
+let bytesSecond = -1;
+let bytesPrefix: Buffer = Buffer.alloc(0);
+
+/** microTime(micros) in ASCII at `at`; returns the end. */
+function putMicroTime(buf: Buffer, at: number, micros: number): number {
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== bytesSecond) {
+    bytesSecond = second;
+    bytesPrefix = ascii(new Date(second * 1000).toISOString().slice(0, 19));
+  }
+  let o = put(buf, at, bytesPrefix);
+  buf[o++] = 0x2e; // .
+  // In 32-bit integers: on doubles, % and Math.floor cost more than the whole line's copies.
+  let fraction = (micros - second * 1_000_000) | 0;
+  for (let i = 5; i >= 0; i--) {
+    buf[o + i] = 0x30 + (fraction % 10);
+    fraction = (fraction / 10) | 0;
+  }
+  o += 6;
+  buf[o++] = 0x5a; // Z
+  return o;
+}
+
+/** `"key":"value"` after a comma unless first in its object (at `open`), or nothing for an empty value. */
+function putField(buf: Buffer, at: number, open: number, key: Buffer, value: string | undefined): number {
+  if (!value) return at;
+  let o = at;
+  if (o !== open) buf[o++] = COMMA;
+  return putJsonString(buf, put(buf, o, key), value);
+}
+
+function levelHead(level: Level): Buffer {
+  switch (level) {
+    case 'Metadata': return LEVEL_HEAD_BYTES.Metadata;
+    case 'Request': return LEVEL_HEAD_BYTES.Request;
+    case 'RequestResponse': return LEVEL_HEAD_BYTES.RequestResponse;
+    default: return LEVEL_HEAD_BYTES[level];
+  }
+}
+
+function stageBytes(stage: Stage): Buffer {
+  switch (stage) {
+    case 'RequestReceived': return STAGE_BYTES.RequestReceived;
+    case 'ResponseComplete': return STAGE_BYTES.ResponseComplete;
+    default: return STAGE_BYTES[stage];
+  }
 }

@@ -1,0 +1,216 @@
+// An event written as bytes straight into the log's buffer (AuditRecord.writeLine) is byte for
+// byte JSON.stringify of the same audit.k8s.io/v1 Event, in the reference's field order, for odd
+// inputs: unicode, quotes and backslashes, control characters, lone surrogates, long URIs,
+// missing fields; and a second stage copied from the first line is still right once the buffer
+// it was in has been reused.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { UserInfo } from '../../src/api/user.js';
+import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
+import type { Level, Stage } from '../../src/audit/policy.js';
+import { AuditRecord, microTime, type ObjectRef, type RequestFacts } from '../../src/audit/record.js';
+
+const RECEIVED = 1_795_000_000_000_007; // µs
+const LATER = RECEIVED + 1_234_567;
+
+/** The event as the reference's encoder writes it: JSON.stringify of the fields in Go's order, empty ones left out. */
+function expected(level: Level, stage: Stage, f: RequestFacts, more: {
+  impersonated?: UserInfo; status?: Record<string, unknown>; annotations?: Record<string, string>; stageMicros: number;
+}): string {
+  const user = (u: UserInfo) => {
+    const o: Record<string, unknown> = {};
+    if (u.name) o['username'] = u.name;
+    if (u.uid) o['uid'] = u.uid;
+    if (u.groups.length) o['groups'] = u.groups;
+    if (u.extra && Object.keys(u.extra).length) o['extra'] = Object.fromEntries(Object.keys(u.extra).sort().map((k) => [k, u.extra![k]]));
+    return o;
+  };
+  const e: Record<string, unknown> = { kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, auditID: f.auditID, stage, requestURI: f.requestURI, verb: f.verb, user: user(f.user) };
+  if (more.impersonated) e['impersonatedUser'] = user(more.impersonated);
+  if (f.sourceIPs.length) e['sourceIPs'] = f.sourceIPs;
+  if (f.userAgent) e['userAgent'] = f.userAgent;
+  if (f.objectRef) {
+    const ref: Record<string, string> = {};
+    for (const k of ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const) if (f.objectRef[k]) ref[k] = f.objectRef[k]!;
+    e['objectRef'] = ref;
+  }
+  if (stage !== 'RequestReceived' && more.status) e['responseStatus'] = { metadata: {}, ...more.status };
+  e['requestReceivedTimestamp'] = microTime(f.receivedMicros);
+  e['stageTimestamp'] = microTime(more.stageMicros);
+  if (more.annotations && Object.keys(more.annotations).length) e['annotations'] = Object.fromEntries(Object.keys(more.annotations).sort().map((k) => [k, more.annotations![k]]));
+  return `${JSON.stringify(e)}\n`;
+}
+
+function facts(over: Partial<RequestFacts> = {}): RequestFacts {
+  return {
+    auditID: '3f1c2a4e-0000-4000-8000-000000000001', requestURI: '/api/v1/namespaces/default/configmaps/x', verb: 'get',
+    user: { name: 'alice', groups: ['system:authenticated'] }, sourceIPs: ['127.0.0.1'], userAgent: 'kubectl/v1.25.0',
+    objectRef: { resource: 'configmaps', namespace: 'default', name: 'x', apiVersion: 'v1' }, receivedMicros: RECEIVED, ...over,
+  };
+}
+
+const ODD = [
+  'zoë ✓ 日本語', 'emoji 𝄞😀', 'quote " and \\ backslash', 'controls \u0000\u0001\b\f\n\r\t\u001f end', 'del \u007f and nbsp \u00a0',
+  'lone \ud800 high', 'lone \udfff low', 'html <a href="x">&amp;</a>', '\u2028\u2029 separators', '',
+];
+
+function config(level: Level) {
+  return { level, omitStages: new Set<Stage>(), omitManagedFields: false };
+}
+
+/** The line writeLine makes, in a buffer of its own. */
+function written(record: AuditRecord, stage: Stage, micros: number, epoch = 0, buf?: Buffer, at = 0): string {
+  const room = record.lineRoom(stage);
+  assert.ok(room > 0);
+  const b = buf ?? Buffer.alloc(room + at + 16, 0xff);
+  const end = record.writeLine(stage, micros, b, at, epoch);
+  assert.ok(end - at <= room, `${end - at} bytes written, ${room} reserved`);
+  return b.toString('utf8', at, end);
+}
+
+describe('audit lines written as bytes', { timeout: 20_000 }, () => {
+  it('are JSON.stringify of the event for odd strings in every field', () => {
+    for (const odd of ODD) {
+      const objectRef: ObjectRef = { resource: 'configmaps', namespace: odd, name: `n${odd}`, apiGroup: odd ? `g${odd}` : '', subresource: odd };
+      const f = facts({
+        auditID: `id-${odd}`, requestURI: `/api/v1/x?labelSelector=${odd}`, verb: 'list', user: { name: `u${odd}`, uid: odd, groups: [odd, 'g'], extra: { [`k${odd}`]: [odd], a: ['1'] } },
+        sourceIPs: ['10.0.0.1', odd || '::1'], userAgent: odd, objectRef,
+      });
+      for (const level of ['Metadata', 'Request'] as const) {
+        const record = new AuditRecord(config(level), { ...f, objectRef: { ...objectRef } });
+        const impersonated = { name: `imp${odd}`, groups: [odd] };
+        record.logImpersonatedUser(impersonated);
+        record.annotate(`z/${odd}`, odd);
+        record.annotate('authorization.k8s.io/decision', 'allow');
+        assert.equal(written(record, 'RequestReceived', RECEIVED), expected(level, 'RequestReceived', f, { impersonated, annotations: { [`z/${odd}`]: odd, 'authorization.k8s.io/decision': 'allow' }, stageMicros: RECEIVED }));
+        record.responded(403);
+        assert.equal(written(record, 'ResponseComplete', LATER), expected(level, 'ResponseComplete', f, { impersonated, status: { code: 403 }, annotations: { [`z/${odd}`]: odd, 'authorization.k8s.io/decision': 'allow' }, stageMicros: LATER }));
+        assert.equal(written(record, 'ResponseComplete', LATER), record.line('ResponseComplete', LATER));
+      }
+    }
+  });
+
+  it('leave out what is missing, write long URIs whole, and keep a Status\'s fields and admission annotations', () => {
+    const long = `/api/v1/namespaces/default/pods?fieldSelector=${'spec.nodeName%3Dnode-1,'.repeat(2000)}`;
+    const f = facts({ requestURI: long, user: { name: '', groups: [] }, sourceIPs: [], userAgent: '', objectRef: undefined });
+    const record = new AuditRecord(config('Metadata'), f);
+    assert.equal(written(record, 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }));
+    record.admissionAnnotations['pod-security.kubernetes.io/enforce-policy'] = 'restricted:latest';
+    record.annotate('authorization.k8s.io/reason', 'RBAC: allowed by "x" ✓');
+    const s = { status: 'Failure', message: 'pods "p\u0001" is forbidden: ✓ "quoted"', reason: 'Forbidden', details: { name: 'p', kind: 'pods' } };
+    record.logResponseJson(Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, ...s, code: 403 })));
+    record.responded(403);
+    const annotations = { 'pod-security.kubernetes.io/enforce-policy': 'restricted:latest', 'authorization.k8s.io/reason': 'RBAC: allowed by "x" ✓' };
+    assert.equal(written(record, 'ResponseComplete', LATER), expected('Metadata', 'ResponseComplete', f, { status: { ...s, code: 403 }, annotations, stageMicros: LATER }));
+  });
+
+  it('requests to one URI that differ in any other field each get their own fields', () => {
+    const uri = '/api/v1/namespaces/default/configmaps/same';
+    const base = facts({ requestURI: uri });
+    const variants: RequestFacts[] = [
+      base, base, { ...base, verb: 'delete' }, { ...base, user: { name: 'alice', groups: ['other'] } }, { ...base, user: { name: 'bob', groups: ['system:authenticated'] } },
+      { ...base, user: { name: 'alice', uid: 'u', groups: ['system:authenticated'] } }, { ...base, user: { name: 'alice', groups: ['system:authenticated'], extra: { a: ['b'] } } },
+      { ...base, sourceIPs: ['10.0.0.2'] }, { ...base, sourceIPs: ['127.0.0.1', '10.0.0.2'] }, { ...base, sourceIPs: [] }, { ...base, userAgent: 'other' }, { ...base, userAgent: '' },
+      { ...base, objectRef: undefined }, { ...base, objectRef: { ...base.objectRef, name: 'other' } }, { ...base, objectRef: { ...base.objectRef, apiGroup: 'apps' } },
+      { ...base, objectRef: { ...base.objectRef, subresource: 'status' } }, { ...base, objectRef: { ...base.objectRef, namespace: '' } }, base,
+    ];
+    for (const [i, v] of variants.entries()) {
+      const f = { ...v, auditID: `id-${i}`, objectRef: v.objectRef && { ...v.objectRef } };
+      const record = new AuditRecord(config('Metadata'), f);
+      assert.equal(written(record, 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }), `variant ${i}`);
+    }
+    // The cached user changed under the same name: the new groups are written.
+    const again = { ...base, auditID: 'id-again', user: { name: 'alice', groups: ['changed'] } };
+    assert.equal(written(new AuditRecord(config('Metadata'), again), 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', again, { stageMicros: RECEIVED }));
+  });
+
+  it('a second stage copies the first line\'s shared bytes only while their buffer has not been reused', () => {
+    const f = facts();
+    const want = expected('Metadata', 'ResponseComplete', f, { status: { code: 200 }, stageMicros: LATER });
+    /** RequestReceived into a buffer at 0 in epoch 1, then ResponseComplete into `other` (or the same buffer after the first line) in `epoch`. */
+    const twoLines = (other: Buffer | undefined, epoch: number, overwrite = false) => {
+      const record = new AuditRecord(config('Metadata'), f);
+      const buf = Buffer.alloc(8192, 0xff);
+      const first = written(record, 'RequestReceived', RECEIVED, 1, buf, 0);
+      assert.equal(first, expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }));
+      record.responded(200);
+      if (overwrite) buf.fill(0x41, 0, Buffer.byteLength(first));
+      return written(record, 'ResponseComplete', LATER, epoch, other ?? buf, other ? 10 : Buffer.byteLength(first));
+    };
+    // Same epoch: copied from the first line, into the same buffer and into another one.
+    assert.equal(twoLines(undefined, 1), want);
+    assert.equal(twoLines(Buffer.alloc(8192), 1), want);
+    // The buffer reused (another epoch) and overwritten: encoded again, not copied.
+    assert.equal(twoLines(undefined, 2, true), want);
+    // A watch: its three lines, the last long after the first.
+    const watch = new AuditRecord(config('Metadata'), facts({ verb: 'watch' }));
+    const wb = Buffer.alloc(8192);
+    let at = 0;
+    const lines: string[] = [];
+    for (const stage of ['RequestReceived', 'ResponseStarted', 'ResponseComplete'] as const) {
+      if (stage === 'ResponseStarted') watch.responded(200);
+      const line = written(watch, stage, LATER, 5, wb, at);
+      at += Buffer.byteLength(line);
+      lines.push(line);
+    }
+    assert.deepEqual(lines, ['RequestReceived', 'ResponseStarted', 'ResponseComplete'].map((stage) => watch.line(stage as Stage, LATER)));
+    // A request body after the first line completes the object reference: the shared part is made again.
+    const create = new AuditRecord(config('Metadata'), facts({ verb: 'create', objectRef: { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' } }));
+    const b2 = Buffer.alloc(8192);
+    written(create, 'RequestReceived', RECEIVED, 3, b2, 0);
+    create.logRequestObject({ metadata: { name: 'made', uid: 'u-1' } });
+    assert.equal(JSON.parse(written(create, 'ResponseComplete', LATER, 3, b2, 2000)).objectRef.name, 'made');
+  });
+
+  it('in the log queue, lines written in place and lines pushed as text come out whole and in order', async () => {
+    const writes: EncodedLines[][] = [];
+    const queue = new EncodedLineQueue({ bufferSize: 100_000, batchLines: 300, gatherMs: 1, name: 'log' }, async (chunks) => {
+      writes.push(chunks.map((c) => ({ buffer: Buffer.from(c.buffer), ends: [...c.ends] })));
+      await new Promise((r) => setImmediate(r));
+    });
+    const want: string[] = [];
+    const emit = (record: AuditRecord, stage: Stage, i: number) => {
+      want.push(record.line(stage, LATER));
+      if (i % 7 === 0) {
+        assert.equal(queue.push(record.line(stage, LATER)), true);
+      } else {
+        const buffer = queue.reserve(record.lineRoom(stage))!;
+        assert.equal(queue.commit(record.writeLine(stage, LATER, buffer, queue.offset, queue.epoch)), true);
+      }
+    };
+    let pending: AuditRecord | undefined;
+    const late: AuditRecord[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const record = new AuditRecord(config('Metadata'), facts({ auditID: `id-${i}`, requestURI: `/api/v1/x/${'y'.repeat(i % 500)}${ODD[i % ODD.length]}` }));
+      emit(record, 'RequestReceived', i);
+      // Each record's second line comes after the next one's first, the writer running now and
+      // then between them; some (long requests) thousands of lines later, their first line's
+      // buffer written, reused and overwritten meanwhile.
+      if (pending) {
+        pending.responded(200);
+        emit(pending, 'ResponseComplete', i + 3);
+      }
+      if (i % 97 === 0) late.push(record);
+      else pending = record;
+      if (i % 97 === 50 && late.length > 25) {
+        const old = late.shift()!;
+        old.responded(200);
+        emit(old, 'ResponseComplete', i + 1);
+      }
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await queue.close();
+    const got: string[] = [];
+    for (const chunks of writes) {
+      for (const { buffer, ends } of chunks) {
+        let from = 0;
+        for (const end of ends) {
+          got.push(buffer.toString('utf8', from, end));
+          from = end;
+        }
+      }
+    }
+    assert.equal(got.length, want.length);
+    assert.deepEqual(got, want);
+  });
+});
