@@ -6,10 +6,21 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
 
-interface Exported {
+export interface Exported {
   labels: Record<string, string | number>;
   value: number;
   metricName?: string;
+}
+
+/** One histogram series as the registry writes it: cumulative buckets up to +Inf (`counts` per bucket, not cumulative), then _sum and _count. */
+export function pushHistogramSeries(values: Exported[], name: string, labels: Readonly<Record<string, string>>, bounds: readonly number[], counts: ArrayLike<number>, sum: number): void {
+  let cumulative = 0;
+  for (let i = 0; i <= bounds.length; i++) {
+    cumulative += counts[i]!;
+    values.push({ labels: { ...labels, le: i < bounds.length ? bounds[i]! : '+Inf' }, value: cumulative, metricName: `${name}_bucket` });
+  }
+  values.push({ labels: { ...labels }, value: sum, metricName: `${name}_sum` });
+  values.push({ labels: { ...labels }, value: cumulative, metricName: `${name}_count` });
 }
 
 /** One counter series: `inc` is a field update. */
@@ -104,17 +115,7 @@ export class PresummedHistogram<L extends string> extends Histogram<L> {
   /** What the registry writes: per series, cumulative buckets up to +Inf, then _sum and _count. */
   async getForPromString(): Promise<{ name: string; help: string; type: 'histogram'; values: Exported[]; aggregator: 'sum' }> {
     const values: Exported[] = [];
-    const name = this.family.name;
-    for (const s of this.all) {
-      if (!s.touched) continue;
-      let cumulative = 0;
-      for (let i = 0; i <= this.bounds.length; i++) {
-        cumulative += s.counts[i]!;
-        values.push({ labels: { ...s.labels, le: i < this.bounds.length ? this.bounds[i]! : '+Inf' }, value: cumulative, metricName: `${name}_bucket` });
-      }
-      values.push({ labels: { ...s.labels }, value: s.sum, metricName: `${name}_sum` });
-      values.push({ labels: { ...s.labels }, value: s.count, metricName: `${name}_count` });
-    }
+    for (const s of this.all) if (s.touched) pushHistogramSeries(values, this.family.name, s.labels, this.bounds, s.counts, s.sum);
     return { ...this.family, type: 'histogram', values, aggregator: 'sum' };
   }
 

@@ -4,6 +4,7 @@
 // count is the nanoseconds since the series was made, and the sum is the ratio's integral over
 // them. A change costs a bucket search and two additions, with the time the caller has just read.
 import { Histogram, type Registry } from 'prom-client';
+import { pushHistogramSeries, type Exported } from './presummed.js';
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
 
@@ -47,12 +48,6 @@ export class TimingRatio<L extends string = string> {
   }
 }
 
-interface Exported {
-  labels: Record<string, string | number>;
-  value: number;
-  metricName: string;
-}
-
 /** A family of TimingRatio series, written as a histogram (whole nanoseconds, as the reference's counts). */
 export class TimingRatioHistogram<L extends string> extends Histogram<L> {
   private readonly all: Array<TimingRatio<L>> = [];
@@ -76,16 +71,9 @@ export class TimingRatioHistogram<L extends string> extends Histogram<L> {
   async getForPromString(): Promise<{ name: string; help: string; type: 'histogram'; values: Exported[]; aggregator: 'sum' }> {
     const now = performance.now();
     const values: Exported[] = [];
-    const name = this.family.name;
     for (const s of this.all) {
       s.accrue(now);
-      let cumulative = 0;
-      for (let i = 0; i <= this.bounds.length; i++) {
-        cumulative += Math.round(s.bucketNs[i]!);
-        values.push({ labels: { ...s.labels, le: i < this.bounds.length ? this.bounds[i]! : '+Inf' }, value: cumulative, metricName: `${name}_bucket` });
-      }
-      values.push({ labels: { ...s.labels }, value: s.sum, metricName: `${name}_sum` });
-      values.push({ labels: { ...s.labels }, value: cumulative, metricName: `${name}_count` });
+      pushHistogramSeries(values, this.family.name, s.labels, this.bounds, s.bucketNs.map(Math.round), s.sum);
     }
     return { ...this.family, type: 'histogram', values, aggregator: 'sum' };
   }
