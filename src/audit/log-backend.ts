@@ -63,10 +63,9 @@ export class LogBackend implements AuditBackend {
   process(record: AuditRecord, stage: Stage, stageMicros: number): boolean {
     const queue = this.queue;
     if (this.options.format !== 'json') return queue.push(record.legacyLine(stage));
-    // Written as bytes straight into the queue's buffer (no line made as a string), unless it
-    // carries an object, or is huge.
+    // Written as bytes straight into the queue's buffer (no line made as a string), unless it is huge.
     const room = record.lineRoom(stage);
-    if (room < 0 || room > MAX_IN_PLACE) return queue.push(record.line(stage, stageMicros));
+    if (room > MAX_IN_PLACE) return queue.push(record.line(stage, stageMicros));
     const buffer = queue.reserve(room);
     if (buffer === undefined) return false;
     return queue.commit(record.writeLine(stage, stageMicros, buffer, queue.offset, queue.epoch));

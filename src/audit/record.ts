@@ -73,15 +73,6 @@ function oneLine(json: string): string {
 
 const MAX_USER_AGENT = 1024;
 
-/**
- * The string made one piece in memory (V8 flattens a string built by concatenation when a
- * character is read, in place): each line copies it whole, instead of walking its pieces again.
- */
-function flat(s: string): string {
-  s.charCodeAt(0);
-  return s;
-}
-
 const LEVEL_HEAD = Object.fromEntries(
   LEVELS.map((level) => [level, `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":`]),
 ) as Record<Level, string>;
@@ -93,8 +84,6 @@ export class AuditRecord {
   private admission: Record<string, string> | undefined;
   /** Keys and values one after the other, in key order. */
   private readonly annotations: string[] = [];
-  /** What stays the same at every stage, from "requestURI" to "userAgent" (the user who sent it never changes); built for the first line made as text. */
-  private identityText: string | undefined;
   /**
    * Where the first line written as bytes (writeLine) keeps its parts that every stage shares:
    * the start up to the auditID and the fields after the stage, copied from there into the next
@@ -108,30 +97,14 @@ export class AuditRecord {
   private headStart = 0;
   /** The shared fields' strings counted once (lineRoom). */
   private bodyChars: number | undefined;
-  /** The event's start up to its auditID, and what follows the stage, built at the first line. */
-  private head: string | undefined;
-  private body: string | undefined;
   private impersonatedUser: UserInfo | undefined;
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
   private responseObject: string | undefined;
-  /** requestReceivedTimestamp's text, the same on every line. */
-  private received: string | undefined;
 
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
     if (facts.userAgent.length > MAX_USER_AGENT) facts.userAgent = `${facts.userAgent.slice(0, MAX_USER_AGENT)}...TRUNCATED`;
-  }
-
-  private get identity(): string {
-    if (this.identityText !== undefined) return this.identityText;
-    const facts = this.facts;
-    let identity = `,"requestURI":${JSON.stringify(facts.requestURI)},"verb":${quoted(facts.verb)},"user":${userJson(facts.user)}`;
-    const ips = facts.sourceIPs;
-    if (ips.length === 1) identity += `,"sourceIPs":[${quoted(ips[0]!)}]`;
-    else if (ips.length) identity += `,"sourceIPs":[${ips.map(quoted).join(',')}]`;
-    if (facts.userAgent) identity += `,"userAgent":${quoted(facts.userAgent)}`;
-    return (this.identityText = identity);
   }
 
   /** Makes the record reachable from the response. */
@@ -166,7 +139,6 @@ export class AuditRecord {
 
   logImpersonatedUser(user: UserInfo): void {
     this.impersonatedUser = user;
-    this.body = undefined;
     this.shared = undefined;
     this.bodyChars = undefined;
   }
@@ -174,7 +146,6 @@ export class AuditRecord {
   /** A decoded request body (create, update): completes the object reference; kept at Request and above. */
   logRequestObject(obj: JsonObject): void {
     const ref = (this.facts.objectRef ??= {});
-    this.body = undefined;
     this.shared = undefined;
     this.bodyChars = undefined;
     const meta = (obj['metadata'] ?? {}) as JsonObject;
@@ -238,41 +209,10 @@ export class AuditRecord {
     return this.responseStatus !== undefined;
   }
 
-  /** The event at `stage` as one JSON line (the reference's field order). */
+  /** The event at `stage` as one JSON line (the reference's field order): writeLine's bytes, as text. */
   line(stage: Stage, stageMicros: number): string {
-    const f = this.facts;
-    // The parts that are the same at every stage are built once per record (most records write two lines).
-    let s = (this.head ??= this.buildHead()) + STAGE_FIELD[stage] + (this.body ??= this.buildBody());
-    if (stage !== 'RequestReceived') {
-      if (this.responseStatus) s += `,"responseStatus":${statusJson(this.responseStatus)}`;
-      if (this.requestObject !== undefined) s += `,"requestObject":${this.requestObject}`;
-      if (this.responseObject !== undefined && stage === 'ResponseComplete') s += `,"responseObject":${this.responseObject}`;
-    }
-    s += `,"requestReceivedTimestamp":"${(this.received ??= microTime(f.receivedMicros))}","stageTimestamp":"${microTime(stageMicros)}"`;
-    const annotations = this.annotationsJson();
-    if (annotations) s += annotations;
-    return `${s}}\n`;
-  }
-
-  /** From the start of the event to its auditID. */
-  private buildHead(): string {
-    return `${LEVEL_HEAD[this.level]}${JSON.stringify(this.facts.auditID)}`;
-  }
-
-  /** The fields after the stage that no stage changes: who sent the request, and what it is about. */
-  private buildBody(): string {
-    let s: string;
-    if (this.impersonatedUser) {
-      // The impersonated user goes between the user and the source IPs.
-      const at = this.identity.indexOf(',"sourceIPs"');
-      const cut = at < 0 ? this.identity.indexOf(',"userAgent"') : at;
-      const impersonated = `,"impersonatedUser":${userJson(this.impersonatedUser)}`;
-      s = cut < 0 ? this.identity + impersonated : this.identity.slice(0, cut) + impersonated + this.identity.slice(cut);
-    } else {
-      s = this.identity;
-    }
-    if (this.facts.objectRef) s += `,"objectRef":${objectRefJson(this.facts.objectRef)}`;
-    return flat(s);
+    const buf = Buffer.allocUnsafe(this.lineRoom(stage));
+    return buf.toString('utf8', 0, this.writeLine(stage, stageMicros, buf, 0, NOT_SHARED));
   }
 
   /** `,"annotations":{…}` sorted by key as Go writes a map, or "" without any. */
@@ -291,12 +231,8 @@ export class AuditRecord {
     return text ? `,"annotations":{${text}}` : '';
   }
 
-  /**
-   * At most how many bytes writeLine writes for `stage`, or -1 when the line is better made as
-   * text (line()): it carries the request's or the answer's object.
-   */
+  /** At most how many bytes writeLine writes for `stage`. */
   lineRoom(stage: Stage): number {
-    if (stage !== 'RequestReceived' && (this.requestObject !== undefined || (this.responseObject !== undefined && stage === 'ResponseComplete'))) return -1;
     // Each UTF-16 unit of a string takes at most 6 bytes written as JSON (\u001f; a character
     // outside ASCII 3, a pair of surrogates 4); the names and punctuation take under 1 KB.
     let chars = (this.bodyChars ??= this.countBodyChars());
@@ -308,7 +244,13 @@ export class AuditRecord {
     const own = this.annotations;
     for (let i = 0; i < own.length; i++) chars += own[i]!.length + 4;
     if (this.admission !== undefined) for (const key in this.admission) chars += key.length + this.admission[key]!.length + 8;
-    return 6 * chars + 1024;
+    // The objects are JSON already, copied as they are.
+    let objects = 0;
+    if (stage !== 'RequestReceived') {
+      if (this.requestObject !== undefined) objects += Buffer.byteLength(this.requestObject) + 20;
+      if (this.responseObject !== undefined && stage === 'ResponseComplete') objects += Buffer.byteLength(this.responseObject) + 20;
+    }
+    return 6 * chars + 1024 + objects;
   }
 
   /** The strings of the fields every stage shares, counted in UTF-16 units (for lineRoom). */
@@ -329,13 +271,14 @@ export class AuditRecord {
    * The line at `stage` (byte for byte what line() gives, in UTF-8) written into `buf` from `at`,
    * lineRoom(stage) bytes at most; returns its end. `epoch` is the buffer's owner's count of
    * buffers handed back for reuse: while it is the same, what an earlier line of this record wrote
-   * is still there, and the parts every stage shares are copied from it instead of encoded again.
+   * is still there, and the parts every stage shares are copied from it instead of encoded again
+   * (NOT_SHARED: a buffer of the caller's, neither copied from nor kept).
    */
   writeLine(stage: Stage, stageMicros: number, buf: Buffer, at: number, epoch: number): number {
     const f = this.facts;
     let o = at;
     const shared = this.shared;
-    if (shared !== undefined && this.sharedEpoch === epoch) {
+    if (shared !== undefined && epoch !== NOT_SHARED && this.sharedEpoch === epoch) {
       o = copyBytes(shared, this.headStart, this.headEnd, buf, o);
       o = put(buf, o, stageBytes(stage));
       o = copyBytes(shared, this.bodyStart, this.bodyEnd, buf, o);
@@ -346,19 +289,31 @@ export class AuditRecord {
       o = put(buf, o, stageBytes(stage));
       const bodyStart = o;
       o = this.writeBody(buf, o, knownUser(f.user));
-      this.shared = buf;
-      this.sharedEpoch = epoch;
-      this.headStart = at;
-      this.headEnd = headEnd;
-      this.bodyStart = bodyStart;
-      this.bodyEnd = o;
+      if (epoch !== NOT_SHARED) {
+        this.shared = buf;
+        this.sharedEpoch = epoch;
+        this.headStart = at;
+        this.headEnd = headEnd;
+        this.bodyStart = bodyStart;
+        this.bodyEnd = o;
+      }
     }
     // Let go of the buffer once a line after the first is written: a watch would otherwise hold
     // on to it for as long as it runs (its last line, rare, is encoded again).
     if (stage !== 'RequestReceived') this.shared = undefined;
-    if (stage !== 'RequestReceived' && this.responseStatus) {
-      o = put(buf, o, RESPONSE_STATUS_KEY);
-      o = putStatus(buf, o, this.responseStatus);
+    if (stage !== 'RequestReceived') {
+      if (this.responseStatus) {
+        o = put(buf, o, RESPONSE_STATUS_KEY);
+        o = putStatus(buf, o, this.responseStatus);
+      }
+      if (this.requestObject !== undefined) {
+        o = put(buf, o, REQUEST_OBJECT_KEY);
+        o += buf.write(this.requestObject, o, 'utf8');
+      }
+      if (this.responseObject !== undefined && stage === 'ResponseComplete') {
+        o = put(buf, o, RESPONSE_OBJECT_KEY);
+        o += buf.write(this.responseObject, o, 'utf8');
+      }
     }
     o = put(buf, o, RECEIVED_KEY);
     o = putMicroTime(buf, o, f.receivedMicros);
@@ -528,18 +483,6 @@ function writeUser(u: UserInfo): string {
   return `{${parts.join(',')}}`;
 }
 
-const OBJECT_REF_KEYS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;
-
-function objectRefJson(ref: ObjectRef): string {
-  let s = '';
-  for (const key of OBJECT_REF_KEYS) {
-    const v = ref[key];
-    // Names, uids and versions differ from request to request: remembering them would only evict the others.
-    if (v) s += `${s ? ',' : ''}"${key}":${key === 'name' || key === 'uid' || key === 'resourceVersion' ? JSON.stringify(v) : quoted(v)}`;
-  }
-  return `{${s}}`;
-}
-
 // A status of a code alone (most answers'): its text by code.
 const CODE_ONLY = new Map<number, string>();
 
@@ -597,6 +540,10 @@ const REF_API_VERSION = ascii('"apiVersion":');
 const REF_RESOURCE_VERSION = ascii('"resourceVersion":');
 const REF_SUBRESOURCE = ascii('"subresource":');
 const RESPONSE_STATUS_KEY = ascii(',"responseStatus":');
+const REQUEST_OBJECT_KEY = ascii(',"requestObject":');
+const RESPONSE_OBJECT_KEY = ascii(',"responseObject":');
+/** writeLine's epoch for a buffer that is only the caller's (line()). */
+const NOT_SHARED = -1;
 const RECEIVED_KEY = ascii(',"requestReceivedTimestamp":"');
 const STAGE_TIMESTAMP_KEY = ascii('","stageTimestamp":"');
 const ANNOTATIONS_KEY = ascii(',"annotations":{');
