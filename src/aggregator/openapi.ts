@@ -9,7 +9,7 @@
 // stand in for another group's documents.
 import { createHash } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
-import { swaggerDocument } from '../api/openapi-documents.js';
+import { swaggerDefinitions } from '../api/openapi-documents.js';
 import type { ExtensionOpenApi } from '../endpoints/openapi.js';
 import { jsonMembers } from '../endpoints/openapi-generated.js';
 import { isObject } from '../json.js';
@@ -89,7 +89,7 @@ export class OpenApiDownloads {
 function partOf(v2: Record<string, unknown> | undefined, v3Root: Record<string, unknown> | undefined, view: APIServiceView): ExtensionOpenApi {
   const prefix = `/apis/${view.group}/${view.version}`;
   const paths = Object.entries(v2 && isObject(v2.paths) ? v2.paths : {}).filter(([p]) => p === prefix || p.startsWith(`${prefix}/`));
-  const builtin = swaggerDocument().definitions;
+  const builtin = swaggerDefinitions();
   const definitions = Object.entries(v2 && isObject(v2.definitions) ? v2.definitions : {}).filter(([name]) => !(name in builtin));
   const pathText = Buffer.from(jsonMembers(paths));
   const definitionText = Buffer.from(jsonMembers(definitions));

@@ -1,10 +1,11 @@
 // The built-in groups, versions, resources and kinds as data, derived from the vendored 1.25 OpenAPI
-// v2 document (paths carry x-kubernetes-action and x-kubernetes-group-version-kind). What OpenAPI
+// v2 document (paths carry x-kubernetes-action and x-kubernetes-group-version-kind; of the paths,
+// only those two are read, from data/api-paths-1.25.json, scripts/extract-api-paths.mjs). What OpenAPI
 // does not say (group priority order, short names, categories, storage version hashes) comes from
 // data/discovery-extras.json, recorded from the reference's discovery. The registry turns these
 // facts into resource definitions.
 import { readDataJson } from './data.js';
-import { swaggerDocument, type OpenApiOperation } from './openapi-documents.js';
+import type { OpenApiOperation } from './openapi-documents.js';
 
 export interface GroupVersions {
   name: string;
@@ -37,7 +38,7 @@ export interface BuiltinResource {
 }
 
 type OpenApiPathItem = Record<string, OpenApiOperation | unknown>;
-interface OpenApiDocument {
+export interface OpenApiPaths {
   paths: Record<string, OpenApiPathItem>;
 }
 
@@ -50,7 +51,7 @@ const CONNECT_VERBS: Record<string, string> = { get: 'get', post: 'create', put:
 const ACTION_VERBS: Record<string, string> = { post: 'create', put: 'update', watchlist: 'watch' };
 const PATH = /^\/(?:api|apis\/([^/]+))\/([^/]+)\/(.+)$/;
 
-interface Draft {
+export interface Draft {
   group: string;
   version: string;
   resource: string;
@@ -61,7 +62,7 @@ interface Draft {
 }
 
 /** Parses the OpenAPI paths into one draft per (group, version, resource[/sub]). */
-function draftsFromOpenApi(doc: OpenApiDocument): Map<string, Draft> {
+export function draftsFromOpenApi(doc: OpenApiPaths): Map<string, Draft> {
   const drafts = new Map<string, Draft>();
   for (const [path, item] of Object.entries(doc.paths)) {
     const m = PATH.exec(path);
@@ -103,8 +104,10 @@ export type GroupVersionFilter = (group: string, version: string, resource?: str
 /** By default the reference serves every group-version but alpha ones. */
 export const defaultEnabled: GroupVersionFilter = (_group, version) => !version.includes('alpha');
 
+let discoveryExtras: DiscoveryExtras | undefined;
 function extras(): DiscoveryExtras {
-  return readDataJson<DiscoveryExtras>('discovery-extras.json');
+  discoveryExtras ??= readDataJson<DiscoveryExtras>('discovery-extras.json');
+  return discoveryExtras;
 }
 
 /** The built-in groups in the reference's priority order, each with its versions in order. */
@@ -114,7 +117,7 @@ export function builtinGroupPriorities(): GroupVersions[] {
 
 /** Every built-in resource in every enabled version. */
 export function builtinResources(enabled: GroupVersionFilter = defaultEnabled): BuiltinResource[] {
-  const drafts = draftsFromOpenApi(swaggerDocument());
+  const drafts = draftsFromOpenApi(readDataJson<OpenApiPaths>('api-paths-1.25.json'));
   const known = extras().resources;
   const byPath = new Map<string, BuiltinResource>();
   for (const d of drafts.values()) {

@@ -13,7 +13,7 @@
 // (`protocol: TCP` in `k:{"containerPort":80,"protocol":"TCP"}`).
 
 import { readDataJson } from './data.js';
-import { swaggerDocument } from './openapi-documents.js';
+import { swaggerDefinitions } from './openapi-documents.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -119,7 +119,7 @@ let gvkIndex: Map<string, string> | undefined;
 
 function definitions(): Map<string, RawSchema> {
   if (v2Definitions) return v2Definitions;
-  const doc = swaggerDocument() as unknown as { definitions: Record<string, RawSchema> };
+  const doc = { definitions: swaggerDefinitions() as unknown as Record<string, RawSchema> };
   v2Definitions = new Map();
   gvkIndex = new Map();
   for (const [name, def] of Object.entries(doc.definitions)) {

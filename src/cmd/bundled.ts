@@ -4,6 +4,7 @@
 // compiled (about 40% of the CPU a start takes). The cache is written by the first run that finds
 // none (or one V8 refuses: another Node, other flags), a second after it starts or when it exits if
 // sooner, so that it holds what the start compiled; a folder it cannot write to only costs the cache.
+import { isAscii } from 'node:buffer';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -31,7 +32,10 @@ export function runBundled(command: string, dist = DIST): boolean {
   if (process.env['CAPSTAN_BUNDLE'] === '0' || !process.features.require_module) return false;
   const built = mtime(file);
   if (built === 0 || built < mtime(join(dist, '.tsbuildinfo'))) return false;
-  const source = readFileSync(file, 'utf8').replace(/^#!.*/, '');
+  const bytes = readFileSync(file);
+  // The build makes the bundle ASCII (scripts/bundle.mjs): as Latin-1 it is a one-byte string,
+  // made without decoding.
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8').replace(/^#!.*/, '');
   // V8 checks a cache against the source's length only: the cache is named for this very bundle.
   const cacheFile = `${file}.${Buffer.byteLength(source)}-${Math.trunc(built)}.cache`;
   let cachedData: Buffer | undefined;

@@ -35,6 +35,8 @@ export function lockDataDir(dir: string): DataDirLock {
     // The journal in memory: the folder gets one file, and nothing of it is left when the lock goes.
     db.pragma('journal_mode = MEMORY');
     db.pragma('locking_mode = EXCLUSIVE');
+    // The pid need not outlive a crash (the lock goes with the process): no fsync at every start.
+    db.pragma('synchronous = OFF');
     db.exec('BEGIN EXCLUSIVE');
     db.pragma(`user_version = ${process.pid}`);
     db.exec('COMMIT');

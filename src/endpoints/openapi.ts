@@ -1,6 +1,6 @@
 // /openapi/v2 and /openapi/v3 from the vendored 1.25 documents, limited to the served group-versions.
 import { createHash, type Hash } from 'node:crypto';
-import { openApiV3Bytes, openApiV3Paths, swaggerDocument } from '../api/openapi-documents.js';
+import { openApiV3Bytes, openApiV3Paths, swaggerDefinitions, swaggerDocument } from '../api/openapi-documents.js';
 import { v3PathsFromV2 } from '../api/openapi-v3-from-v2.js';
 import type { GroupVersionFilter } from '../api/catalog.js';
 import { openApiV2Protobuf } from '../encoding/openapi-v2-protobuf.js';
@@ -104,7 +104,7 @@ const UNVERSIONED = '"version": "unversioned"';
 
 /** A definition's schema, closed over its references, with the v3 document's reference prefix. */
 function referencedSchemas(roots: Iterable<string>): Record<string, unknown> {
-  const all = swaggerDocument().definitions;
+  const all = swaggerDefinitions();
   const out: Record<string, unknown> = {};
   const visit = (name: string) => {
     if (name in out || !(name in all)) return;
