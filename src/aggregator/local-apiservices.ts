@@ -7,7 +7,7 @@ import { SerialRun } from '../registry/serial-run.js';
 import { isObject, jsonEqual, type JsonObject } from '../json.js';
 import { StatusError } from '../errors.js';
 import type { ResourceInfo } from '../registry/definitions.js';
-import type { Subscription } from '../registry/informers.js';
+import { InformerChanges, type Subscription } from '../registry/informers.js';
 import type { Registry } from '../registry/store.js';
 import { AGGREGATOR_WRITER, apiServiceInfo, AUTOMANAGED_LABEL, isAvailable } from './apiservice-objects.js';
 import { apiServiceName, builtinPriority, CRD_PRIORITY, type Priority } from './priorities.js';
@@ -51,8 +51,13 @@ export class LocalAPIServices {
     this.runs.request();
     await this.runs.current();
     const deadline = Date.now() + COMPLETION_WAIT_MS;
-    while (!this.runs.stopped && Date.now() < deadline && [...this.onStart.keys()].some((name) => !isAvailableNow(informer.get(undefined, name)))) {
-      await new Promise((r) => setTimeout(r, 20));
+    const changes = new InformerChanges([informer]);
+    try {
+      while (!this.runs.stopped && Date.now() < deadline && [...this.onStart.keys()].some((name) => !isAvailableNow(informer.get(undefined, name)))) {
+        await changes.next(20);
+      }
+    } finally {
+      changes.stop();
     }
   }
 

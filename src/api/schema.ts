@@ -114,24 +114,26 @@ function slim(s: RawSchema, keepDefault: boolean): RawSchema {
   return out as RawSchema;
 }
 
-let v2Definitions: Map<string, RawSchema> | undefined;
 let gvkIndex: Map<string, string> | undefined;
 
-function definitions(): Map<string, RawSchema> {
-  if (v2Definitions) return v2Definitions;
-  const doc = { definitions: swaggerDefinitions() as unknown as Record<string, RawSchema> };
-  v2Definitions = new Map();
+/** One definition of the v2 document, slimmed when its node is built (once: defNode keeps nodes). */
+function definition(name: string): RawSchema | undefined {
+  const all = swaggerDefinitions() as unknown as Record<string, RawSchema>;
+  return Object.hasOwn(all, name) ? slim(all[name]!, false) : undefined;
+}
+
+/** Each kind's definition name. */
+function kinds(): Map<string, string> {
+  if (gvkIndex) return gvkIndex;
   gvkIndex = new Map();
-  for (const [name, def] of Object.entries(doc.definitions)) {
-    const s = slim(def, false);
-    v2Definitions.set(name, s);
+  for (const [name, def] of Object.entries(swaggerDefinitions() as unknown as Record<string, RawSchema>)) {
     for (const g of def['x-kubernetes-group-version-kind'] ?? []) {
       const key = gvkKey(g);
       // Several definitions can claim one GVK (e.g. DeleteOptions in every group); the first wins.
       if (!gvkIndex.has(key)) gvkIndex.set(key, name);
     }
   }
-  return v2Definitions;
+  return gvkIndex;
 }
 
 function gvkKey(g: GroupVersionKind): string {
@@ -296,7 +298,7 @@ function refName(ref: string): string {
 function defNode(name: string): Node {
   const cached = defNodes.get(name);
   if (cached) return cached;
-  const raw = definitions().get(name);
+  const raw = definition(name);
   let n: Node;
   if (SCALAR_DEFS.has(name)) n = new Node({ kind: 'scalar', atomic: true, defName: name });
   else if (UNTYPED_DEFS.has(name) || !raw) n = new Node({ kind: 'untyped', atomic: true, defName: name });
@@ -370,8 +372,7 @@ export function unregisterSchema(gvk: GroupVersionKind): void {
 export function schemaFor(gvk: GroupVersionKind): SchemaNode {
   const runtime = runtimeSchemas.get(gvkKey(gvk));
   if (runtime) return runtime;
-  definitions();
-  const name = gvkIndex!.get(gvkKey(gvk));
+  const name = kinds().get(gvkKey(gvk));
   if (name === undefined) return UNSTRUCTURED;
   return defNode(name);
 }
@@ -379,6 +380,5 @@ export function schemaFor(gvk: GroupVersionKind): SchemaNode {
 /** Whether the kind is known to the built-in schema (else it is handled as unstructured). */
 export function isKnownKind(gvk: GroupVersionKind): boolean {
   if (runtimeSchemas.has(gvkKey(gvk))) return true;
-  definitions();
-  return gvkIndex!.has(gvkKey(gvk));
+  return kinds().has(gvkKey(gvk));
 }

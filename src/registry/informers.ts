@@ -265,3 +265,45 @@ function tellDifference(s: InformerSubscription, before: CacheSnapshot, after: C
     }
   }
 }
+
+/**
+ * Wakes a waiter at each change that some informers show: for a start-up wait on what controllers
+ * write (statuses seen back in the informer), which polling on a timer would stretch by up to a
+ * poll's length each round.
+ */
+export class InformerChanges {
+  private readonly subscriptions: Subscription[];
+  private changes = 0;
+  private seen = 0;
+  private wake: (() => void) | undefined;
+
+  constructor(informers: readonly Informer[]) {
+    const changed = () => {
+      this.changes++;
+      this.wake?.();
+    };
+    this.subscriptions = informers.map((i) => i.subscribe({ added: changed, updated: changed, deleted: changed }, { replay: false }));
+  }
+
+  /** Resolves at the next change since the last call (at once if one came meanwhile), or after `ms`. */
+  next(ms: number): Promise<void> {
+    if (this.changes !== this.seen) {
+      this.seen = this.changes;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        this.seen = this.changes;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  stop(): void {
+    for (const s of this.subscriptions) s.stop();
+  }
+}

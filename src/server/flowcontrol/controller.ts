@@ -12,7 +12,7 @@ import { StatusError } from '../../errors.js';
 import { isObject, now, type JsonObject } from '../../json.js';
 import type { FlowControlMetrics, FlowMetrics } from '../../metrics/flowcontrol.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
-import type { Informer, Subscription } from '../../registry/informers.js';
+import { InformerChanges, type Informer, type Subscription } from '../../registry/informers.js';
 import { SerialRun } from '../../registry/serial-run.js';
 import type { Registry } from '../../registry/store.js';
 import { CATCH_ALL, EXEMPT, mandatoryLevel, mandatorySchema } from './bootstrap.js';
@@ -114,9 +114,11 @@ export class FlowControl {
     const pl = this.info('prioritylevelconfigurations');
     if (!fs || !pl) return;
     const request = () => this.runs.request();
-    for (const informer of [await this.registry.informer(fs), await this.registry.informer(pl)]) {
+    const informers = [await this.registry.informer(fs), await this.registry.informer(pl)];
+    for (const informer of informers) {
       this.subscriptions.push(informer.subscribe({ added: request, updated: request, deleted: request }, { replay: false }));
     }
+    const changes = new InformerChanges(informers);
     request();
     await this.countObjects();
     this.countTimer = setInterval(() => void this.countObjects(), COUNT_POLL_MS);
@@ -124,9 +126,13 @@ export class FlowControl {
     await this.runs.current();
     // Settled before the server answers: the statuses written, the informers showing them.
     const deadline = Date.now() + SETTLE_LIMIT_MS;
-    while (this.pendingWrites() && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 10));
-      await this.runs.current();
+    try {
+      while (this.pendingWrites() && Date.now() < deadline) {
+        await changes.next(10);
+        await this.runs.current();
+      }
+    } finally {
+      changes.stop();
     }
   }
 
