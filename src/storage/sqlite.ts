@@ -9,13 +9,15 @@
 // order) and the writers their answers: what is acknowledged survives power loss, as with
 // synchronous = FULL. Writes that come while one flush is under way are committed together when it
 // ends (one transaction per flush, however many turns of the event loop they came in), and share
-// the next flush. Every thousand pages or so the log is checkpointed on a thread of its own
-// (sqlite-checkpointer.ts) between two commits, not by SQLite inside one on the event loop.
+// the next flush. Every thousand pages or so the log is checkpointed between two commits, not by
+// SQLite inside one: SQLite copies the log's pages into the database file without syncing it (a
+// fraction of a millisecond), and the file is synced on libuv's thread pool before the next commit
+// may start the log over. (A checkpoint that synced on the event loop held it for 5–30 ms; one on a
+// worker thread's connection cost the process a second V8 isolate, ~15 MiB.)
 
-import { closeSync, fdatasync, openSync, readSync } from 'node:fs';
+import { closeSync, fdatasync, fsync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { createRequire } from 'node:module';
-import { WalCheckpointer } from './sqlite-checkpointer.js';
 import type Database from 'better-sqlite3';
 import { compareKeys, effectiveLimit, prefixEnd } from './keys.js';
 import { applyWrite, checkPrecondition, closedError, compactedError, type Tombstone, type WriteOp, type WriteOutcome } from './ops.js';
@@ -132,6 +134,11 @@ export class SqliteStorage implements Storage {
   private shmFd: number | undefined;
   private readonly mxFrame = Buffer.alloc(4);
   private walFd: number | undefined;
+  private dbFd: number | undefined;
+  private readonly walPath: string | undefined;
+  /** Whether this store checkpoints its log itself (a database file, until a checkpoint failed). */
+  private checkpoints: boolean;
+  private checkpointsDone = 0;
   /** A failed flush of the WAL: nothing committed since can be acknowledged. */
   private broken: Error | undefined;
 
@@ -154,10 +161,10 @@ export class SqliteStorage implements Storage {
       // NORMAL: a COMMIT does not wait for the disk; the WAL is flushed before a write is acknowledged (see above).
       db.pragma('synchronous = NORMAL');
       db.exec(SCHEMA);
-      if (path === ':memory:' || path === '') return new SqliteStorage(db, undefined, undefined);
-      // Checkpoints on a thread of their own (sqlite-checkpointer.ts); should that fail, SQLite's own again.
+      if (path === ':memory:' || path === '') return new SqliteStorage(db);
+      // Checkpoints between commits (checkpoint()); should one fail, SQLite's own again.
       db.pragma('wal_autocheckpoint = 0');
-      return new SqliteStorage(db, `${path}-wal`, new WalCheckpointer(path));
+      return new SqliteStorage(db, path);
     } catch (err) {
       db.close();
       throw err;
@@ -166,10 +173,11 @@ export class SqliteStorage implements Storage {
 
   private constructor(
     private readonly db: Database.Database,
-    private readonly walPath: string | undefined,
-    /** Checkpoints of the log, off the event loop (a database file only; gone if it failed). */
-    private checkpointer: WalCheckpointer | undefined,
+    /** The database file (none in memory). */
+    private readonly path?: string,
   ) {
+    this.walPath = path === undefined ? undefined : `${path}-wal`;
+    this.checkpoints = path !== undefined;
     this.selectKv = db.prepare<[string], KvRow>('SELECT key, value, create_rev, mod_rev FROM kv WHERE key = ?');
     this.upsertKv = db.prepare<[string, Buffer, number, number]>(
       'INSERT INTO kv (key, value, create_rev, mod_rev) VALUES (?, ?, ?, ?) ' +
@@ -203,9 +211,9 @@ export class SqliteStorage implements Storage {
     return this.commits;
   }
 
-  /** Checkpoints of the log done on the checkpointer's thread (for tests and diagnostics). */
+  /** Checkpoints of the log done between commits (for tests and diagnostics). */
   get checkpointCount(): number {
-    return this.checkpointer?.done ?? 0;
+    return this.checkpointsDone;
   }
 
   async get(key: string): Promise<Stored | undefined> {
@@ -289,9 +297,9 @@ export class SqliteStorage implements Storage {
     this.flush();
     this.closed = true;
     while (this.syncing) await this.syncing;
-    await this.checkpointer?.close();
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
+    if (this.dbFd !== undefined) closeSync(this.dbFd);
     if (this.shmFd !== undefined) closeSync(this.shmFd);
   }
 
@@ -366,13 +374,13 @@ export class SqliteStorage implements Storage {
     let flushing = this.flushWal();
     while (covered.length > 0) {
       await flushing;
-      if (this.checkpointer && this.framesInLog() >= CHECKPOINT_FRAMES) {
+      if (this.checkpoints && this.framesInLog() >= CHECKPOINT_FRAMES) {
         // What is on disk is acknowledged first; what came meanwhile waits for the checkpoint, so
         // that no commit comes during it: it copies the whole log, and the next commit starts the
         // log over (one beside commits would copy only what was there when it began).
         for (const settle of covered) settle();
         covered = [];
-        await this.checkpoint(this.checkpointer);
+        await this.checkpoint();
       }
       if (this.queue.length > 0) this.flush();
       const next = this.committed;
@@ -389,7 +397,7 @@ export class SqliteStorage implements Storage {
   /** How many frames the log holds (better-sqlite3 does not say; the -shm file does). */
   private framesInLog(): number {
     try {
-      this.shmFd ??= openSync(`${this.walPath!.slice(0, -'-wal'.length)}-shm`, 'r');
+      this.shmFd ??= openSync(`${this.path!}-shm`, 'r');
       readSync(this.shmFd, this.mxFrame, 0, 4, MX_FRAME_OFFSET);
       return endianness() === 'LE' ? this.mxFrame.readUInt32LE(0) : this.mxFrame.readUInt32BE(0);
     } catch {
@@ -397,13 +405,33 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  /** Checkpoints the log on the checkpointer's thread; if it cannot, SQLite checkpoints itself from now on. */
-  private async checkpoint(checkpointer: WalCheckpointer): Promise<void> {
+  /**
+   * Checkpoints the log: SQLite copies its pages into the database file with synchronous OFF (no
+   * sync, so a fraction of a millisecond here), then the file is synced on libuv's thread pool.
+   * No commit comes meanwhile (syncWal waits for this), so the log is not started over before the
+   * pages it holds are on disk in the file: the order a synchronous checkpoint keeps. Should the
+   * checkpoint fail, SQLite checkpoints itself from then on; should the sync, the store breaks.
+   */
+  private async checkpoint(): Promise<void> {
     try {
-      await checkpointer.checkpoint();
+      this.db.pragma('synchronous = OFF');
+      try {
+        this.db.pragma('wal_checkpoint(PASSIVE)');
+      } finally {
+        this.db.pragma('synchronous = NORMAL');
+      }
     } catch {
-      this.checkpointer = undefined;
+      this.checkpoints = false;
       if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_FRAMES}`);
+      return;
+    }
+    try {
+      this.dbFd ??= openSync(this.path!, 'r');
+      const fd = this.dbFd;
+      await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+      this.checkpointsDone++;
+    } catch (err) {
+      this.broken ??= new Error(`storage: syncing the database file after a checkpoint failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
