@@ -5,7 +5,7 @@
 // follow too. Controllers that were still reacting to the tests' objects may write after a pass:
 // passes repeat until one finds the store as it was.
 import { decodeJson } from '../json.js';
-import { StorageError, type Storage, type Stored } from '../storage/types.js';
+import { StorageError, type Storage, type Stored, type Watcher } from '../storage/types.js';
 import { allocatorsOf } from './allocators/service-strategy.js';
 import { resourcePrefix } from './keys.js';
 import { withResourceVersion } from './objects.js';
@@ -25,17 +25,36 @@ async function tolerant(write: Promise<Stored>): Promise<Stored | undefined> {
   }
 }
 
-/** The store as the server first became ready, and how to go back to it. */
+/**
+ * The store as the server first became ready, and how to go back to it. Nothing is read when it is
+ * taken: a watch of every key from that revision keeps, at each key's first change, what the key
+ * held before (the change's previous value; nothing, for a create), so that only what was changed
+ * since is held — not a copy of the whole store made at every start.
+ */
 export class FirstState {
-  /** Each first key's value, and the revision at which the store holds it as it first was. */
-  private readonly first: Map<string, { value: Buffer; modRevision: number }>;
+  /**
+   * Of each key changed since: its value then (undefined: it did not exist), and once put back,
+   * the revision the store holds it at.
+   */
+  private readonly first = new Map<string, { value: Buffer | undefined; modRevision?: number }>();
+  private readonly watcher: Watcher;
 
-  private constructor(items: Stored[]) {
-    this.first = new Map(items.map((item) => [item.key, { value: item.value, modRevision: item.modRevision }]));
+  private constructor(storage: Storage, revision: number) {
+    this.watcher = storage.watch('', revision, (e) => {
+      if (this.first.has(e.key)) return;
+      // A change whose previous value the store did not give (none does, but for a create) is left as it is.
+      if (e.type === 'create') this.first.set(e.key, { value: undefined });
+      else if (e.prevValue) this.first.set(e.key, { value: e.prevValue });
+    });
   }
 
-  static async of(storage: Storage): Promise<FirstState> {
-    return new FirstState((await storage.list('')).items);
+  /** The store as it is now (its current revision). */
+  static of(storage: Storage): FirstState {
+    return new FirstState(storage, storage.currentRevision());
+  }
+
+  stop(): void {
+    this.watcher.stop();
   }
 
   /** Puts the store back; resolves once the server's caches have seen it, with how many keys were changed. */
@@ -55,36 +74,31 @@ export class FirstState {
   /** One pass: what differs from the first state is changed back. Returns how many keys it changed. */
   private async pass(registry: Registry): Promise<number> {
     const storage = registry.storage;
-    const { items } = await storage.list('');
     const allocators = allocatorsOf(registry);
     const services = registry.definitions.lookup('', 'v1', 'services');
     const servicesPrefix = services ? resourcePrefix(services) : undefined;
     const isService = (key: string) => servicesPrefix !== undefined && key.startsWith(servicesPrefix);
-    const present = new Set<string>();
+    const changed = [...this.first];
+    const current = await Promise.all(changed.map(([key]) => storage.get(key)));
     const writes: Array<Promise<void>> = [];
     // Released (what the tests' Services hold) before taken again (what the first ones held).
     const serviceRestores: Buffer[] = [];
-    const putBack = (key: string, write: Promise<Stored>) => writes.push(tolerant(write).then((stored) => {
-      if (stored) this.first.get(key)!.modRevision = stored.modRevision;
-    }));
-    for (const item of items) {
-      present.add(item.key);
-      const first = this.first.get(item.key);
-      if (first && first.modRevision === item.modRevision) continue;
-      const service = isService(item.key);
-      if (service) allocators?.release(decodeJson(item.value));
-      if (!first) {
-        writes.push(tolerant(storage.delete(item.key, item.modRevision)).then(() => undefined));
-        continue;
+    changed.forEach(([key, first], i) => {
+      const now = current[i];
+      if (now && first.modRevision === now.modRevision) return;
+      const service = isService(key);
+      if (now && service) allocators?.release(decodeJson(now.value));
+      const value = first.value;
+      if (value === undefined) {
+        if (now) writes.push(tolerant(storage.delete(key, now.modRevision)).then(() => undefined));
+        return;
       }
-      if (service) serviceRestores.push(first.value);
-      putBack(item.key, storage.update(item.key, item.modRevision, (rev) => withResourceVersion(first.value, rev)));
-    }
-    for (const [key, first] of this.first) {
-      if (present.has(key)) continue;
-      if (isService(key)) serviceRestores.push(first.value);
-      putBack(key, storage.create(key, (rev) => withResourceVersion(first.value, rev)));
-    }
+      if (service) serviceRestores.push(value);
+      const write = now ? storage.update(key, now.modRevision, (rev) => withResourceVersion(value, rev)) : storage.create(key, (rev) => withResourceVersion(value, rev));
+      writes.push(tolerant(write).then((stored) => {
+        if (stored) first.modRevision = stored.modRevision;
+      }));
+    });
     for (const value of serviceRestores) allocators?.restore(decodeJson(value));
     await Promise.all(writes);
     return writes.length;

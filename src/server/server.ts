@@ -201,7 +201,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   const rememberFirstState = async (): Promise<void> => {
     await resetting.catch(() => 0);
     await serverRegistry.waitForRevision(storage.currentRevision());
-    firstState = await FirstState.of(storage);
+    firstState?.stop();
+    firstState = FirstState.of(storage);
   };
   let discovery: Discovery | undefined;
   const openapi = new OpenApi(definitions, served, openApiInfoVersion());
@@ -303,7 +304,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   }
   await hooks.run('serving');
   // What a reset goes back to: the store as it is now, the server's own objects made.
-  firstState = await FirstState.of(storage);
+  firstState = FirstState.of(storage);
   return {
     url: `${material ? 'https' : 'http'}://${host}:${port}`,
     port,
@@ -315,6 +316,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     async close() {
       shuttingDown = true;
       compactor.stop();
+      firstState?.stop();
       metrics?.stop();
       await hooks.stop();
       await new Promise<void>((resolve) => {
@@ -339,6 +341,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
         });
       }
       compactor.stop();
+      firstState?.stop();
       await hooks.stop();
       for (const socket of sockets) socket.destroy();
       await closed;

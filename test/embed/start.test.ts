@@ -116,6 +116,23 @@ describe('startCapstan (the package\'s main export)', { timeout: 120_000 }, () =
     assert.equal((await admin(capstan, 'GET', '/api/v1/namespaces/scratch2')).status, 404);
     assert.equal((await admin(capstan, 'GET', '/capstan/reset')).status, 405);
   });
+
+  it('POST /capstan/first-state: the store as it is now is what later resets go back to', async () => {
+    await admin(capstan, 'POST', '/api/v1/namespaces', { metadata: { name: 'kept' } });
+    await admin(capstan, 'PUT', '/api/v1/namespaces/team/configmaps/settings', { metadata: { name: 'settings', namespace: 'team' }, data: { mode: 'medium' } });
+    const taken = await admin(capstan, 'POST', '/capstan/first-state');
+    assert.equal(taken.status, 200);
+    await admin(capstan, 'POST', '/api/v1/namespaces', { metadata: { name: 'dropped' } });
+    await admin(capstan, 'DELETE', '/api/v1/namespaces/team/configmaps/settings');
+    await admin(capstan, 'DELETE', '/api/v1/namespaces/kept');
+    const reset = await admin(capstan, 'POST', '/capstan/reset');
+    assert.match(reset.json.message, /^reset to the first state: \d+ objects changed$/);
+    assert.equal((await admin(capstan, 'GET', '/api/v1/namespaces/dropped')).status, 404);
+    assert.equal((await admin(capstan, 'GET', '/api/v1/namespaces/kept')).json.status?.phase, 'Active');
+    assert.deepEqual((await admin(capstan, 'GET', '/api/v1/namespaces/team/configmaps/settings')).json.data, { mode: 'medium' });
+    // A second reset finds nothing to change.
+    assert.equal((await admin(capstan, 'POST', '/capstan/reset')).json.message, 'reset to the first state: 0 objects changed');
+  });
 });
 
 describe('startCapstan: many at once, a child process, bad input', { timeout: 120_000 }, () => {
