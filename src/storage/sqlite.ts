@@ -101,6 +101,9 @@ function toEvent(row: EventRow): StorageEvent {
   return event;
 }
 
+/** How long historySince keeps what it read after its last use. */
+const HISTORY_KEPT_MS = 200;
+
 /** Pages (frames) in the log at which it is checkpointed, as SQLite's own automatic checkpoint does. */
 const CHECKPOINT_FRAMES = 1000;
 /**
@@ -134,6 +137,8 @@ export class SqliteStorage implements Storage {
   private shmFd: number | undefined;
   private readonly mxFrame = Buffer.alloc(4);
   private walFd: number | undefined;
+  /** The changes after a revision, as historySince last read them. */
+  private history: { from: number; at: number; events: StorageEvent[]; release: NodeJS.Timeout } | undefined;
   private dbFd: number | undefined;
   private readonly walPath: string | undefined;
   /** Whether this store checkpoints its log itself (a database file, until a checkpoint failed). */
@@ -264,15 +269,29 @@ export class SqliteStorage implements Storage {
     this.assertOpen();
     if (fromRevision < this.compacted) throw compactedError(fromRevision, this.compacted);
     // Read synchronously: no commit can land between this read and the registration below.
-    const { sql, params } = this.range(
-      'SELECT rev, key, type, value, prev_value, create_rev FROM events WHERE rev > @rev AND',
-      prefix,
-      undefined,
-      'ORDER BY rev',
-    );
-    params['rev'] = fromRevision;
-    const rows = this.stmt(sql).all(params) as EventRow[];
-    return this.hub.add(prefix, fromRevision, rows.map(toEvent), listener);
+    const end = prefixEnd(prefix);
+    const history = this.historySince(fromRevision).filter((e) => compareKeys(e.key, prefix) >= 0 && (end === undefined || compareKeys(e.key, end) < 0));
+    return this.hub.add(prefix, fromRevision, history, listener);
+  }
+
+  /**
+   * Every retained change after `revision`, read in one pass over the table and kept while no
+   * commit comes (and for a moment after the last use): at a start every watch cache watches from
+   * the compacted revision, one after another, and each reading the table for its own keys scanned
+   * every change again (the table has no index by key: one would cost every write).
+   */
+  private historySince(revision: number): StorageEvent[] {
+    const kept = this.history;
+    if (kept?.from === revision && kept.at === this.revision) {
+      kept.release.refresh();
+      return kept.events;
+    }
+    const rows = this.stmt('SELECT rev, key, type, value, prev_value, create_rev FROM events WHERE rev > @rev ORDER BY rev').all({ rev: revision }) as EventRow[];
+    const events = rows.map(toEvent);
+    if (kept) clearTimeout(kept.release);
+    const release = setTimeout(() => (this.history = undefined), HISTORY_KEPT_MS).unref();
+    this.history = { from: revision, at: this.revision, events, release };
+    return events;
   }
 
   async compact(revision: number): Promise<void> {
