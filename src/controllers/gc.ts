@@ -21,6 +21,8 @@ import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import type { JsonObject } from '../json.js';
 
 const FOREGROUND = 'foregroundDeletion';
+/** What an object's bytes hold when the collector must look at it (as Buffers: a Buffer needle is found ~3× faster than a string one). */
+const MARKS = ['ownerReferences', FOREGROUND, '"orphan"'].map((mark) => Buffer.from(mark));
 const ORPHAN = 'orphan';
 const WORKERS = 4;
 const RETRY_MIN_MS = 100;
@@ -155,7 +157,7 @@ export class GarbageCollector {
     if (this.stopped) return;
     const value = o.bytes;
     const known = this.uidByKey.has(o.key);
-    if (!known && !value.includes('ownerReferences') && !value.includes(FOREGROUND) && !value.includes('"orphan"')) return;
+    if (!known && !MARKS.some((mark) => value.includes(mark))) return;
     const meta = metadataOf(o.object);
     const uid = stringOf(meta['uid']);
     const name = stringOf(meta['name']);
