@@ -11,7 +11,7 @@ import { isLongRunningRequest } from '../../api/long-running.js';
 import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
 import { type Auditor } from '../../audit/auditor.js';
-import { AuditRecord, nowMicros, type ObjectRef } from '../../audit/record.js';
+import { AuditRecord, BodyCache, nowMicros, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
 import { addAnswerHeader } from '../../endpoints/response.js';
 import { internalError, StatusError } from '../../errors.js';
@@ -107,7 +107,7 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
   }
   const record = new AuditRecord(config, {
     auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
-    userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros,
+    userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros, bodyCache: bodyCacheOf(ctx.req),
   });
   record.attachTo(ctx.res);
   return record;
@@ -146,6 +146,16 @@ const looksLikeIp = (s: string): boolean => /^[0-9a-fA-F:.]+$/.test(s) && (s.inc
 
 /** A connection's peer address as its events list it, kept on its socket (HTTP/1.1: the socket is the connection's own). */
 const PEER_IPS = Symbol('audit source IPs');
+
+/** A connection's cache of its last request's shared bytes (record.ts BodyCache), kept on its socket. */
+const BODY_CACHE = Symbol('audit body cache');
+
+function bodyCacheOf(req: IncomingMessage): BodyCache | undefined {
+  // HTTP/2's streams share their session's socket (and reach it through a proxy): none.
+  if (req.httpVersionMajor !== 1) return undefined;
+  const socket = req.socket as Socket & { [BODY_CACHE]?: BodyCache };
+  return (socket[BODY_CACHE] ??= new BodyCache());
+}
 
 /** The reference's source IPs: X-Forwarded-For's, X-Real-Ip's when new, then the peer's unless it is the last. */
 function sourceIPs(req: IncomingMessage): string[] {
