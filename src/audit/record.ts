@@ -674,7 +674,8 @@ function stageBytes(stage: Stage): Buffer {
  */
 export class BodyCache {
   private bytes: Buffer = Buffer.alloc(0);
-  private length = 0;
+  /** The bytes kept: a view of `bytes` (a whole array's set() makes no view of its own per copy). */
+  private kept: Uint8Array = new Uint8Array(0);
   private requestURI = '';
   private verb = '';
   private user: KnownUser | undefined = undefined;
@@ -692,7 +693,7 @@ export class BodyCache {
 
   /** Whether the bytes kept are writeBody's for these facts and user. */
   holds(f: RequestFacts, user: KnownUser): boolean {
-    if (this.user !== user || this.length === 0 || f.requestURI !== this.requestURI || f.verb !== this.verb || f.userAgent !== this.userAgent) return false;
+    if (this.user !== user || this.kept.length === 0 || f.requestURI !== this.requestURI || f.verb !== this.verb || f.userAgent !== this.userAgent) return false;
     if (f.sourceIPs !== this.sourceIPs && !sameStrings(f.sourceIPs, this.sourceIPs)) return false;
     const ref = f.objectRef;
     if (ref === undefined) return !this.hasRef;
@@ -702,8 +703,9 @@ export class BodyCache {
 
   /** The bytes kept, at `at`; returns the end. */
   copyTo(buf: Buffer, at: number): number {
-    this.bytes.copy(buf, at, 0, this.length);
-    return at + this.length;
+    const kept = this.kept;
+    buf.set(kept, at);
+    return at + kept.length;
   }
 
   /** Keeps `from`..`to` of `buf` as writeBody's bytes for these facts and user. */
@@ -711,12 +713,12 @@ export class BodyCache {
     const length = to - from;
     // A very long URI or agent is not worth keeping.
     if (length > MAX_CACHED_BODY) {
-      this.length = 0;
+      this.kept = this.bytes.subarray(0, 0);
       return;
     }
     if (this.bytes.length < length) this.bytes = Buffer.allocUnsafeSlow(Math.max(512, length));
     buf.copy(this.bytes, 0, from, to);
-    this.length = length;
+    this.kept = this.bytes.subarray(0, length);
     this.requestURI = f.requestURI;
     this.verb = f.verb;
     this.user = user;

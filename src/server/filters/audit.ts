@@ -4,12 +4,12 @@
 // RequestReceived, then ResponseStarted for long-running requests (watches, exec, attach, log,
 // port-forward, proxy), then ResponseComplete — or Panic when the request failed with an error
 // that was no Status. Without a policy only the header is set.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
+import { newAuditId } from '../../audit/audit-id.js';
 import { type Auditor } from '../../audit/auditor.js';
 import { AuditRecord, BodyCache, nowMicros, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
@@ -19,7 +19,7 @@ import type { Filter, RequestContext } from './context.js';
 
 function auditIdOf(req: IncomingMessage): string {
   const given = req.headers['audit-id'];
-  return (Array.isArray(given) ? given[0] : given) || randomUUID();
+  return (Array.isArray(given) ? given[0] : given) || newAuditId();
 }
 
 /** The request's audit ID, kept on its context and answered in Audit-Id. */
