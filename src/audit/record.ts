@@ -41,7 +41,9 @@ export interface RequestFacts {
 }
 
 // On the response itself: a WeakMap of every response audited costs the garbage collector far more.
-const RECORD = Symbol('audit record');
+// The server's responses (endpoints/response.ts AnswerResponse) have the slot from the start, so
+// that attaching a record changes no response's shape (a new hidden class, a grown property store).
+export const RECORD: unique symbol = Symbol('audit record');
 
 /** The audit event of the request `res` answers, when it is audited. */
 export function auditOf(res: object): AuditRecord | undefined {
