@@ -331,14 +331,22 @@ export class AuditRecord {
     if (this.admission === undefined) {
       const own = this.annotations;
       if (own.length) {
-        o = put(buf, o, ANNOTATIONS_KEY);
-        for (let i = 0; i < own.length; i += 2) {
-          if (i) buf[o++] = COMMA;
-          o = putJsonString(buf, o, own[i]!);
-          buf[o++] = COLON;
-          o = putJsonString(buf, o, own[i + 1]!);
+        // The connection's last annotations when they are the same (the authorizer's, mostly).
+        const cache = f.bodyCache;
+        if (cache !== undefined && cache.holdsAnnotations(own)) {
+          o = cache.copyAnnotationsTo(buf, o);
+        } else {
+          const start = o;
+          o = put(buf, o, ANNOTATIONS_KEY);
+          for (let i = 0; i < own.length; i += 2) {
+            if (i) buf[o++] = COMMA;
+            o = putJsonString(buf, o, own[i]!);
+            buf[o++] = COLON;
+            o = putJsonString(buf, o, own[i + 1]!);
+          }
+          buf[o++] = CLOSE_BRACE;
+          cache?.keepAnnotations(own, buf, start, o);
         }
-        buf[o++] = CLOSE_BRACE;
       }
     } else {
       const annotations = this.annotationsJson();
@@ -692,6 +700,10 @@ export class BodyCache {
   private resourceVersion: string | undefined = undefined;
   private subresource: string | undefined = undefined;
   private hasRef = false;
+  /** The annotations last written (keys and values one after the other) and their bytes. */
+  private readonly annotations: string[] = [];
+  private annotationBytes: Buffer = Buffer.alloc(0);
+  private annotationsKept: Uint8Array = new Uint8Array(0);
 
   /** Whether the bytes kept are writeBody's for these facts and user. */
   holds(f: RequestFacts, user: KnownUser): boolean {
@@ -708,6 +720,36 @@ export class BodyCache {
     const kept = this.kept;
     buf.set(kept, at);
     return at + kept.length;
+  }
+
+  /** Whether the annotations' bytes kept are those of `own` (keys and values one after the other). */
+  holdsAnnotations(own: readonly string[]): boolean {
+    const kept = this.annotations;
+    if (kept.length !== own.length || this.annotationsKept.length === 0) return false;
+    for (let i = 0; i < own.length; i++) if (own[i] !== kept[i]) return false;
+    return true;
+  }
+
+  /** The annotations' bytes kept, at `at`; returns the end. */
+  copyAnnotationsTo(buf: Buffer, at: number): number {
+    const kept = this.annotationsKept;
+    buf.set(kept, at);
+    return at + kept.length;
+  }
+
+  /** Keeps `from`..`to` of `buf` as the annotations' bytes of `own`. */
+  keepAnnotations(own: readonly string[], buf: Buffer, from: number, to: number): void {
+    const length = to - from;
+    const kept = this.annotations;
+    kept.length = 0;
+    if (length > MAX_CACHED_BODY) {
+      this.annotationsKept = this.annotationBytes.subarray(0, 0);
+      return;
+    }
+    for (let i = 0; i < own.length; i++) kept.push(own[i]!);
+    if (this.annotationBytes.length < length) this.annotationBytes = Buffer.allocUnsafeSlow(Math.max(256, length));
+    buf.copy(this.annotationBytes, 0, from, to);
+    this.annotationsKept = this.annotationBytes.subarray(0, length);
   }
 
   /** Keeps `from`..`to` of `buf` as writeBody's bytes for these facts and user. */

@@ -140,6 +140,12 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
           const record = new AuditRecord(config('Metadata'), { ...g, objectRef: { ...g.objectRef } });
           if (impersonated) record.logImpersonatedUser(impersonated);
           assert.equal(written(record, 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', g, { impersonated, stageMicros: RECEIVED }));
+          // The authorizer's annotations, the same as the last request's or not.
+          const annotations: Record<string, string> = { 'authorization.k8s.io/decision': g === f ? 'allow' : 'forbid', 'authorization.k8s.io/reason': odd };
+          if (odd === 'zoë ✓ 日本語') annotations[`k${odd}`] = odd;
+          for (const [k, v] of Object.entries(annotations)) record.annotate(k, v);
+          record.responded(200);
+          assert.equal(written(record, 'ResponseComplete', LATER), expected('Metadata', 'ResponseComplete', g, { impersonated, status: { code: 200 }, annotations, stageMicros: LATER }));
         }
       }
     }
