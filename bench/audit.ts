@@ -72,6 +72,9 @@ export async function directAuditWorkUs(): Promise<number> {
   };
   const context = (): RequestContext => {
     const req = new IncomingMessage(socket);
+    // HTTP/1.1, as the server's requests here (a connection's state is kept on its socket).
+    req.httpVersionMajor = 1;
+    req.httpVersionMinor = 1;
     req.url = info.path;
     req.headers = { 'user-agent': 'autocannon' };
     const ctx = new RequestContext(req, new AnswerResponse(req));

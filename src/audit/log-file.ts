@@ -28,6 +28,8 @@ function backupTime(date: Date): string {
 export class RotatingFile {
   private handle: fs.FileHandle | undefined;
   private size = 0;
+  /** The time in the last backup's name. */
+  private lastBackupMs = 0;
   private readonly maxBytes: number;
   private readonly prefix: string;
   private readonly ext: string;
@@ -93,7 +95,11 @@ export class RotatingFile {
 
   private async rotate(): Promise<void> {
     await this.close();
-    const backup = join(dirname(this.path), `${this.prefix}${backupTime(new Date())}${this.ext}`);
+    // Backups are named to the millisecond: rotations within one (several large lines in one
+    // write) each take the next, so that none is renamed over another.
+    const at = Math.max(Date.now(), this.lastBackupMs + 1);
+    this.lastBackupMs = at;
+    const backup = join(dirname(this.path), `${this.prefix}${backupTime(new Date(at))}${this.ext}`);
     await fs.rename(this.path, backup).catch(() => undefined);
     this.handle = await fs.open(this.path, 'a', 0o600);
     this.size = 0;

@@ -7,12 +7,15 @@
 // (server/server.ts and upgrade.ts make them); on any other response (HTTP/2's, a test's) the
 // headers are set with `setHeader`, which is no slower there.
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import { RECORD } from '../audit/record.js';
 
 type Given = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
 
 export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   /** The request's own headers: name, value, name, value… */
   readonly answerHeaders: string[] = [];
+  /** The request's audit event (audit/record.ts auditOf), a slot from the start. */
+  [RECORD]: unknown = undefined;
 
   override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
     const own = this.answerHeaders;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { UserInfo } from '../../src/api/user.js';
 import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
 import type { Level, Stage } from '../../src/audit/policy.js';
-import { AuditRecord, microTime, type ObjectRef, type RequestFacts } from '../../src/audit/record.js';
+import { AuditRecord, BodyCache, microTime, type ObjectRef, type RequestFacts } from '../../src/audit/record.js';
 
 const RECEIVED = 1_795_000_000_000_007; // µs
 const LATER = RECEIVED + 1_234_567;
@@ -104,7 +104,7 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
     assert.equal(written(record, 'ResponseComplete', LATER), expected('Metadata', 'ResponseComplete', f, { status: { ...s, code: 403 }, annotations, stageMicros: LATER }));
   });
 
-  it('requests to one URI that differ in any other field each get their own fields', () => {
+  it('requests to one URI that differ in any other field each get their own fields, over one connection\'s cache or none', () => {
     const uri = '/api/v1/namespaces/default/configmaps/same';
     const base = facts({ requestURI: uri });
     const variants: RequestFacts[] = [
@@ -114,14 +114,41 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
       { ...base, objectRef: undefined }, { ...base, objectRef: { ...base.objectRef, name: 'other' } }, { ...base, objectRef: { ...base.objectRef, apiGroup: 'apps' } },
       { ...base, objectRef: { ...base.objectRef, subresource: 'status' } }, { ...base, objectRef: { ...base.objectRef, namespace: '' } }, base,
     ];
-    for (const [i, v] of variants.entries()) {
-      const f = { ...v, auditID: `id-${i}`, objectRef: v.objectRef && { ...v.objectRef } };
-      const record = new AuditRecord(config('Metadata'), f);
-      assert.equal(written(record, 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }), `variant ${i}`);
+    // Without a connection's cache; then all over one connection's, each variant after the one
+    // before it and after the base (a repeat of the base is copied from the cache).
+    const bodyCache = new BodyCache();
+    const sequences = [variants, variants, variants.flatMap((v) => [base, v])];
+    for (const [n, sequence] of sequences.entries()) {
+      for (const [i, v] of sequence.entries()) {
+        const f = { ...v, auditID: `id-${i}`, objectRef: v.objectRef && { ...v.objectRef }, bodyCache: n === 0 ? undefined : bodyCache };
+        const record = new AuditRecord(config('Metadata'), f);
+        const bytesAt = (i * 37) % 100;
+        assert.equal(written(record, 'RequestReceived', RECEIVED, 0, Buffer.alloc(8192, 0xff), bytesAt), expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }), `sequence ${n}, variant ${i}`);
+        record.responded(200);
+        assert.equal(written(record, 'ResponseComplete', LATER), expected('Metadata', 'ResponseComplete', f, { status: { code: 200 }, stageMicros: LATER }), `sequence ${n}, variant ${i}`);
+      }
     }
     // The cached user changed under the same name: the new groups are written.
-    const again = { ...base, auditID: 'id-again', user: { name: 'alice', groups: ['changed'] } };
+    const again = { ...base, auditID: 'id-again', user: { name: 'alice', groups: ['changed'] }, bodyCache };
     assert.equal(written(new AuditRecord(config('Metadata'), again), 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', again, { stageMicros: RECEIVED }));
+    // Impersonation, odd strings, a URI too long to keep, then the base again: each its own.
+    for (const odd of [...ODD, 'x'.repeat(10_000)]) {
+      for (const impersonated of [undefined, { name: `imp${odd}`, groups: [odd] }]) {
+        // (A user agent past 1024 characters is cut short, as the reference does.)
+        const f = { ...base, requestURI: `${uri}?${odd}`, userAgent: odd.slice(0, 1000), objectRef: { ...base.objectRef, name: odd }, bodyCache };
+        for (const g of [f, f, { ...base, bodyCache }]) {
+          const record = new AuditRecord(config('Metadata'), { ...g, objectRef: { ...g.objectRef } });
+          if (impersonated) record.logImpersonatedUser(impersonated);
+          assert.equal(written(record, 'RequestReceived', RECEIVED), expected('Metadata', 'RequestReceived', g, { impersonated, stageMicros: RECEIVED }));
+          // The authorizer's annotations, the same as the last request's or not.
+          const annotations: Record<string, string> = { 'authorization.k8s.io/decision': g === f ? 'allow' : 'forbid', 'authorization.k8s.io/reason': odd };
+          if (odd === 'zoë ✓ 日本語') annotations[`k${odd}`] = odd;
+          for (const [k, v] of Object.entries(annotations)) record.annotate(k, v);
+          record.responded(200);
+          assert.equal(written(record, 'ResponseComplete', LATER), expected('Metadata', 'ResponseComplete', g, { impersonated, status: { code: 200 }, annotations, stageMicros: LATER }));
+        }
+      }
+    }
   });
 
   it('a second stage copies the first line\'s shared bytes only while their buffer has not been reused', () => {
