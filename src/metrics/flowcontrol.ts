@@ -39,8 +39,11 @@ export class FlowMetrics {
   /** Seats held by this pair's requests (a request takes several, and a write's final seats outlast it). */
   seats = 0;
   private readonly rejections = new Map<string, CounterSeries<string>>();
-  private readonly waits = new Map<boolean, HistogramSeries<string>>();
-  private readonly executions = new Map<boolean, HistogramSeries<string>>();
+  /** The wait and execution series, by `execute` and by `type`: made when first observed. */
+  private waitsExecuted: HistogramSeries<string> | undefined;
+  private waitsRefused: HistogramSeries<string> | undefined;
+  private regularExecutions: HistogramSeries<string> | undefined;
+  private watchExecutions: HistogramSeries<string> | undefined;
 
   private estimatedSeats: HistogramSeries<string> | undefined;
   private watchCounts: HistogramSeries<string> | undefined;
@@ -78,15 +81,18 @@ export class FlowMetrics {
 
   /** A queued request's wait, whether it then ran or not. */
   waited(seconds: number, executed: boolean): void {
-    let s = this.waits.get(executed);
-    if (!s) this.waits.set(executed, s = this.owner.waitSeries(this, executed));
+    const s = executed ? (this.waitsExecuted ??= this.owner.waitSeries(this, true)) : (this.waitsRefused ??= this.owner.waitSeries(this, false));
     s.observe(seconds);
+  }
+
+  /** A request dispatched as it came, without waiting: a wait of 0 that then ran. */
+  waitedNone(): void {
+    (this.waitsExecuted ??= this.owner.waitSeries(this, true)).observe(0);
   }
 
   /** How long a request ran (a watch: until it was initialized). */
   ran(seconds: number, watch: boolean): void {
-    let s = this.executions.get(watch);
-    if (!s) this.executions.set(watch, s = this.owner.executionSeries(this, watch));
+    const s = watch ? (this.watchExecutions ??= this.owner.executionSeries(this, true)) : (this.regularExecutions ??= this.owner.executionSeries(this, false));
     s.observe(seconds);
   }
 
@@ -97,23 +103,45 @@ export class FlowMetrics {
 
   /** A request of this pair starts (+1) or stops (−1) waiting in a queue, at `nowMs`: the server's read-only or mutating count. */
   kindWaiting(mutating: boolean, delta: 1 | -1, nowMs: number): void {
-    this.owner.requestsOfKind.note('waiting', mutating, delta, nowMs);
+    this.owner.requestsOfKind.waiting(mutating, delta, nowMs);
   }
 
   /** A request of this pair starts (+1) or stops (−1) running (a watch: starting), at `nowMs`. */
   kindExecuting(mutating: boolean, delta: 1 | -1, nowMs: number): void {
-    this.owner.requestsOfKind.note('executing', mutating, delta, nowMs);
+    this.owner.requestsOfKind.executing(mutating, delta, nowMs);
+  }
+}
+
+/** One count of the server's requests (of a kind, in a phase) and its ratio. */
+class KindCount {
+  count = 0;
+  constructor(readonly ratio: TimingRatio) {}
+
+  add(delta: number, nowMs: number): void {
+    this.ratio.set((this.count += delta), nowMs);
   }
 }
 
 /** The server's requests waiting and running, read-only and mutating, each counted into its ratio. */
 class RequestsOfKind {
-  private readonly counts = { waiting: { readOnly: 0, mutating: 0 }, executing: { readOnly: 0, mutating: 0 } };
-  constructor(private readonly ratios: ReadWriteRatios) {}
+  private readonly waitingReadOnly: KindCount;
+  private readonly waitingMutating: KindCount;
+  private readonly executingReadOnly: KindCount;
+  private readonly executingMutating: KindCount;
 
-  note(phase: 'waiting' | 'executing', mutating: boolean, delta: 1 | -1, nowMs: number): void {
-    const kind = mutating ? 'mutating' : 'readOnly';
-    this.ratios[phase][kind].set((this.counts[phase][kind] += delta), nowMs);
+  constructor(ratios: ReadWriteRatios) {
+    this.waitingReadOnly = new KindCount(ratios.waiting.readOnly);
+    this.waitingMutating = new KindCount(ratios.waiting.mutating);
+    this.executingReadOnly = new KindCount(ratios.executing.readOnly);
+    this.executingMutating = new KindCount(ratios.executing.mutating);
+  }
+
+  waiting(mutating: boolean, delta: 1 | -1, nowMs: number): void {
+    (mutating ? this.waitingMutating : this.waitingReadOnly).add(delta, nowMs);
+  }
+
+  executing(mutating: boolean, delta: 1 | -1, nowMs: number): void {
+    (mutating ? this.executingMutating : this.executingReadOnly).add(delta, nowMs);
   }
 }
 

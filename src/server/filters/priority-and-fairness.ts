@@ -48,56 +48,79 @@ export function priorityAndFairness(flowControl: FlowControl, requestMetrics?: R
       m?.estimated(maxSeats(estimate));
       // The clock read once: a request dispatched at once starts when it arrived.
       const admitted = queues.admit(c.hand, m ?? NO_QUEUE_METRICS, res, estimate, waitStart);
-      const queued = admitted instanceof Promise;
-      if (queued) m?.kindWaiting(mutating, 1, waitStart);
-      const outcome: Seat | RejectReason = queued ? await admitted : admitted;
-      // The end of the wait is the start of the execution: when the seats were taken.
-      started = typeof outcome === 'string' ? performance.now() : outcome.startedMs;
-      if (queued) m?.kindWaiting(mutating, -1, started);
-      // As the reference labels it: `execute` is false only for a request refused without queuing.
-      m?.waited((started - waitStart) / 1000, queued || typeof outcome !== 'string');
-      if (typeof outcome === 'string') {
-        forgetWatch?.();
-        m?.rejected(outcome);
-        if (outcome !== 'cancelled') tooManyRequests(res);
-        return;
+      if (admitted instanceof Promise) {
+        m?.kindWaiting(mutating, 1, waitStart);
+        const outcome = await admitted;
+        // The end of the wait is the start of the execution: when the seats were taken.
+        started = typeof outcome === 'string' ? performance.now() : outcome.startedMs;
+        m?.kindWaiting(mutating, -1, started);
+        m?.waited((started - waitStart) / 1000, true);
+        if (typeof outcome === 'string') return refused(res, outcome, m, forgetWatch);
+        seat = outcome;
+      } else if (typeof admitted === 'string') {
+        // As the reference labels it: `execute` is false only for a request refused without queuing.
+        m?.waited((performance.now() - waitStart) / 1000, false);
+        return refused(res, admitted, m, forgetWatch);
+      } else {
+        // Dispatched as it came: its wait is none.
+        m?.waitedNone();
+        seat = admitted;
+        started = waitStart;
       }
-      seat = outcome;
     }
     m?.dispatched();
     if (seat && m) m.executing++;
     requestMetrics?.enter(mutating);
     started ??= performance.now();
     m?.kindExecuting(mutating, 1, started);
-    const execution = new Execution(started, seat, m, requestMetrics, mutating, watch);
-    if (watch) releaseOnHeaders(res, () => execution.end());
+    if (watch) {
+      const execution = new Execution(started, seat, m, requestMetrics, mutating);
+      releaseOnHeaders(res, () => execution.end());
+      try {
+        await next();
+      } finally {
+        execution.end();
+      }
+      return;
+    }
     try {
       await next();
     } finally {
-      execution.end();
+      ended(started, seat, m, requestMetrics, mutating, false);
     }
   };
 }
 
-/** A request from when it got its seat until it ends (a watch: until it has started). */
+/** A request refused (its level rejects, its queue is full, it waited too long, its client went). */
+function refused(res: ServerResponse, reason: RejectReason, m: FlowMetrics | undefined, forgetWatch: (() => void) | undefined): void {
+  forgetWatch?.();
+  m?.rejected(reason);
+  if (reason !== 'cancelled') tooManyRequests(res);
+}
+
+/** A request that got its seat at `started` has ended (a watch: has started): its seats freed, its execution counted. */
+function ended(started: number, seat: Seat | undefined, m: FlowMetrics | undefined, requestMetrics: RequestMetrics | undefined, mutating: boolean, watch: boolean): void {
+  // One clock read for the execution's end and the queue set's charge.
+  const now = performance.now();
+  if (seat) {
+    seat.release(now);
+    if (m) m.executing--;
+  }
+  requestMetrics?.leave(mutating);
+  m?.kindExecuting(mutating, -1, now);
+  m?.ran((now - started) / 1000, watch);
+}
+
+/** A watch from when it got its seat until it has started (answered its headers) or ended, whichever comes first. */
 class Execution {
   private ended = false;
 
-  constructor(private readonly started: number, private readonly seat: Seat | undefined, private readonly m: FlowMetrics | undefined, private readonly requestMetrics: RequestMetrics | undefined, private readonly mutating: boolean, private readonly watch: boolean) {}
+  constructor(private readonly started: number, private readonly seat: Seat | undefined, private readonly m: FlowMetrics | undefined, private readonly requestMetrics: RequestMetrics | undefined, private readonly mutating: boolean) {}
 
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    const m = this.m;
-    // One clock read for the execution's end and the queue set's charge.
-    const now = performance.now();
-    if (this.seat) {
-      this.seat.release(now);
-      if (m) m.executing--;
-    }
-    this.requestMetrics?.leave(this.mutating);
-    m?.kindExecuting(this.mutating, -1, now);
-    m?.ran((now - this.started) / 1000, this.watch);
+    ended(this.started, this.seat, this.m, this.requestMetrics, this.mutating, true);
   }
 }
 

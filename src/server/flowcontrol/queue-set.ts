@@ -172,7 +172,8 @@ export class QueueSet {
     if (this.config.queues === 0 || this.queues.length === 0) {
       return this.fits(seats) ? this.seat(undefined, estimate, seats, observer) : 'concurrency-limit';
     }
-    const queue = this.leastLoaded(hand);
+    // With nothing waiting every queue's waiting work is 0: the hand's next queue, without comparing them.
+    const queue = this.leastLoaded(hand, this.waitingCount > 0);
     const work = totalWork(estimate);
     // Nothing waits and the seats are free: the request is dispatched as it is queued.
     if (this.waitingCount === 0 && this.fits(seats)) {
@@ -224,25 +225,27 @@ export class QueueSet {
       queue.nextDispatchR -= estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - seconds);
       this.boundNextDispatch(queue);
     }
-    const release = () => {
-      this.seatsInUse -= seats;
-      this.gauges?.seats.set(this.seatsInUse, this.lastRealMs);
-      if (queue) queue.seatsInUse -= seats;
-      observer.seatsInUse?.(-seats);
-      if (queue) this.settle(queue);
-      this.dispatch();
-    };
     // A write's watch events keep its final seats busy a while after it answered.
     if (estimate.finalSeats > 0 && estimate.additionalLatencyMs > 0) {
       if (queue) this.settle(queue);
       const timer = setTimeout(() => {
         this.syncTime();
-        release();
+        this.releaseSeats(queue, seats, observer);
       }, estimate.additionalLatencyMs);
       timer.unref();
     } else {
-      release();
+      this.releaseSeats(queue, seats, observer);
     }
+  }
+
+  /** A finished request's seats given back (its final seats, when it had some, once their time is over). */
+  private releaseSeats(queue: Queue | undefined, seats: number, observer: QueueObserver): void {
+    this.seatsInUse -= seats;
+    this.gauges?.seats.set(this.seatsInUse, this.lastRealMs);
+    if (queue) queue.seatsInUse -= seats;
+    observer.seatsInUse?.(-seats);
+    if (queue) this.settle(queue);
+    this.dispatch();
   }
 
   /** Whether `seats` can be taken now: within the limit, or alone when wider than all of it. */
@@ -324,8 +327,9 @@ export class QueueSet {
   private unqueue(waiter: Waiter, at: number): void {
     const queue = waiter.queue;
     queue.waiting.splice(at, 1);
-    queue.waitingWork -= waiter.work;
-    queue.waitingSeats -= waiter.seats;
+    // An empty queue's sums set to 0, not left with what the subtractions' rounding leaves.
+    queue.waitingWork = queue.waiting.length === 0 ? 0 : queue.waitingWork - waiter.work;
+    queue.waitingSeats = queue.waiting.length === 0 ? 0 : queue.waitingSeats - waiter.seats;
     this.waitingCount--;
     this.waitingSeats -= waiter.seats;
     this.gauges?.waiting.set(this.waitingCount, this.lastRealMs);
@@ -401,13 +405,17 @@ export class QueueSet {
     gauges.seats.setDenominator(c.concurrencyLimit, this.lastRealMs);
   }
 
-  /** The queue of the hand with the least work waiting, looked at from a point that moves along the hand. */
-  private leastLoaded(hand: readonly number[]): Queue {
+  /**
+   * The queue of the hand with the least work waiting, looked at from a point that moves along the
+   * hand; `compare` false when no queue has any (the point's queue, then).
+   */
+  private leastLoaded(hand: readonly number[], compare: boolean): Queue {
     const n = this.queues.length;
     const size = hand.length;
     if (size === 0) return this.queues[0]!;
     const offset = this.enqueues++ % size;
     let best = this.queues[hand[offset]! % n]!;
+    if (!compare) return best;
     for (let k = 1; k < size; k++) {
       const q = this.queues[hand[(offset + k) % size]! % n]!;
       if (q.waitingWork < best.waitingWork) best = q;
