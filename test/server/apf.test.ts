@@ -149,6 +149,12 @@ describe('API Priority and Fairness', { timeout: 90_000 }, () => {
       await check(await call(server.url, 'GET', '/version', as('bob')), 'global-default', 'global-default');
       await check(await call(server.url, 'GET', '/api/v1/nodes', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-node-high', 'node-high');
       await check(await call(server.url, 'GET', '/api/v1/namespaces/default/pods', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-nodes', 'system');
+      // The same user's same request again, without the group and then with it: classified by the groups it has each time.
+      await check(await call(server.url, 'GET', '/api/v1/namespaces/default/pods', as('system:node:n1')), 'global-default', 'global-default');
+      await check(await call(server.url, 'GET', '/api/v1/namespaces/default/pods', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-nodes', 'system');
+      // And in another namespace, or of another verb.
+      await check(await call(server.url, 'GET', '/api/v1/namespaces/kube-system/pods', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-nodes', 'system');
+      await check(await call(server.url, 'GET', '/api/v1/nodes', { headers: { 'Impersonate-User': 'system:node:n1', 'Impersonate-Group': 'system:nodes' } }), 'system-node-high', 'node-high');
       await check(await call(server.url, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x', { headers: { 'Impersonate-User': 'system:kube-scheduler' }, body: {} }), 'system-leader-election', 'leader-election');
       await check(await call(server.url, 'GET', '/api/v1/namespaces/default/pods', as('system:serviceaccount:kube-system:job-controller')), 'kube-system-service-accounts', 'workload-high');
       await check(await call(server.url, 'GET', '/api/v1/namespaces/default/pods', { headers: { 'Impersonate-User': 'system:serviceaccount:team:app', 'Impersonate-Group': 'system:serviceaccounts' } }), 'service-accounts', 'workload-low');
