@@ -29,17 +29,19 @@ class SwaggerMembers {
   private spans?: Map<string, [number, number]>;
   private readonly parsed = new Map<string, unknown>();
 
-  get(name: string): unknown {
+  get(name: string, bytes?: Buffer): unknown {
     if (this.parsed.has(name)) return this.parsed.get(name);
-    const bytes = readData(SWAGGER_FILE);
-    const span = this.spansOf(bytes).get(name);
-    const value: unknown = span ? JSON.parse(bytes.toString('utf8', span[0], span[1])) : undefined;
+    const file = bytes ?? readData(SWAGGER_FILE);
+    const span = this.spansOf(file).get(name);
+    const value: unknown = span ? JSON.parse(file.toString('utf8', span[0], span[1])) : undefined;
     this.parsed.set(name, value);
     return value;
   }
 
-  names(): string[] {
-    return [...this.spansOf(readData(SWAGGER_FILE)).keys()];
+  /** Every member, in the file's order (the file read once for those not yet parsed). */
+  all(): Array<[string, unknown]> {
+    const bytes = readData(SWAGGER_FILE);
+    return [...this.spansOf(bytes).keys()].map((name) => [name, this.get(name, bytes)]);
   }
 
   private spansOf(bytes: Buffer): Map<string, [number, number]> {
@@ -67,7 +69,7 @@ let swagger: SwaggerDocument | undefined;
 
 /** The OpenAPI v2 document of every built-in group-version (alpha ones included). */
 export function swaggerDocument(): SwaggerDocument {
-  swagger ??= Object.fromEntries(members.names().map((name) => [name, members.get(name)])) as SwaggerDocument;
+  swagger ??= Object.fromEntries(members.all()) as SwaggerDocument;
   return swagger;
 }
 
