@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { UserInfo } from '../../src/api/user.js';
 import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
 import type { Level, Stage } from '../../src/audit/policy.js';
+import { decodedLines } from './decoded-lines.js';
 import { AuditRecord, BodyCache, microTime, type ObjectRef, type RequestFacts } from '../../src/audit/record.js';
 
 const RECEIVED = 1_795_000_000_000_007; // µs
@@ -227,16 +228,7 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
       if (i % 50 === 0) await new Promise((r) => setImmediate(r));
     }
     await queue.close();
-    const got: string[] = [];
-    for (const chunks of writes) {
-      for (const { buffer, ends } of chunks) {
-        let from = 0;
-        for (const end of ends) {
-          got.push(buffer.toString('utf8', from, end));
-          from = end;
-        }
-      }
-    }
+    const got = decodedLines(writes);
     assert.equal(got.length, want.length);
     assert.deepEqual(got, want);
   });

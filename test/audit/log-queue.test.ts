@@ -4,20 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
+import { decodedLines as decoded } from './decoded-lines.js';
 
-function decoded(writes: EncodedLines[][]): string[] {
-  const lines: string[] = [];
-  for (const chunks of writes) {
-    for (const { buffer, ends } of chunks) {
-      let from = 0;
-      for (const end of ends) {
-        lines.push(buffer.toString('utf8', from, end));
-        from = end;
-      }
-    }
-  }
-  return lines;
-}
 
 describe('audit log queue', { timeout: 10_000 }, () => {
   it('writes every line taken, whole and in order, in few writes', async () => {
