@@ -683,9 +683,7 @@ function stageBytes(stage: Stage): Buffer {
  * and no allocation (a per-URI map cost a new URI ~1.3 µs).
  */
 export class BodyCache {
-  private bytes: Buffer = Buffer.alloc(0);
-  /** The bytes kept: a view of `bytes` (a whole array's set() makes no view of its own per copy). */
-  private kept: Uint8Array = new Uint8Array(0);
+  private readonly body = new KeptBytes(512);
   private requestURI = '';
   private verb = '';
   private user: KnownUser | undefined = undefined;
@@ -702,12 +700,11 @@ export class BodyCache {
   private hasRef = false;
   /** The annotations last written (keys and values one after the other) and their bytes. */
   private readonly annotations: string[] = [];
-  private annotationBytes: Buffer = Buffer.alloc(0);
-  private annotationsKept: Uint8Array = new Uint8Array(0);
+  private readonly annotationBytes = new KeptBytes(256);
 
   /** Whether the bytes kept are writeBody's for these facts and user. */
   holds(f: RequestFacts, user: KnownUser): boolean {
-    if (this.user !== user || this.kept.length === 0 || f.requestURI !== this.requestURI || f.verb !== this.verb || f.userAgent !== this.userAgent) return false;
+    if (this.user !== user || this.body.empty || f.requestURI !== this.requestURI || f.verb !== this.verb || f.userAgent !== this.userAgent) return false;
     if (f.sourceIPs !== this.sourceIPs && !sameStrings(f.sourceIPs, this.sourceIPs)) return false;
     const ref = f.objectRef;
     if (ref === undefined) return !this.hasRef;
@@ -717,52 +714,33 @@ export class BodyCache {
 
   /** The bytes kept, at `at`; returns the end. */
   copyTo(buf: Buffer, at: number): number {
-    const kept = this.kept;
-    buf.set(kept, at);
-    return at + kept.length;
+    return this.body.copyTo(buf, at);
   }
 
   /** Whether the annotations' bytes kept are those of `own` (keys and values one after the other). */
   holdsAnnotations(own: readonly string[]): boolean {
     const kept = this.annotations;
-    if (kept.length !== own.length || this.annotationsKept.length === 0) return false;
+    if (kept.length !== own.length || this.annotationBytes.empty) return false;
     for (let i = 0; i < own.length; i++) if (own[i] !== kept[i]) return false;
     return true;
   }
 
   /** The annotations' bytes kept, at `at`; returns the end. */
   copyAnnotationsTo(buf: Buffer, at: number): number {
-    const kept = this.annotationsKept;
-    buf.set(kept, at);
-    return at + kept.length;
+    return this.annotationBytes.copyTo(buf, at);
   }
 
   /** Keeps `from`..`to` of `buf` as the annotations' bytes of `own`. */
   keepAnnotations(own: readonly string[], buf: Buffer, from: number, to: number): void {
-    const length = to - from;
     const kept = this.annotations;
     kept.length = 0;
-    if (length > MAX_CACHED_BODY) {
-      this.annotationsKept = this.annotationBytes.subarray(0, 0);
-      return;
-    }
+    if (!this.annotationBytes.keep(buf, from, to)) return;
     for (let i = 0; i < own.length; i++) kept.push(own[i]!);
-    if (this.annotationBytes.length < length) this.annotationBytes = Buffer.allocUnsafeSlow(Math.max(256, length));
-    buf.copy(this.annotationBytes, 0, from, to);
-    this.annotationsKept = this.annotationBytes.subarray(0, length);
   }
 
   /** Keeps `from`..`to` of `buf` as writeBody's bytes for these facts and user. */
   keep(f: RequestFacts, user: KnownUser, buf: Buffer, from: number, to: number): void {
-    const length = to - from;
-    // A very long URI or agent is not worth keeping.
-    if (length > MAX_CACHED_BODY) {
-      this.kept = this.bytes.subarray(0, 0);
-      return;
-    }
-    if (this.bytes.length < length) this.bytes = Buffer.allocUnsafeSlow(Math.max(512, length));
-    buf.copy(this.bytes, 0, from, to);
-    this.kept = this.bytes.subarray(0, length);
+    if (!this.body.keep(buf, from, to)) return;
     this.requestURI = f.requestURI;
     this.verb = f.verb;
     this.user = user;
@@ -778,6 +756,41 @@ export class BodyCache {
     this.apiVersion = ref?.apiVersion;
     this.resourceVersion = ref?.resourceVersion;
     this.subresource = ref?.subresource;
+  }
+}
+
+/** A run of bytes kept in a buffer of its own, reused (grown when a longer run comes). */
+class KeptBytes {
+  private bytes: Buffer = Buffer.alloc(0);
+  /** The bytes kept: a view of `bytes` (a whole array's set() makes no view of its own per copy). */
+  private kept: Uint8Array = this.bytes;
+
+  /** @param initial the size of the buffer first made */
+  constructor(private readonly initial: number) {}
+
+  get empty(): boolean {
+    return this.kept.length === 0;
+  }
+
+  /** Keeps `from`..`to` of `buf`; a run too long to be worth keeping leaves nothing kept (false). */
+  keep(buf: Buffer, from: number, to: number): boolean {
+    const length = to - from;
+    // A very long URI, agent or annotation is not worth keeping.
+    if (length > MAX_CACHED_BODY) {
+      this.kept = this.bytes.subarray(0, 0);
+      return false;
+    }
+    if (this.bytes.length < length) this.bytes = Buffer.allocUnsafeSlow(Math.max(this.initial, length));
+    buf.copy(this.bytes, 0, from, to);
+    this.kept = this.bytes.subarray(0, length);
+    return true;
+  }
+
+  /** The bytes kept, at `at`; returns the end. */
+  copyTo(buf: Buffer, at: number): number {
+    const kept = this.kept;
+    buf.set(kept, at);
+    return at + kept.length;
   }
 }
 
