@@ -61,20 +61,6 @@ export interface Classification {
   readonly metrics: FlowMetrics | undefined;
 }
 
-interface LastClassification {
-  name: string;
-  groups: readonly string[];
-  verb: string;
-  apiGroup: string;
-  /** Undefined for a non-resource request. */
-  resource: string | undefined;
-  subresource: string | undefined;
-  namespace: string | undefined;
-  path: string;
-  /** Undefined: none to reuse (none yet, or forgotten with the configuration). */
-  c: Classification | undefined;
-}
-
 export interface FlowControlOptions {
   serverConcurrencyLimit: number;
   /** How long a request may wait in a queue (the reference: a quarter of --request-timeout). */
@@ -103,8 +89,6 @@ export class FlowControl {
   /** Classifications by user name (for one set of groups), then by request shape (see classify). */
   private cache = new Map<string, { groups: string[]; shapes: Shapes }>();
   private cached = 0;
-  /** The last request's classification and what it was made from (its user's groups as that request had them). */
-  private readonly last: LastClassification = { name: '', groups: [], verb: '', apiGroup: '', resource: undefined, subresource: undefined, namespace: undefined, path: '', c: undefined };
   private subscriptions: Subscription[] = [];
   /** Per FlowSchema, the last status write: while the informer shows the version it was made from, no other is made. */
   private readonly written = new Map<string, { resourceVersion: string; stale(): boolean }>();
@@ -165,14 +149,6 @@ export class FlowControl {
 
   /** The schema and level of a request by `user`, and its flow. */
   classify(user: UserInfo, info: RequestInfo): Classification {
-    // The last request's, when this one is by the same user and of the same shape (a client's requests come in runs).
-    const last = this.last;
-    if (last.c !== undefined && last.name === user.name && last.verb === info.verb && sameGroups(last.groups, user.groups)
-      && (info.isResourceRequest
-        ? last.resource !== undefined && last.resource === info.resource && last.apiGroup === info.apiGroup && last.subresource === info.subresource && last.namespace === info.namespace
-        : last.resource === undefined && last.path === info.path)) {
-      return last.c;
-    }
     // Per user (name and groups), then per request shape: two short keys.
     let byUser = this.cache.get(user.name);
     if (!byUser || !sameGroups(byUser.groups, user.groups)) {
@@ -193,20 +169,6 @@ export class FlowControl {
       shape.set(key, c);
       this.cached++;
     }
-    last.name = user.name;
-    // The cache's copy: what this user's groups were when it was classified.
-    last.groups = byUser.groups;
-    last.verb = info.verb;
-    if (info.isResourceRequest) {
-      last.apiGroup = info.apiGroup;
-      last.resource = info.resource;
-      last.subresource = info.subresource;
-      last.namespace = info.namespace;
-    } else {
-      last.resource = undefined;
-      last.path = info.path;
-    }
-    last.c = c;
     return c;
   }
 
@@ -224,7 +186,6 @@ export class FlowControl {
   }
 
   private forget(): void {
-    this.last.c = undefined;
     this.cache = new Map();
     this.cached = 0;
   }
