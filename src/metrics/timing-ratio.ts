@@ -8,26 +8,20 @@ import { pushHistogramSeries, type Exported } from './presummed.js';
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
 
-/** Integer denominators up to this have a table of the bucket of each numerator from 0 to the denominator. */
-const TABLE_LIMIT = 1 << 16;
-
 /** One series: the ratio numerator ÷ denominator, accrued into its buckets as time passes. */
 export class TimingRatio<L extends string = string> {
   /** Nanoseconds the ratio spent in each bucket (not cumulative), the last one above every bound. */
   readonly bucketNs: Float64Array;
   sum = 0;
   private value: number;
-  /** The bucket of `value`. */
+  /** The bucket of `value`, found when it changes (not at every accrual). */
   private bucket: number;
-  /** For an integer denominator: the bucket of each numerator from 0 to it (the counts the levels keep), found once. */
-  private byNumerator: Uint8Array | undefined;
   private lastMs: number;
 
   constructor(readonly labels: Labels<L>, private readonly bounds: readonly number[], private numerator: number, private denominator: number, nowMs = performance.now()) {
     this.bucketNs = new Float64Array(bounds.length + 1);
     this.value = numerator / denominator;
     this.bucket = this.search(this.value);
-    this.byNumerator = this.table();
     this.lastMs = nowMs;
   }
 
@@ -35,10 +29,8 @@ export class TimingRatio<L extends string = string> {
   set(numerator: number, nowMs: number): void {
     this.accrue(nowMs);
     this.numerator = numerator;
-    const value = numerator / this.denominator;
-    this.value = value;
-    const table = this.byNumerator;
-    this.bucket = table !== undefined && numerator >= 0 && numerator < table.length && Number.isInteger(numerator) ? table[numerator]! : this.search(value);
+    this.value = numerator / this.denominator;
+    this.bucket = this.search(this.value);
   }
 
   setDenominator(denominator: number, nowMs: number): void {
@@ -46,7 +38,6 @@ export class TimingRatio<L extends string = string> {
     this.denominator = denominator;
     this.value = this.numerator / denominator;
     this.bucket = this.search(this.value);
-    this.byNumerator = this.table();
   }
 
   /** Counts the time since the last change (or scrape) at the value it had. */
@@ -64,15 +55,6 @@ export class TimingRatio<L extends string = string> {
     let i = 0;
     while (i < bounds.length && value > bounds[i]!) i++;
     return i;
-  }
-
-  private table(): Uint8Array | undefined {
-    const d = this.denominator;
-    if (!Number.isInteger(d) || d <= 0 || d > TABLE_LIMIT || this.bounds.length > 255) return undefined;
-    const table = new Uint8Array(d + 1);
-    // The same division as set's, so that each numerator lands where a search would put it.
-    for (let n = 0; n <= d; n++) table[n] = this.search(n / d);
-    return table;
   }
 }
 
