@@ -4,7 +4,8 @@
 // rotate among them, so that other load on the machine falls on all alike. The cost is judged on
 // the server's CPU per request (from /proc, all its threads), as on-off.ts judges metrics and APF:
 // throughput on a 2-core machine shared with the client and other work scatters by ±30% from
-// round to round; it is printed beside it.
+// round to round; it is printed beside it. Where the cost goes is printed by thread and mode (the
+// main thread's user and kernel time, the other threads': libuv's pool writes the log).
 import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
