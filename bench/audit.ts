@@ -4,7 +4,8 @@
 // rotate among them, so that other load on the machine falls on all alike. The cost is judged on
 // the server's CPU per request (from /proc, all its threads), as on-off.ts judges metrics and APF:
 // throughput on a 2-core machine shared with the client and other work scatters by ±30% from
-// round to round; it is printed beside it.
+// round to round; it is printed beside it. Where the cost goes is printed by thread and mode (the
+// main thread's user and kernel time, the other threads': libuv's pool writes the log).
 import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,39 @@ const VARIANTS: Variant[] = ['off', 'metadata', 'metadata, no RequestReceived'];
 
 /** BENCH_AUDIT_RATE=<requests per second>: every server offered the same load (as on-off.ts), not as much as it takes. */
 const RATE = Number(process.env['BENCH_AUDIT_RATE'] ?? 0);
+
+/** CPU time (ms) of a process's threads so far: its main thread's and the others' (libuv's pool, which writes the log; V8's helpers), user and kernel apart. */
+interface ThreadCpu {
+  mainUser: number;
+  mainKernel: number;
+  otherUser: number;
+  otherKernel: number;
+}
+const THREAD_PARTS: Array<keyof ThreadCpu> = ['mainUser', 'mainKernel', 'otherUser', 'otherKernel'];
+
+function threadCpuMs(pid: number): ThreadCpu {
+  const cpu: ThreadCpu = { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (stat(5) fields 14 and 15) in clock ticks of 10 ms.
+    const user = Number(fields[11]) * 10;
+    const kernel = Number(fields[12]) * 10;
+    if (tid === String(pid)) {
+      cpu.mainUser += user;
+      cpu.mainKernel += kernel;
+    } else {
+      cpu.otherUser += user;
+      cpu.otherKernel += kernel;
+    }
+  }
+  return cpu;
+}
 
 function run(url: string): Promise<Result> {
   return new Promise((resolve, reject) => {
@@ -129,6 +163,8 @@ export async function audit(): Promise<void> {
     // The server's CPU (all its threads: the log is written by libuv's) per request: the figure
     // other load on a shared machine skews least.
     const cpu: Record<Variant, { ms: number; requests: number }> = { off: { ms: 0, requests: 0 }, metadata: { ms: 0, requests: 0 }, 'metadata, no RequestReceived': { ms: 0, requests: 0 } };
+    // The same by thread and mode: where an audited request's CPU goes.
+    const parts = Object.fromEntries(VARIANTS.map((v) => [v, { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 }])) as Record<Variant, ThreadCpu>;
     // Each round's CPU per request of every variant, for the per-round ratios to `off`.
     const perRound: Array<Record<Variant, number>> = [];
     let errors = 0;
@@ -141,8 +177,11 @@ export async function audit(): Promise<void> {
       const us = {} as Record<Variant, number>;
       for (const v of order) {
         const before = cpuMsOf(servers[v].pid);
+        const threadsBefore = threadCpuMs(servers[v].pid);
         const r = await run(urls[v]);
         const used = cpuMsOf(servers[v].pid) - before;
+        const threadsAfter = threadCpuMs(servers[v].pid);
+        for (const k of THREAD_PARTS) parts[v][k] += threadsAfter[k] - threadsBefore[k];
         cpu[v].ms += used;
         cpu[v].requests += r.requests.total;
         us[v] = (used * 1000) / r.requests.total;
@@ -169,6 +208,13 @@ export async function audit(): Promise<void> {
       const met = cpuCost <= TARGET_COST && errors === 0;
       console.log(`audit ${v}: CPU ${usPerRequest(v).toFixed(1)} vs ${usPerRequest('off').toFixed(1)} µs/request: cost ${(cpuCost * 100).toFixed(1)}% (per round ${ratios.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')}; median ${(median * 100).toFixed(1)}%) (target <= ${TARGET_COST * 100}%: ${status(met)}); ${rate(v).toFixed(0)} req/s vs ${rate('off').toFixed(0)} off: throughput −${(throughputCost * 100).toFixed(1)}%; ${lines} events, ${(files.reduce((sum, f) => sum + statSync(f).size, 0) / 1e6).toFixed(1)} MB in ${files.length} file(s)`);
       figure('audit', `GET, audit ${v}`, `CPU/request +${(cpuCost * 100).toFixed(1)}% (median of rounds ${(median * 100).toFixed(1)}%); ${rate(v).toFixed(0)} req/s = throughput −${(throughputCost * 100).toFixed(1)}%`, v === 'metadata' ? { text: `<= ${TARGET_COST * 100}% CPU/request`, met } : undefined);
+    }
+    const split = (v: Variant) => THREAD_PARTS.map((k) => (parts[v][k] * 1000) / cpu[v].requests);
+    for (const v of VARIANTS) {
+      const [mu, mk, ou, ok] = split(v);
+      const [bmu, bmk, bou, bok] = split('off');
+      const delta = v === 'off' ? '' : ` (${[mu! - bmu!, mk! - bmk!, ou! - bou!, ok! - bok!].map((d) => `${d >= 0 ? '+' : ''}${d.toFixed(2)}`).join(', ')} vs off)`;
+      console.log(`audit ${v}: µs/request by thread: main user ${mu!.toFixed(2)}, main kernel ${mk!.toFixed(2)}, other threads user ${ou!.toFixed(2)}, kernel ${ok!.toFixed(2)}${delta}`);
     }
     const directUs = await directAuditWorkUs();
     const directShare = directUs / usPerRequest('off');
