@@ -21,6 +21,7 @@
 // response: a stalled HTTP/2 stream is cut off while the other streams of its session go on.
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
+import { ChunkedFifo } from './chunked-fifo.js';
 
 export interface WatchOutputLimits {
   /** What an HTTP/2 response may hold, once past its high-water mark, before the watcher waits for it to drain. */
@@ -84,8 +85,7 @@ type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writa
 };
 
 export class WatchOutput<E> {
-  private queue: Array<E | undefined> = [];
-  private head = 0;
+  private readonly queue = new ChunkedFifo<E>();
   /** Writes the response refused (over its high-water mark) since it last drained. */
   private overMark = 0;
   private waitingForDrain = false;
@@ -120,7 +120,7 @@ export class WatchOutput<E> {
 
   /** Events waiting for the response to take them. */
   get waiting(): number {
-    return this.queue.length - this.head;
+    return this.queue.size;
   }
 
   push(e: E): void {
@@ -166,7 +166,7 @@ export class WatchOutput<E> {
   /** Writes what waits, as far as the response takes it (in a turn of WriteTurns, or when ending). */
   flush(): void {
     const socket = this.http2 ? undefined : this.res.socket;
-    if (socket && !this.closed && !this.waitingForDrain && this.head < this.queue.length) {
+    if (socket && !this.closed && !this.waitingForDrain && this.queue.size > 0) {
       socket.cork();
       try {
         this.writeWaiting();
@@ -176,24 +176,13 @@ export class WatchOutput<E> {
     } else {
       this.writeWaiting();
     }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
     // Caught up: a later burst starts its own count.
     if (this.waiting <= this.limits.maxQueued && !this.ending) this.clearCheck();
     if (this.ending && !this.closed && this.waiting === 0) this.finish();
   }
 
   private writeWaiting(): void {
-    while (!this.closed && !this.waitingForDrain && this.head < this.queue.length) {
-      const e = this.queue[this.head]!;
-      this.queue[this.head++] = undefined;
-      this.write(e);
-    }
+    while (!this.closed && !this.waitingForDrain && this.queue.size > 0) this.write(this.queue.shift()!);
   }
 
   /**
@@ -241,8 +230,7 @@ export class WatchOutput<E> {
   }
 
   private drop(): void {
-    this.queue = [];
-    this.head = 0;
+    this.queue.clear();
     turns.delete(this);
     this.clearCheck();
   }
