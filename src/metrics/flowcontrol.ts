@@ -4,6 +4,8 @@
 // its requests waiting and running and its seats held; for the whole server, read-only and
 // mutating requests waiting and running.
 import type { Registry } from 'prom-client';
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import {
   APF_CONCURRENCY_IN_USE, APF_CONCURRENCY_LIMIT, APF_CURRENT_EXECUTING, APF_CURRENT_INQUEUE, APF_CURRENT_R, APF_DISPATCHED, APF_EXECUTION_DURATION,
   APF_DISPATCH_R, APF_LATEST_S, APF_NEXT_DISCOUNTED_S_BOUNDS, APF_NEXT_S_BOUNDS, APF_NO_ACCOMMODATION, APF_QUEUE_LENGTH, APF_READ_VS_WRITE, APF_REJECTED,

@@ -4,6 +4,8 @@
 // count is the nanoseconds since the series was made, and the sum is the ratio's integral over
 // them. A change costs a bucket search and two additions, with the time the caller has just read.
 import { Histogram, type Registry } from 'prom-client';
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import { pushHistogramSeries, type Exported } from './presummed.js';
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
@@ -12,14 +14,21 @@ type Labels<L extends string> = Readonly<Record<L, string>>;
 export class TimingRatio<L extends string = string> {
   /** Nanoseconds the ratio spent in each bucket (not cumulative), the last one above every bound. */
   readonly bucketNs: Float64Array;
+  // Every numeric field starts as a number (none declared bare, nor a constructor's parameter
+  // property): a field that is first undefined holds each new double in a fresh box, allocated and
+  // recorded by the write barrier (a series outlives many scavenges) at every change.
   sum = 0;
-  private value: number;
+  private numerator = 0;
+  private denominator = 1;
+  private value = 0;
   /** The bucket of `value`, found when it changes (not at every accrual). */
-  private bucket: number;
-  private lastMs: number;
+  private bucket = 0;
+  private lastMs = 0;
 
-  constructor(readonly labels: Labels<L>, private readonly bounds: readonly number[], private numerator: number, private denominator: number, nowMs = performance.now()) {
+  constructor(readonly labels: Labels<L>, private readonly bounds: readonly number[], numerator: number, denominator: number, nowMs = performance.now()) {
     this.bucketNs = new Float64Array(bounds.length + 1);
+    this.numerator = numerator;
+    this.denominator = denominator;
     this.value = numerator / denominator;
     this.bucket = this.search(this.value);
     this.lastMs = nowMs;

@@ -10,6 +10,8 @@
 // with Retry-After: 1. As in 1.25, a watch holds its seat only while it starts (until it answers
 // its headers), then streams without one.
 import type { ServerResponse } from 'node:http';
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import type { RequestMetrics } from '../../metrics/requests.js';
 import type { FlowMetrics } from '../../metrics/flowcontrol.js';
 import { isLongRunningRequest } from '../../api/long-running.js';

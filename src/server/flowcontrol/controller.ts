@@ -89,6 +89,8 @@ export class FlowControl {
   /** Classifications by user name (for one set of groups), then by request shape (see classify). */
   private cache = new Map<string, { groups: string[]; shapes: Shapes }>();
   private cached = 0;
+  /** The last request classified (see classify). */
+  private last: LastRequest | undefined;
   private subscriptions: Subscription[] = [];
   /** Per FlowSchema, the last status write: while the informer shows the version it was made from, no other is made. */
   private readonly written = new Map<string, { resourceVersion: string; stale(): boolean }>();
@@ -149,6 +151,18 @@ export class FlowControl {
 
   /** The schema and level of a request by `user`, and its flow. */
   classify(user: UserInfo, info: RequestInfo): Classification {
+    // The last request's again (a client's requests come in runs of one shape): its parts compared
+    // as they are, where the maps below would hash each of the request's freshly parsed strings
+    // (~1,300 instructions of a GET in a server, where a bench that reuses one request's strings
+    // sees ~25 ns).
+    const last = this.last;
+    if (last !== undefined && last.matches(user, info)) return last.classification;
+    const c = this.lookup(user, info);
+    this.last = new LastRequest(user, info, c);
+    return c;
+  }
+
+  private lookup(user: UserInfo, info: RequestInfo): Classification {
     // Per user (name and groups), then per request shape: two short keys.
     let byUser = this.cache.get(user.name);
     if (!byUser || !sameGroups(byUser.groups, user.groups)) {
@@ -188,6 +202,7 @@ export class FlowControl {
   private forget(): void {
     this.cache = new Map();
     this.cached = 0;
+    this.last = undefined;
   }
 
   private classifyNow(user: UserInfo, info: RequestInfo): Classification {
@@ -302,6 +317,41 @@ export class FlowControl {
       // Deleted or changed meanwhile: the informer brings another digest.
       if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
     }
+  }
+}
+
+/** A request's user and shape, as far as classification goes, and where it went. */
+class LastRequest {
+  private readonly user: string;
+  private readonly groups: readonly string[];
+  private readonly verb: string;
+  /** For a non-resource request: NON_RESOURCE, and its path as `namespace`. */
+  private readonly apiGroup: string;
+  private readonly resource: string;
+  private readonly subresource: string;
+  private readonly namespace: string;
+
+  constructor(user: UserInfo, info: RequestInfo, readonly classification: Classification) {
+    this.user = user.name;
+    this.groups = [...user.groups];
+    this.verb = info.verb;
+    if (info.isResourceRequest) {
+      this.apiGroup = info.apiGroup;
+      this.resource = info.resource;
+      this.subresource = info.subresource ?? '';
+      this.namespace = info.namespace ?? NO_NAMESPACE;
+    } else {
+      this.apiGroup = NON_RESOURCE;
+      this.resource = '';
+      this.subresource = '';
+      this.namespace = info.path;
+    }
+  }
+
+  matches(user: UserInfo, info: RequestInfo): boolean {
+    if (user.name !== this.user || info.verb !== this.verb || !sameGroups(this.groups, user.groups)) return false;
+    if (!info.isResourceRequest) return this.apiGroup === NON_RESOURCE && info.path === this.namespace;
+    return info.apiGroup === this.apiGroup && info.resource === this.resource && (info.subresource ?? '') === this.subresource && (info.namespace ?? NO_NAMESPACE) === this.namespace;
   }
 }
 

@@ -10,6 +10,8 @@
 // queue of its flow's hand (shuffle sharding) with the least work waiting, refusing it when that
 // queue is full and every seat taken (queue-full). A waiting request is refused once it has waited
 // the wait limit (time-out), or dropped when its client goes away (cancelled).
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import { maxSeats, ONE_SEAT, type WorkEstimate } from './work-estimate.js';
 
 export type RejectReason = 'concurrency-limit' | 'queue-full' | 'time-out' | 'cancelled';
