@@ -22,6 +22,20 @@ describe('timing ratio histograms', () => {
     assert.equal(r.bucketNs.reduce((a, b) => a + b, 0), 8e6);
   });
 
+  it('counts numerators of any size, whole or not, in their buckets', LIMIT, () => {
+    const r = new TimingRatio({ level: 'a' }, [0.5, 10, 1000], 0, 2, 0);
+    r.set(20, 1); // 1 ms at 0
+    r.set(5000, 3); // 2 ms at 10
+    r.set(0.5, 6); // 3 ms at 2500
+    r.set(3, 10); // 4 ms at 0.25
+    r.accrue(15); // 5 ms at 1.5
+    assert.deepEqual([...r.bucketNs], [1e6 + 4e6, 2e6 + 5e6, 0, 3e6]);
+    assert.equal(Math.round(r.sum), Math.round(10 * 2e6 + 2500 * 3e6 + 0.25 * 4e6 + 1.5 * 5e6));
+    // Read again with no time passed: nothing more.
+    r.accrue(15);
+    assert.deepEqual([...r.bucketNs], [5e6, 7e6, 0, 3e6]);
+  });
+
   it('writes cumulative buckets of whole nanoseconds, the sum and the count, with the reference\'s help', LIMIT, async () => {
     const registry = new Registry();
     const h = new TimingRatioHistogram({ name: 'x_utilization', help: 'EXPERIMENTAL: [ALPHA] Observations', labelNames: ['phase'], buckets: [0, 1], registry });
