@@ -38,8 +38,8 @@ export function addAnswerHeader(res: ServerResponse, name: string, value: string
  */
 function withOwn(own: string[], given: Given): OutgoingHttpHeader[] {
   if (given === undefined) return own;
-  const list: OutgoingHttpHeader[] = [];
   if (Array.isArray(given)) {
+    const list: OutgoingHttpHeader[] = [];
     // A flat list, or [name, value] pairs (which Node takes too).
     const pairs = given.length > 0 && Array.isArray(given[0]);
     const names: string[] = [];
@@ -59,10 +59,29 @@ function withOwn(own: string[], given: Given): OutgoingHttpHeader[] {
     for (let i = 0; i < names.length; i++) list.push(names[i]!, values[i]!);
     return list;
   }
+  // An object (as handlers give them): the request's own headers copied at once, then the given
+  // ones, unless one is named as an own one (rare: the slower merge then).
   const names = Object.keys(given);
-  addOwn(list, own, names);
-  for (const name of names) list.push(name, given[name] as OutgoingHttpHeader);
-  return list;
+  const merged: OutgoingHttpHeader[] = own.slice();
+  for (const name of names) {
+    if (ownNamed(own, name)) {
+      const list: OutgoingHttpHeader[] = [];
+      addOwn(list, own, names);
+      for (const n of names) list.push(n, given[n] as OutgoingHttpHeader);
+      return list;
+    }
+    merged.push(name, given[name] as OutgoingHttpHeader);
+  }
+  return merged;
+}
+
+/** Whether `name` is one of the request's own headers' (name, value, … list). */
+function ownNamed(own: string[], name: string): boolean {
+  for (let i = 0; i < own.length; i += 2) {
+    const n = own[i]!;
+    if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
+  }
+  return false;
 }
 
 function addOwn(list: OutgoingHttpHeader[], own: string[], given: string[]): void {
