@@ -6,22 +6,85 @@
 // everything else APF does to a GET. HTTP/1 responses of the server are `AnswerResponse`s
 // (server/server.ts and upgrade.ts make them); on any other response (HTTP/2's, a test's) the
 // headers are set with `setHeader`, which is no slower there.
-import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+//
+// A header many answers carry with the same value (the PF UIDs: one per flow schema and level) can
+// be a `PreparedHeader`: checked as Node checks headers once, when made, and its line written after
+// the status line as it is. Node checks every header of every answer with two regular expressions,
+// which cost a GET more than the rest of APF's work. The line goes in through node:http's writer of
+// the head (`_storeHeader`, given the status line), the one way to write a head line unchecked.
+import { ServerResponse, validateHeaderName, validateHeaderValue, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import { RECORD } from '../audit/record.js';
 
 type Given = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
 
+/** A header line made, and checked as Node checks a header, once: for a value many answers carry. */
+export class PreparedHeader {
+  /** `name: value` and its line end; undefined when Node would refuse the header (it then goes the checked way, and is refused there). */
+  readonly line: string | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly value: string,
+  ) {
+    let line: string | undefined;
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+      line = `${name}: ${value}\r\n`;
+    } catch {
+      line = undefined;
+    }
+    this.line = line;
+  }
+}
+
+/** node:http's writer of a head's header lines, given the status line (see above); checked for at load. */
+type StoreHeader = (this: ServerResponse, firstLine: string, headers: unknown) => void;
+const storeHeader = (ServerResponse.prototype as unknown as { _storeHeader?: StoreHeader })._storeHeader;
+
 export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   /** The request's own headers: name, value, name, value… */
   readonly answerHeaders: string[] = [];
+  /** The request's own prepared headers (see PreparedHeader). */
+  readonly preparedHeaders: PreparedHeader[] = [];
+  /** The prepared headers' lines, for the head being written. */
+  private preparedLines = '';
   /** The request's audit event (audit/record.ts auditOf), a slot from the start. */
   [RECORD]: unknown = undefined;
 
   override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
-    const own = this.answerHeaders;
+    let own = this.answerHeaders;
+    this.preparedLines = '';
+    if (this.preparedHeaders.length > 0) {
+      const given = typeof reason === 'string' ? headers : (reason ?? headers);
+      const lines = this.linesOf(given);
+      if (lines !== undefined) this.preparedLines = lines;
+      else own = [...own, ...this.preparedHeaders.flatMap((h) => [h.name, h.value])];
+    }
     if (own.length === 0) return super.writeHead(statusCode, reason as string, headers);
     if (typeof reason === 'string') return super.writeHead(statusCode, reason, withOwn(own, headers));
     return super.writeHead(statusCode, withOwn(own, reason ?? headers));
+  }
+
+  /** Node's writer of the head, with the prepared headers' lines after the status line. */
+  _storeHeader(firstLine: string, headers: unknown): void {
+    storeHeader!.call(this, this.preparedLines === '' ? firstLine : firstLine + this.preparedLines, headers);
+  }
+
+  /**
+   * The prepared headers' lines, unless one must go the checked way: Node without the head writer,
+   * a line Node would refuse, or a header of the same name given to writeHead or set with setHeader
+   * (which replaces the request's own).
+   */
+  private linesOf(given: Given): string | undefined {
+    if (storeHeader === undefined) return undefined;
+    const names = given === undefined ? [] : Array.isArray(given) ? pairsOf(given).names : Object.keys(given);
+    let lines = '';
+    for (const h of this.preparedHeaders) {
+      if (h.line === undefined || this.hasHeader(h.name) || mentions(names, h.name)) return undefined;
+      lines += h.line;
+    }
+    return lines;
   }
 }
 
@@ -29,6 +92,30 @@ export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> e
 export function addAnswerHeader(res: ServerResponse, name: string, value: string): void {
   if (res instanceof AnswerResponse) res.answerHeaders.push(name, value);
   else res.setHeader(name, value);
+}
+
+/** addAnswerHeader of a prepared header. */
+export function addPreparedAnswerHeader(res: ServerResponse, header: PreparedHeader): void {
+  if (res instanceof AnswerResponse) res.preparedHeaders.push(header);
+  else res.setHeader(header.name, header.value);
+}
+
+/** Headers given as a list: a flat one, or [name, value] pairs (which Node takes too). */
+function pairsOf(given: OutgoingHttpHeader[]): { names: string[]; values: OutgoingHttpHeader[] } {
+  const names: string[] = [];
+  const values: OutgoingHttpHeader[] = [];
+  if (given.length > 0 && Array.isArray(given[0])) {
+    for (const pair of given as unknown as [string, OutgoingHttpHeader][]) {
+      names.push(pair[0]);
+      values.push(pair[1]);
+    }
+  } else {
+    for (let i = 0; i < given.length; i += 2) {
+      names.push(given[i] as string);
+      values.push(given[i + 1]!);
+    }
+  }
+  return { names, values };
 }
 
 /**
@@ -39,22 +126,8 @@ export function addAnswerHeader(res: ServerResponse, name: string, value: string
 function withOwn(own: string[], given: Given): OutgoingHttpHeader[] {
   if (given === undefined) return own;
   if (Array.isArray(given)) {
+    const { names, values } = pairsOf(given);
     const list: OutgoingHttpHeader[] = [];
-    // A flat list, or [name, value] pairs (which Node takes too).
-    const pairs = given.length > 0 && Array.isArray(given[0]);
-    const names: string[] = [];
-    const values: OutgoingHttpHeader[] = [];
-    if (pairs) {
-      for (const pair of given as unknown as [string, OutgoingHttpHeader][]) {
-        names.push(pair[0]);
-        values.push(pair[1]);
-      }
-    } else {
-      for (let i = 0; i < given.length; i += 2) {
-        names.push(given[i] as string);
-        values.push(given[i + 1]!);
-      }
-    }
     addOwn(list, own, names);
     for (let i = 0; i < names.length; i++) list.push(names[i]!, values[i]!);
     return list;
@@ -77,10 +150,7 @@ function withOwn(own: string[], given: Given): OutgoingHttpHeader[] {
 
 /** Whether `name` is one of the request's own headers' (name, value, … list). */
 function ownNamed(own: string[], name: string): boolean {
-  for (let i = 0; i < own.length; i += 2) {
-    const n = own[i]!;
-    if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
-  }
+  for (let i = 0; i < own.length; i += 2) if (sameName(own[i]!, name)) return true;
   return false;
 }
 
@@ -92,8 +162,10 @@ function addOwn(list: OutgoingHttpHeader[], own: string[], given: string[]): voi
 }
 
 function mentions(names: string[], name: string): boolean {
-  for (const n of names) {
-    if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
-  }
+  for (const n of names) if (sameName(n, name)) return true;
   return false;
+}
+
+function sameName(a: string, b: string): boolean {
+  return a.length === b.length && a.toLowerCase() === b.toLowerCase();
 }

@@ -1,12 +1,14 @@
 // The headers every answer to a request carries (Audit-Id, the X-Kubernetes-PF-* UIDs), however
 // the answer's head is written: given to writeHead as an object, a list or pairs, with a reason
 // phrase, implicitly by end(), after other headers were set with setHeader — and a header of the
-// same name given when the head is written replaces the request's own, never doubles it.
+// same name given when the head is written replaces the request's own, never doubles it. Prepared
+// headers (checked once, their lines written as they are) behave the same, and one whose value Node
+// would refuse is refused as Node refuses it, never written.
 import assert from 'node:assert/strict';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { addAnswerHeader, AnswerResponse } from '../../src/endpoints/response.js';
+import { addAnswerHeader, addPreparedAnswerHeader, AnswerResponse, PreparedHeader } from '../../src/endpoints/response.js';
 
 type Writer = (res: ServerResponse) => void;
 
@@ -25,7 +27,14 @@ const WRITERS: Record<string, Writer> = {
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
   },
   replaced: (res) => res.writeHead(200, { 'audit-id': 'theirs', 'Content-Type': 'text/plain' }).end('ok'),
+  'prepared replaced': (res) => res.writeHead(200, ['X-Kubernetes-PF-PriorityLevel-UID', 'theirs', 'Content-Type', 'text/plain']).end('ok'),
+  // Set before the head, as any own header: the request's own value is the one written, once.
+  'prepared set first': (res) => {
+    res.setHeader('x-kubernetes-pf-prioritylevel-uid', 'theirs');
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
+  },
 };
+const LEVEL = new PreparedHeader('X-Kubernetes-PF-PriorityLevel-UID', 'pl-uid');
 
 /** The raw header lines of an answer, names lowercased, in order. */
 function rawHeaders(port: number, path: string): Promise<{ status: number; headers: [string, string][] }> {
@@ -50,6 +59,7 @@ describe('answer headers', { timeout: 10_000 }, () => {
     server = createServer({ ServerResponse: AnswerResponse }, (req, res) => {
       addAnswerHeader(res, 'Audit-Id', 'ours');
       addAnswerHeader(res, 'X-Kubernetes-PF-FlowSchema-UID', 'fs-uid');
+      addPreparedAnswerHeader(res, LEVEL);
       WRITERS[decodeURIComponent(req.url!.slice(1))]!(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,6 +74,7 @@ describe('answer headers', { timeout: 10_000 }, () => {
       const values = (n: string) => headers.filter(([k]) => k === n).map(([, v]) => v);
       assert.deepEqual(values('audit-id'), [name === 'replaced' ? 'theirs' : 'ours']);
       assert.deepEqual(values('x-kubernetes-pf-flowschema-uid'), ['fs-uid']);
+      assert.deepEqual(values('x-kubernetes-pf-prioritylevel-uid'), [name === 'prepared replaced' ? 'theirs' : 'pl-uid']);
       if (name === 'list') assert.deepEqual(values('warning'), ['299 - "a"']);
       if (name === 'set first') assert.deepEqual(values('vary'), ['Accept']);
       if (name === 'reason') assert.deepEqual(values('content-type'), ['text/plain']);
@@ -74,6 +85,16 @@ describe('answer headers', { timeout: 10_000 }, () => {
     const set: string[][] = [];
     const plain = { setHeader: (name: string, value: string) => set.push([name, value]) };
     addAnswerHeader(plain as unknown as ServerResponse, 'Audit-Id', 'x');
-    assert.deepEqual(set, [['Audit-Id', 'x']]);
+    addPreparedAnswerHeader(plain as unknown as ServerResponse, LEVEL);
+    assert.deepEqual(set, [['Audit-Id', 'x'], ['X-Kubernetes-PF-PriorityLevel-UID', 'pl-uid']]);
+  });
+
+  it('a prepared header Node would refuse is refused as Node refuses it, not written', () => {
+    const bad = new PreparedHeader('X-Kubernetes-PF-FlowSchema-UID', 'a\r\nInjected: yes');
+    assert.equal(bad.line, undefined);
+    assert.equal(new PreparedHeader('Bad Name', 'v').line, undefined);
+    const res = new AnswerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} } as IncomingMessage);
+    addPreparedAnswerHeader(res, bad);
+    assert.throws(() => res.writeHead(200), { code: 'ERR_INVALID_CHAR' });
   });
 });

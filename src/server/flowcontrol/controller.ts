@@ -8,6 +8,7 @@
 // remembered per user and request shape until the configuration changes.
 import type { RequestInfo } from '../../api/request-info.js';
 import type { UserInfo } from '../../api/user.js';
+import { PreparedHeader } from '../../endpoints/response.js';
 import { StatusError } from '../../errors.js';
 import { isObject, now, type JsonObject } from '../../json.js';
 import type { FlowControlMetrics, FlowMetrics } from '../../metrics/flowcontrol.js';
@@ -36,6 +37,8 @@ const COUNT_POLL_MS = 60_000;
 export interface Level {
   readonly name: string;
   readonly uid: string;
+  /** X-Kubernetes-PF-PriorityLevel-UID, as answers carry it. */
+  readonly header: PreparedHeader;
   /** Undefined for the Exempt level: never limited. */
   readonly queues: QueueSet | undefined;
   readonly queueCount: number;
@@ -47,6 +50,8 @@ export interface Level {
 interface Schema {
   readonly name: string;
   readonly uid: string;
+  /** X-Kubernetes-PF-FlowSchema-UID, as answers carry it. */
+  readonly header: PreparedHeader;
   readonly spec: JsonObject;
   readonly level: Level;
   readonly distinguisher: string;
@@ -54,7 +59,8 @@ interface Schema {
 
 /** Where a request goes. */
 export interface Classification {
-  readonly schemaUid: string;
+  /** X-Kubernetes-PF-FlowSchema-UID, as answers carry it. */
+  readonly schemaHeader: PreparedHeader;
   readonly level: Level;
   /** The flow's queues (shuffle sharding), when its level has several. */
   readonly hand: readonly number[];
@@ -68,6 +74,8 @@ export interface FlowControlOptions {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const schemaHeader = (uid: string) => new PreparedHeader('X-Kubernetes-PF-FlowSchema-UID', uid);
+const levelHeader = (uid: string) => new PreparedHeader('X-Kubernetes-PF-PriorityLevel-UID', uid);
 const obj = (v: unknown): JsonObject => (isObject(v) ? v : {});
 
 /** Request shapes: verb, then API group, resource, subresource and namespace (or, for a non-resource request, its path). */
@@ -216,7 +224,7 @@ export class FlowControl {
     } else if (level.queueCount === 1) {
       hand = [0];
     }
-    return { schemaUid: schema.uid, level, hand, metrics: this.metrics?.of(level.name, schema.name, level.queues === undefined) };
+    return { schemaHeader: schema.header, level, hand, metrics: this.metrics?.of(level.name, schema.name, level.queues === undefined) };
   }
 
   private info(resource: string): ResourceInfo | undefined {
@@ -258,7 +266,7 @@ export class FlowControl {
       const shares = limitedShares(spec);
       const ratios = this.metrics?.ratiosOf(name);
       if (spec['type'] === 'Exempt') {
-        levels.set(name, { name, uid, queues: undefined, queueCount: 0, handSize: 0, maxSeats: 1 });
+        levels.set(name, { name, uid, header: levelHeader(uid), queues: undefined, queueCount: 0, handSize: 0, maxSeats: 1 });
         continue;
       }
       const queuing = obj(obj(obj(spec['limited'])['limitResponse'])['queuing']);
@@ -272,7 +280,7 @@ export class FlowControl {
       const old = this.levels.get(name)?.queues;
       if (old) old.reconfigure(config);
       const queues = old ?? new QueueSet(config, ratios);
-      levels.set(name, { name, uid, queues, queueCount: config.queues, handSize: config.handSize, maxSeats: config.queues > 0 ? levelMaxSeats(config.concurrencyLimit, config.handSize) : 0 });
+      levels.set(name, { name, uid, header: levelHeader(uid), queues, queueCount: config.queues, handSize: config.handSize, maxSeats: config.queues > 0 ? levelMaxSeats(config.concurrencyLimit, config.handSize) : 0 });
       this.metrics?.setLimit(name, config.concurrencyLimit, queues);
       executingLimit += config.concurrencyLimit;
       waitingLimit += config.queues * config.queueLengthLimit;
@@ -291,12 +299,12 @@ export class FlowControl {
       const wanted = danglingCondition(levelName, level === undefined);
       const current = (Array.isArray(obj(fs['status'])['conditions']) ? (obj(fs['status'])['conditions'] as unknown[]) : []).map(obj).find((c) => c['type'] === 'Dangling');
       if (!current || current['status'] !== wanted['status'] || current['reason'] !== wanted['reason'] || current['message'] !== wanted['message']) conditions.push([name, wanted]);
-      if (level) schemas.push({ name, uid: str(meta['uid']), spec, level, distinguisher: str(obj(spec['distinguisherMethod'])['type']) });
+      if (level) schemas.push({ name, uid: str(meta['uid']), header: schemaHeader(str(meta['uid'])), spec, level, distinguisher: str(obj(spec['distinguisherMethod'])['type']) });
     }
     schemas.sort((a, b) => precedence(a.spec) - precedence(b.spec) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const imagined = (name: typeof EXEMPT | typeof CATCH_ALL): Schema => {
       const spec = obj(mandatorySchema(name)['spec']);
-      return { name, uid: '', spec, level: levels.get(name)!, distinguisher: str(obj(spec['distinguisherMethod'])['type']) };
+      return { name, uid: '', header: schemaHeader(''), spec, level: levels.get(name)!, distinguisher: str(obj(spec['distinguisherMethod'])['type']) };
     };
     if (!schemas.some((s) => s.name === EXEMPT)) schemas.unshift(imagined(EXEMPT));
     if (!schemas.some((s) => s.name === CATCH_ALL)) schemas.push(imagined(CATCH_ALL));
