@@ -7,7 +7,7 @@
 // its message (one buffer; a list's item is a slice of it), where the metadata lies in the bytes
 // (PartialObjectMetadata is the bytes' own metadata text in a wrapper), a Table row's cells as JSON
 // with its ages left to fill in at each request's time, and its conditions.
-// What is kept only while recent (the last versions it was made for, then made again cheaply):
+// What is held weakly (shared until the next full garbage collection, then made again cheaply):
 // the watch frames and PartialObjectMetadata documents, copies of bytes that are kept anyway.
 // The parsed object, about twice the size of the bytes, is kept only while it is among the last
 // few parsed: the watchers of one event, and the forms made of one version in turn, share it,
@@ -57,9 +57,12 @@ interface ProtobufMessage {
 }
 
 interface Derived {
+  jsonFrames?: Record<string, WeakRef<Buffer>>;
   protobuf?: ProtobufMessage;
+  protobufFrames?: Record<string, WeakRef<Buffer>>;
   /** The metadata as JSON.stringify writes it: a slice of the bytes (or, when they hold it otherwise, a copy). */
   metadata?: Buffer;
+  metadataDocuments?: Record<string, WeakRef<Buffer>>;
   /** Whether the bytes are exactly what JSON.stringify writes of the object; `restringified` when not. */
   canonical?: boolean;
   restringified?: Buffer;
@@ -79,42 +82,13 @@ function entry(bytes: Buffer): Derived {
   return d;
 }
 
-/**
- * Whole copies made from versions' bytes (watch frames, PartialObjectMetadata documents), kept for
- * the versions they were last made for: the watchers of one event share one copy, and a copy no
- * one writes any more dies young. Not WeakRefs: V8's young-generation collections keep a WeakRef's
- * target, so every copy would live, in external memory, until the next full collection.
- */
-class RecentCopies {
-  /** By version, in the order first made for; each version's copies by form. */
-  private readonly kept = new Map<Buffer, Map<string, Buffer>>();
-  private size = 0;
-
-  constructor(
-    private readonly maxVersions: number,
-    private readonly maxBytes: number,
-  ) {}
-
-  get(bytes: Buffer, form: string, make: () => Buffer): Buffer {
-    let forms = this.kept.get(bytes);
-    const found = forms?.get(form);
-    if (found) return found;
-    const made = make();
-    if (!forms) this.kept.set(bytes, (forms = new Map()));
-    forms.set(form, made);
-    this.size += made.length;
-    // The oldest versions go first; the newest is kept whatever its size.
-    for (const [version, copies] of this.kept) {
-      if (version === bytes || (this.kept.size <= this.maxVersions && this.size <= this.maxBytes)) break;
-      this.kept.delete(version);
-      for (const copy of copies.values()) this.size -= copy.length;
-    }
-    return made;
-  }
+function weakly<T extends object>(slots: Record<string, WeakRef<T>>, key: string, make: () => T): T {
+  const kept = slots[key]?.deref();
+  if (kept) return kept;
+  const made = make();
+  slots[key] = new WeakRef(made);
+  return made;
 }
-
-/** An event fans out to its watchers within a few turns of the event loop, while a few more events come. */
-const recentCopies = new RecentCopies(64, 8 * 1024 * 1024);
 
 /**
  * A copy in memory of its own. Small buffers share 8 KiB pool slabs with short-lived ones; a
@@ -164,7 +138,8 @@ const FRAME_END = Buffer.from('}\n');
 
 /** `{"type":T,"object":…}\n`, the JSON watch event, shared by every watcher sent it. */
 export function jsonWatchFrame(type: string, bytes: Buffer): Buffer {
-  return recentCopies.get(bytes, type, () => Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), bytes, FRAME_END]));
+  const d = entry(bytes);
+  return weakly((d.jsonFrames ??= {}), type, () => Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), bytes, FRAME_END]));
 }
 
 /** The object as JSON.stringify writes it: the bytes themselves when they are that already (as stored objects are). */
@@ -244,7 +219,8 @@ const OBJECT_END = Buffer.from('}');
 
 /** The object as one PartialObjectMetadata document, shared by every watcher sent it. */
 export function partialObjectMetadata(bytes: Buffer, apiVersion: string): Buffer {
-  return recentCopies.get(bytes, apiVersion, () => Buffer.concat(partialObjectMetadataChunks(bytes, apiVersion)));
+  const d = entry(bytes);
+  return weakly((d.metadataDocuments ??= {}), apiVersion, () => Buffer.concat(partialObjectMetadataChunks(bytes, apiVersion)));
 }
 
 // ---- Protobuf ----
@@ -312,7 +288,8 @@ export function protobufObject(bytes: Buffer): Buffer {
 
 /** A Protobuf watch event frame (length, then WatchEvent), shared by every watcher sent it. */
 export function protobufWatchFrame(type: string, bytes: Buffer): Buffer {
-  return recentCopies.get(bytes, `protobuf ${type}`, () => {
+  const d = entry(bytes);
+  return weakly((d.protobufFrames ??= {}), type, () => {
     const own = ownProtobuf(bytes);
     return encodeProtobufWatchEventOfMessage(type, own.apiVersion, own.kind, own.message);
   });

@@ -53,24 +53,6 @@ test('JSON watch frames: {"type","object"} around the stored bytes, one buffer p
   assert.equal(jsonWatchFrame('MODIFIED', bytes).toString(), `{"type":"MODIFIED","object":${bytes.toString()}}\n`);
 });
 
-test('watch frames are shared while their version is among the last ones framed, then made again (no copy kept for good)', LIMIT, () => {
-  const first = bytesOf(configMap('first'));
-  const frame = jsonWatchFrame('ADDED', first);
-  // The watchers of one event take it within a few more events: still the same buffer.
-  for (let i = 0; i < 10; i++) jsonWatchFrame('ADDED', bytesOf(configMap(`soon-${i}`)));
-  assert.equal(jsonWatchFrame('ADDED', first), frame, 'shared while recent');
-  // Many versions later it is a new copy, equal to the first.
-  for (let i = 0; i < 200; i++) jsonWatchFrame('MODIFIED', bytesOf(configMap(`later-${i}`)));
-  const again = jsonWatchFrame('ADDED', first);
-  assert.notEqual(again, frame, 'not kept after many other versions');
-  assert.deepEqual(again, frame);
-  // Large versions leave sooner: a few megabytes of copies at most.
-  const big = bytesOf({ ...configMap('big'), data: { v: 'x'.repeat(1024 * 1024) } });
-  const bigFrame = jsonWatchFrame('ADDED', big);
-  for (let i = 0; i < 10; i++) jsonWatchFrame('ADDED', bytesOf({ ...configMap(`big-${i}`), data: { v: 'y'.repeat(1024 * 1024) } }));
-  assert.notEqual(jsonWatchFrame('ADDED', big), bigFrame, 'ten other megabyte versions push it out');
-});
-
 test('Protobuf forms equal what the encoders make of the parsed object, made once', LIMIT, () => {
   const obj = configMap('b');
   const bytes = bytesOf(obj);
