@@ -55,15 +55,18 @@ export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> e
   override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
     let own = this.answerHeaders;
     this.preparedLines = '';
+    if (own.length === 0 && this.preparedHeaders.length === 0) return super.writeHead(statusCode, reason as string, headers);
+    const given = typeof reason === 'string' ? headers : (reason ?? headers);
+    // The given headers' names, read once for both merges.
+    const names = given === undefined ? NO_NAMES : Array.isArray(given) ? pairsOf(given).names : Object.keys(given);
     if (this.preparedHeaders.length > 0) {
-      const given = typeof reason === 'string' ? headers : (reason ?? headers);
-      const lines = this.linesOf(given);
+      const lines = this.linesOf(names);
       if (lines !== undefined) this.preparedLines = lines;
       else own = [...own, ...this.preparedHeaders.flatMap((h) => [h.name, h.value])];
     }
     if (own.length === 0) return super.writeHead(statusCode, reason as string, headers);
-    if (typeof reason === 'string') return super.writeHead(statusCode, reason, withOwn(own, headers));
-    return super.writeHead(statusCode, withOwn(own, reason ?? headers));
+    const merged = withOwn(own, given, names);
+    return typeof reason === 'string' ? super.writeHead(statusCode, reason, merged) : super.writeHead(statusCode, merged);
   }
 
   /** Node's writer of the head, with the prepared headers' lines after the status line. */
@@ -73,20 +76,21 @@ export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> e
 
   /**
    * The prepared headers' lines, unless one must go the checked way: Node without the head writer,
-   * a line Node would refuse, or a header of the same name given to writeHead or set with setHeader
-   * (which replaces the request's own).
+   * a line Node would refuse, or a header of the same name given to writeHead (`given`: their
+   * names) or set with setHeader (which replaces the request's own).
    */
-  private linesOf(given: Given): string | undefined {
+  private linesOf(given: readonly string[]): string | undefined {
     if (storeHeader === undefined) return undefined;
-    const names = given === undefined ? [] : Array.isArray(given) ? pairsOf(given).names : Object.keys(given);
     let lines = '';
     for (const h of this.preparedHeaders) {
-      if (h.line === undefined || this.hasHeader(h.name) || mentions(names, h.name)) return undefined;
+      if (h.line === undefined || this.hasHeader(h.name) || mentions(given, h.name)) return undefined;
       lines += h.line;
     }
     return lines;
   }
 }
+
+const NO_NAMES: readonly string[] = [];
 
 /** Adds a header every answer to the request carries, however and wherever it is written. Before the answer is begun. */
 export function addAnswerHeader(res: ServerResponse, name: string, value: string): void {
@@ -119,14 +123,14 @@ function pairsOf(given: OutgoingHttpHeader[]): { names: string[]; values: Outgoi
 }
 
 /**
- * The request's own headers and those given to writeHead, as one flat list. A header given by
- * name there replaces the request's own of that name (as writeHead replaces what setHeader set:
- * an extension server's Audit-Id, for one, proxied back as it answered it).
+ * The request's own headers and those given to writeHead (`names`: theirs), as one flat list. A
+ * header given by name there replaces the request's own of that name (as writeHead replaces what
+ * setHeader set: an extension server's Audit-Id, for one, proxied back as it answered it).
  */
-function withOwn(own: string[], given: Given): OutgoingHttpHeader[] {
+function withOwn(own: string[], given: Given, names: readonly string[]): OutgoingHttpHeader[] {
   if (given === undefined) return own;
   if (Array.isArray(given)) {
-    const { names, values } = pairsOf(given);
+    const { values } = pairsOf(given);
     const list: OutgoingHttpHeader[] = [];
     addOwn(list, own, names);
     for (let i = 0; i < names.length; i++) list.push(names[i]!, values[i]!);
@@ -134,7 +138,6 @@ function withOwn(own: string[], given: Given): OutgoingHttpHeader[] {
   }
   // An object (as handlers give them): the request's own headers copied at once, then the given
   // ones, unless one is named as an own one (rare: the slower merge then).
-  const names = Object.keys(given);
   const merged: OutgoingHttpHeader[] = own.slice();
   for (const name of names) {
     if (ownNamed(own, name)) {
@@ -154,14 +157,14 @@ function ownNamed(own: string[], name: string): boolean {
   return false;
 }
 
-function addOwn(list: OutgoingHttpHeader[], own: string[], given: string[]): void {
+function addOwn(list: OutgoingHttpHeader[], own: string[], given: readonly string[]): void {
   for (let i = 0; i < own.length; i += 2) {
     const name = own[i]!;
     if (!mentions(given, name)) list.push(name, own[i + 1]!);
   }
 }
 
-function mentions(names: string[], name: string): boolean {
+function mentions(names: readonly string[], name: string): boolean {
   for (const n of names) if (sameName(n, name)) return true;
   return false;
 }
