@@ -4,6 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { adminKubeconfig } from '../server/kubeconfig.js';
 import type { Options } from '../server/options.js';
 import type { DataDirLock } from './data-dir-lock.js';
+import { applyHeapPolicySoon } from './heap-policy.js';
 import { makeDataDirPrivate, tightenedWarning } from './private-data-dir.js';
 
 /** The first line of what went wrong, as the one line a failed start prints. */
@@ -106,5 +107,6 @@ export async function serve(options: Options, settings: ServeSettings): Promise<
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   serving = await startServing(options, settings, (line, warning) => (warning ? process.stderr : process.stdout).write(`${line}\n`));
+  applyHeapPolicySoon();
   if (signalled) serving.stop(true).then(() => process.exit(0), () => process.exit(1));
 }
