@@ -50,24 +50,23 @@ function unrecognized(kind: string, why: string, text: string): StatusError {
 }
 
 /** Decodes an object body of a POST/PUT. `kind` names the expected kind in messages. */
-export function decodeObject(body: Buffer, mediaType: string, kind: string): JsonObject {
+export function decodeObject(text: string, mediaType: string, kind: string): JsonObject {
   // The reference's create and update handlers say what the YAML decoder refused, with the body's start.
-  return decodeAs(body, mediaType, kind, (why, text) => badRequest(`the object provided is unrecognized (must be of type ${kind}): ${why} (${excerpt(text)})`));
+  return decodeAs(text, mediaType, kind, (why) => badRequest(`the object provided is unrecognized (must be of type ${kind}): ${why} (${excerpt(text)})`));
 }
 
 /** Decodes the object of a server-side apply (YAML, or JSON as YAML): its YAML refused as the reference's apply handler words it. */
-export function decodeAppliedObject(body: Buffer, kind: string): JsonObject {
-  return decodeAs(body, 'application/yaml', kind, (why) => badRequest(`error decoding YAML: error converting YAML to JSON: ${why}`));
+export function decodeAppliedObject(text: string, kind: string): JsonObject {
+  return decodeAs(text, 'application/yaml', kind, (why) => badRequest(`error decoding YAML: error converting YAML to JSON: ${why}`));
 }
 
-function decodeAs(body: Buffer, mediaType: string, kind: string, yamlRefused: (why: string, text: string) => StatusError): JsonObject {
-  const text = body.toString('utf8');
+function decodeAs(text: string, mediaType: string, kind: string, yamlRefused: (why: string) => StatusError): JsonObject {
   let value: unknown;
   if (mediaType === 'application/yaml') {
     try {
       value = parseYaml(text);
     } catch (err) {
-      if (err instanceof YamlRefused) throw yamlRefused(err.message, text);
+      if (err instanceof YamlRefused) throw yamlRefused(err.message);
       throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; yaml parse error: ${(err as Error).message}`);
     }
   } else {
@@ -88,8 +87,7 @@ function decodeAs(body: Buffer, mediaType: string, kind: string, yamlRefused: (w
 }
 
 /** Decodes a patch document (any JSON value; YAML for apply). */
-export function decodePatch(body: Buffer): unknown {
-  const text = body.toString('utf8');
+export function decodePatch(text: string): unknown {
   const tooDeep = jsonDepthError(text);
   if (tooDeep) throw badRequest(`error decoding patch: ${tooDeep}`);
   try {

@@ -109,7 +109,7 @@ export function fieldValidationLevel(options: { fieldValidation: FieldValidation
 
 /** A DeleteOptions body in its JSON form: Protobuf (client-go's and controller-runtime's) or JSON. */
 function deleteOptionsBody(body: Buffer, mediaType: string): unknown {
-  return mediaType === PROTOBUF_MEDIA_TYPE ? decodeProtobufObject(body, 'DeleteOptions').object : decodePatch(body);
+  return mediaType === PROTOBUF_MEDIA_TYPE ? decodeProtobufObject(body, 'DeleteOptions').object : decodePatch(body.toString('utf8'));
 }
 
 /**

@@ -24,8 +24,8 @@ export async function objectBody(scope: Scope, kind: string, fields?: { level: F
     await readBody(req).catch(() => undefined);
     throw unsupportedMediaType();
   }
-  const raw = await readBody(req);
-  const body = decodeObject(raw, type, kind);
+  const text = (await readBody(req)).toString('utf8');
+  const body = decodeObject(text, type, kind);
   auditOf(scope.res)?.logRequestObject(body);
   if (fields) {
     // A body of another kind or version is refused (or converted) before it is decoded.
@@ -33,7 +33,7 @@ export async function objectBody(scope: Scope, kind: string, fields?: { level: F
     const endpoint = { group: info.group, version: info.version, kind: info.kind };
     const prune = info.definition.hooks.pruneUnknown;
     const pruneUnknown = prune && ((obj: JsonObject) => prune(obj, info.version));
-    checkObjectBody({ text: raw.toString('utf8'), yaml: type === 'application/yaml', object: body, endpoint, pruneUnknown }, fields.level, scope.warnings);
+    checkObjectBody({ text, yaml: type === 'application/yaml', object: body, endpoint, pruneUnknown }, fields.level, scope.warnings);
   }
   return body;
 }

@@ -48,8 +48,9 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   const writer = writerOf(scope, options);
   const raw = await readBody(req);
   auditOf(scope.res)?.logRequestPatch(raw);
+  const text = raw.toString('utf8');
   if (subresource === 'scale') {
-    const patch = decodePatch(raw);
+    const patch = decodePatch(text);
     return registry.updateScale(info, namespace, name, (scale) => {
       if (type === JSON_PATCH) return applyJsonPatch(scale, patch);
       if (type === STRATEGIC_MERGE_PATCH) return applyStrategicMergePatch(SCALE, scale, mergePatchOf(patch));
@@ -58,9 +59,9 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
   }
   const level = fieldValidationLevel(options, scope.features.enabled('ServerSideFieldValidation'));
   if (type === APPLY_PATCH) {
-    const applied = decodeAppliedObject(raw, info.kind);
+    const applied = decodeAppliedObject(text, info.kind);
     const applying = { manager: writer.manager, force: options.force, dryRun: writer.dryRun, user, warnings, options, admission: writer.admission };
-    const refused = applyDuplicates(raw.toString('utf8'), level, warnings);
+    const refused = applyDuplicates(text, level, warnings);
     if (refused) {
       // The reference refuses repeated keys only once the apply itself went through.
       await registry.apply(info, namespace, name, applied, { ...applying, dryRun: true }, subresource);
@@ -68,11 +69,11 @@ export async function handlePatch(scope: Scope): Promise<Answer> {
     }
     return registry.apply(info, namespace, name, applied, applying, subresource);
   }
-  const patch = decodePatch(raw);
+  const patch = decodePatch(text);
   const gvk = { group: info.group, version: info.version, kind: info.kind };
   const kindOfPatch = type === JSON_PATCH ? 'json' : type === STRATEGIC_MERGE_PATCH ? 'strategic' : 'merge';
   const prune = info.definition.hooks.pruneUnknown;
-  const fields = new PatchFieldCheck(kindOfPatch, raw.toString('utf8'), patch, gvk, level, warnings, prune && ((obj: JsonObject) => prune(obj, info.version)));
+  const fields = new PatchFieldCheck(kindOfPatch, text, patch, gvk, level, warnings, prune && ((obj: JsonObject) => prune(obj, info.version)));
   const apply = type === JSON_PATCH
     ? (current: JsonObject) => fields.patched(() => applyJsonPatch(current, patch))
     : type === STRATEGIC_MERGE_PATCH
