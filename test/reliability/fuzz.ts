@@ -11,6 +11,13 @@ import { seededRandom } from './kill9.js';
 import { wellFormed } from '../../src/json.js';
 import type { ProbeServer } from './server.js';
 
+/**
+ * The fuzzer's server leaves out the workload controllers: "unwanted" is any change the fuzzer did
+ * not make, and the deployment controller writes the fuzzed Deployments' status (and their
+ * ReplicaSets' pods) of its own accord.
+ */
+export const FUZZ_SERVER_ARGS = ['--controllers=*,-deployment,-replicaset,-replicationcontroller'];
+
 export interface FuzzLoad {
   inputs: number;
   seed: number;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { describeFigure, Figures, missed } from './figures.js';
 import { fileModes } from './file-modes.js';
-import { fuzz } from './fuzz.js';
+import { fuzz, FUZZ_SERVER_ARGS } from './fuzz.js';
 import { hostile, hostileRequests } from './hostile.js';
 import { kill9 } from './kill9.js';
 import { rbacMatrix } from './rbac-matrix.js';
@@ -34,8 +34,7 @@ describe('reliability probe, short form (issue 14)', () => {
 
   it('answers fuzzed requests without a crash, 5xx, non-Status error, hang or unwanted change', { timeout: 120_000 }, async () => {
     const scratch = scratchDir('fuzz');
-    // "Unwanted change" is any change the fuzzer did not make: the workload controllers' writes are left out.
-    const server = await startProbeServer(scratch.dir, ['--controllers=*,-deployment,-replicaset,-replicationcontroller']);
+    const server = await startProbeServer(scratch.dir, FUZZ_SERVER_ARGS);
     const figures = new Figures('fuzz');
     try {
       const result = await fuzz(server, { inputs: 1500, seed: Date.now() % 100_000, workers: 4, hangMs: 10_000 }, figures);

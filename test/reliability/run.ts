@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { Figures, missed, printFigures, type Figure } from './figures.js';
 import { fileModes } from './file-modes.js';
-import { fuzz } from './fuzz.js';
+import { fuzz, FUZZ_SERVER_ARGS } from './fuzz.js';
 import { hostile, hostileRequests } from './hostile.js';
 import { kill9 } from './kill9.js';
 import { rbacMatrix } from './rbac-matrix.js';
@@ -16,10 +16,10 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const only = process.env['ONLY']?.split(',');
 const wanted = (probe: string) => !only || only.includes(probe);
 
-/** Runs `probe` against a server of its own on a scratch folder, then prints its figures. */
-async function onServer(name: string, probe: (server: ProbeServer, figures: Figures) => Promise<void>): Promise<Figure[]> {
+/** Runs `probe` against a server of its own (started with `args`) on a scratch folder, then prints its figures. */
+async function onServer(name: string, probe: (server: ProbeServer, figures: Figures) => Promise<void>, args: string[] = []): Promise<Figure[]> {
   const scratch = scratchDir(name);
-  const server = await startProbeServer(scratch.dir);
+  const server = await startProbeServer(scratch.dir, args);
   const figures = new Figures(name);
   try {
     await probe(server, figures);
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const all: Figure[] = [];
   const started = performance.now();
   if (wanted('kill9')) all.push(...(await inFolder('kill -9', (dir, f) => kill9(join(dir, 'data'), { rounds: env('KILL_ROUNDS', 12), writers: 32, keysPerWriter: 8, minMs: 1000, maxMs: 4000, seed: env('SEED', 14) }, f))));
-  if (wanted('fuzz')) all.push(...(await onServer('fuzz', (s, f) => fuzz(s, { inputs: env('FUZZ_INPUTS', 100_000), seed: env('SEED', 14), workers: 4, hangMs: 10_000 }, f).then(() => undefined))));
+  if (wanted('fuzz')) all.push(...(await onServer('fuzz', (s, f) => fuzz(s, { inputs: env('FUZZ_INPUTS', 100_000), seed: env('SEED', 14), workers: 4, hangMs: 10_000 }, f).then(() => undefined), FUZZ_SERVER_ARGS)));
   if (wanted('hostile')) all.push(...(await onServer('hostile bodies', (s, f) => hostile(s, hostileRequests(), { ms: 200, bytes: 50 * 1024 * 1024 }, f))));
   if (wanted('rbac')) all.push(...(await inFolder('rbac matrix', (dir, f) => rbacMatrix(dir, f))));
   if (wanted('modes')) all.push(...(await inFolder('file modes', (dir, f) => fileModes(join(dir, 'data'), f))));

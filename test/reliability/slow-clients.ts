@@ -172,7 +172,7 @@ async function writeObjects(writer: Client, collection: string, prefix: string, 
 /** Writes as writeObjects does, while a GET is timed every 20 ms and RSS sampled every 100 ms. */
 async function writePhase(server: ProbeServer, writer: Client, collection: string, prefix: string, count: number, load: SlowWatcherLoad): Promise<Phase> {
   const rss = sampler(100, () => server.rss());
-  const gets = startGetSampler(server.url, `${collection}/probe-get`, server.admin);
+  const gets = await startGetSampler(server.url, `${collection}/probe-get`, server.admin);
   const written = await writeObjects(writer, collection, prefix, count, load);
   await sleep(500);
   const getMs = await gets.stop();
@@ -304,7 +304,7 @@ export async function slowHeaderClients(server: ProbeServer, load: SlowHeaderLoa
     };
     for (let i = 0; i < load.clients; i += 50) await Promise.all(Array.from({ length: Math.min(50, load.clients - i) }, open));
     const openSeconds = (performance.now() - opened) / 1000;
-    const gets = startGetSampler(server.url, '/api/v1/namespaces/default', server.admin);
+    const gets = await startGetSampler(server.url, '/api/v1/namespaces/default', server.admin);
     const rss = sampler(200, () => server.rss());
     while (performance.now() - opened < load.waitMs && closedAfter.length < load.clients) await sleep(200);
     const getMs = await gets.stop();
