@@ -112,10 +112,15 @@ export class ExtensionProxy {
         clearTimeout(timer);
         resolve();
       };
+      // A response cut short, unless it has ended: the request timeout's 504 (the filter's timer
+      // runs out with this one) must reach the client whole.
+      const cut = () => {
+        if (!res.writableEnded) res.destroy();
+      };
       const timer = setTimeout(() => {
         upstream.destroy();
         if (!res.headersSent) sendStatusError(res, new StatusError(504, 'Timeout', TIMED_OUT, {}), out);
-        else res.destroy();
+        else cut();
         finish();
       }, this.options.responseTimeoutMs);
       timer.unref();
@@ -151,7 +156,7 @@ export class ExtensionProxy {
         this.options.unreachable?.();
         // As the reference's proxy: the dial's or TLS's error, as text, 503.
         if (!res.headersSent) sendText(res, 503, `${describe(err, target)}\n`);
-        else res.destroy();
+        else cut();
         finish();
       });
       // The client went away (or the request timed out): the call ends too.
