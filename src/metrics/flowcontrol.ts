@@ -274,6 +274,21 @@ export class FlowControlMetrics {
     for (const r of Object.values(this.readWrite.waiting)) r.setDenominator(waiting, now);
   }
 
+  /**
+   * With API Priority and Fairness off, the max-in-flight filter's share of these figures, as the
+   * reference's: the read-only and the mutating requests executing, each a fraction of its own
+   * limit (--max-requests-inflight, --max-mutating-requests-inflight). An unlimited kind is not
+   * counted. Returns what counts a request of a kind in (+1) and out (-1).
+   */
+  inFlightCounts(readOnlyLimit: number, mutatingLimit: number): (mutating: boolean, delta: 1 | -1) => void {
+    const now = performance.now();
+    if (readOnlyLimit > 0) this.readWrite.executing.readOnly.setDenominator(readOnlyLimit, now);
+    if (mutatingLimit > 0) this.readWrite.executing.mutating.setDenominator(mutatingLimit, now);
+    return (mutating, delta) => {
+      if ((mutating ? mutatingLimit : readOnlyLimit) > 0) this.requestsOfKind.executing(mutating, delta, performance.now());
+    };
+  }
+
   pairSeries(p: FlowMetrics, which: 'estimatedSeats' | 'watchCounts'): HistogramSeries<string> {
     const labels = { flow_schema: p.flowSchema, priority_level: p.priorityLevel };
     return (which === 'estimatedSeats' ? this.estimatedSeatsHistogram : this.watchCountHistogram).series(labels);

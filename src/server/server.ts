@@ -231,7 +231,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     impersonation(security.guard),
     ctx.flowControl
       ? priorityAndFairness(ctx.flowControl, metrics?.requests)
-      : inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests),
+      : inFlightLimit({ readOnly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight }, metrics?.requests, metrics?.flowcontrol),
     authorization(security.guard),
     timeout(options.requestTimeoutMs),
   ], routes);

@@ -5,8 +5,11 @@
 // always gets an answer. 0 is no limit. Used only with API Priority and Fairness off (its gate or
 // --enable-priority-and-fairness=false): otherwise filters/priority-and-fairness.ts shares the
 // same total among priority levels, as the reference has one or the other. Counted
-// (apiserver_current_inflight_requests) when metrics are on.
+// (apiserver_current_inflight_requests, and for a limited kind its share of its limit in
+// apiserver_flowcontrol_read_vs_write_current_requests, as the reference's filter does) when
+// metrics are on.
 import { isLongRunningRequest } from '../../api/long-running.js';
+import type { FlowControlMetrics } from '../../metrics/flowcontrol.js';
 import type { RequestMetrics } from '../../metrics/requests.js';
 import type { Filter } from './context.js';
 
@@ -18,9 +21,10 @@ export interface InFlightLimits {
   mutating: number;
 }
 
-export function inFlightLimit(limits: InFlightLimits, metrics?: RequestMetrics): Filter {
+export function inFlightLimit(limits: InFlightLimits, metrics?: RequestMetrics, flowcontrol?: FlowControlMetrics): Filter {
   if (!metrics && limits.readOnly === 0 && limits.mutating === 0) return (_ctx, next) => next();
   const inFlight = { readOnly: 0, mutating: 0 };
+  const executing = flowcontrol?.inFlightCounts(limits.readOnly, limits.mutating);
   return async (ctx, next) => {
     const info = ctx.info;
     if (isLongRunningRequest(info)) return next();
@@ -38,11 +42,13 @@ export function inFlightLimit(limits: InFlightLimits, metrics?: RequestMetrics):
     }
     inFlight[kind]++;
     metrics?.enter(mutating);
+    executing?.(mutating, 1);
     try {
       await next();
     } finally {
       inFlight[kind]--;
       metrics?.leave(mutating);
+      executing?.(mutating, -1);
     }
   };
 }
