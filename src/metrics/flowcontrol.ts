@@ -277,16 +277,18 @@ export class FlowControlMetrics {
   /**
    * With API Priority and Fairness off, the max-in-flight filter's share of these figures, as the
    * reference's: the read-only and the mutating requests executing, each a fraction of its own
-   * limit (--max-requests-inflight, --max-mutating-requests-inflight). An unlimited kind is not
-   * counted. Returns what counts a request of a kind in (+1) and out (-1).
+   * limit (--max-requests-inflight, --max-mutating-requests-inflight). The ratios of the limited
+   * kinds, their numerators the filter's own counts; an unlimited kind has none (not counted).
    */
-  inFlightCounts(readOnlyLimit: number, mutatingLimit: number): (mutating: boolean, delta: 1 | -1) => void {
+  inFlightRatios(limits: { readOnly: number; mutating: number }): { readOnly?: TimingRatio; mutating?: TimingRatio } {
     const now = performance.now();
-    if (readOnlyLimit > 0) this.readWrite.executing.readOnly.setDenominator(readOnlyLimit, now);
-    if (mutatingLimit > 0) this.readWrite.executing.mutating.setDenominator(mutatingLimit, now);
-    return (mutating, delta) => {
-      if ((mutating ? mutatingLimit : readOnlyLimit) > 0) this.requestsOfKind.executing(mutating, delta, performance.now());
-    };
+    const ratios: { readOnly?: TimingRatio; mutating?: TimingRatio } = {};
+    for (const kind of ['readOnly', 'mutating'] as const) {
+      if (limits[kind] === 0) continue;
+      ratios[kind] = this.readWrite.executing[kind];
+      ratios[kind].setDenominator(limits[kind], now);
+    }
+    return ratios;
   }
 
   pairSeries(p: FlowMetrics, which: 'estimatedSeats' | 'watchCounts'): HistogramSeries<string> {

@@ -18,11 +18,14 @@ interface SamplerStart {
 export async function startGetSampler(base: string, path: string, tls: ClientTls, everyMs = 20): Promise<{ stop(): Promise<number[]> }> {
   const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`GET sampler exited ${code}`)));
+    const exited = (code: number | null) => reject(new Error(`GET sampler exited ${code}`));
+    child.once('exit', exited);
+    child.once('message', () => {
+      child.off('exit', exited);
+      resolve();
+    });
     child.send({ base, path, tls, everyMs } satisfies SamplerStart);
   });
-  child.removeAllListeners('exit');
   return {
     stop: () => new Promise((resolve, reject) => {
       child.once('message', (latencies) => resolve(latencies as number[]));

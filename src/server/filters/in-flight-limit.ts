@@ -8,6 +8,8 @@
 // (apiserver_current_inflight_requests, and for a limited kind its share of its limit in
 // apiserver_flowcontrol_read_vs_write_current_requests, as the reference's filter does) when
 // metrics are on.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { FlowControlMetrics } from '../../metrics/flowcontrol.js';
 import type { RequestMetrics } from '../../metrics/requests.js';
@@ -24,7 +26,7 @@ export interface InFlightLimits {
 export function inFlightLimit(limits: InFlightLimits, metrics?: RequestMetrics, flowcontrol?: FlowControlMetrics): Filter {
   if (!metrics && limits.readOnly === 0 && limits.mutating === 0) return (_ctx, next) => next();
   const inFlight = { readOnly: 0, mutating: 0 };
-  const executing = flowcontrol?.inFlightCounts(limits.readOnly, limits.mutating);
+  const shares = flowcontrol?.inFlightRatios(limits);
   return async (ctx, next) => {
     const info = ctx.info;
     if (isLongRunningRequest(info)) return next();
@@ -40,15 +42,16 @@ export function inFlightLimit(limits: InFlightLimits, metrics?: RequestMetrics, 
       // A super-user's request is served over the limit, and not counted against it.
       return next();
     }
+    const share = shares?.[kind];
     inFlight[kind]++;
+    share?.set(inFlight[kind], performance.now());
     metrics?.enter(mutating);
-    executing?.(mutating, 1);
     try {
       await next();
     } finally {
       inFlight[kind]--;
+      share?.set(inFlight[kind], performance.now());
       metrics?.leave(mutating);
-      executing?.(mutating, -1);
     }
   };
 }
