@@ -6,8 +6,8 @@
 // the stream's window opens, and the stream sends only once per turn of the event loop, so more
 // (a healthy watcher is not held to one high-water mark per turn).
 //
-// Writing is done in turns (WriteTurns below), a few milliseconds each, so that fanning one event
-// out to many watchers leaves room for other requests. On HTTP/1.1 a turn does the writing itself:
+// Writing is done in turns (turns.ts), a few milliseconds each, so that fanning one event out to
+// many watchers leaves room for other requests. On HTTP/1.1 a turn does the writing itself:
 // node:http only corks a response's socket and writes (encrypts) on the next tick, which would put
 // every write of a turn after it, in one go; a watcher's flush corks its socket and uncorks it at
 // the end, so its writes go out as one writev inside the turn that timed them.
@@ -22,6 +22,7 @@
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
 import { ChunkedFifo } from './chunked-fifo.js';
+import { turns } from '../turns.js';
 
 export interface WatchOutputLimits {
   /** What an HTTP/2 response may hold, once past its high-water mark, before the watcher waits for it to drain. */
@@ -34,49 +35,6 @@ export interface WatchOutputLimits {
 }
 
 export const WATCH_OUTPUT_LIMITS: WatchOutputLimits = { inFlightBytes: 128 * 1024, inFlightEvents: 32, maxQueued: 100, stallMs: 2000 };
-
-/** How long one turn of the event loop may spend writing watch events before other work gets its turn. */
-const SLICE_MS = 2;
-
-/**
- * Watchers with events to write, written in turns of at most SLICE_MS (each watcher's whole
- * waiting queue, up to what its response takes, in the order they became ready): an event
- * fanned out to a thousand watchers is a thousand encryptions, and a request arriving meanwhile
- * must not wait for all of them. Cut-offs take the same turns: a thousand watchers that stalled
- * together are found out together, and closing each costs about as much as a write.
- */
-class WriteTurns {
-  private readonly ready = new Set<{ flush(): void }>();
-  private scheduled = false;
-
-  add(output: { flush(): void }): void {
-    this.ready.add(output);
-    this.schedule();
-  }
-
-  delete(output: { flush(): void }): void {
-    this.ready.delete(output);
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.run());
-  }
-
-  private run(): void {
-    this.scheduled = false;
-    const until = performance.now() + SLICE_MS;
-    for (const output of this.ready) {
-      this.ready.delete(output);
-      output.flush();
-      if (performance.now() >= until) break;
-    }
-    if (this.ready.size) this.schedule();
-  }
-}
-
-const turns = new WriteTurns();
 
 /** What is used of a response: node:http's ServerResponse and HTTP/2's compatibility response alike. */
 type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writableEnded' | 'writableLength'> & {
@@ -98,7 +56,7 @@ export class WatchOutput<E> {
   private burst = false;
   private ending = false;
   private closed = false;
-  /** The cut-off, in a write turn. */
+  /** The cut-off, in a turn: a thousand watchers that stalled together are found out together, and closing each costs about a write. */
   private readonly cutting = { flush: () => void (this.closed || this.cut()) };
 
   constructor(
@@ -163,7 +121,7 @@ export class WatchOutput<E> {
     if (!this.http2 || this.overMark >= this.limits.inFlightEvents || this.res.writableLength >= this.limits.inFlightBytes) this.waitingForDrain = true;
   }
 
-  /** Writes what waits, as far as the response takes it (in a turn of WriteTurns, or when ending). */
+  /** Writes what waits, as far as the response takes it (in a turn, or when ending). */
   flush(): void {
     const socket = this.http2 ? undefined : this.res.socket;
     if (socket && !this.closed && !this.waitingForDrain && this.queue.size > 0) {

@@ -6,8 +6,8 @@
 // else every minute. The watch ends at its deadline, or when the resource stops being served.
 // Events carry bytes (the stored ones when the endpoint's version is the storage version): what
 // a client is sent of them (frames, other encodings) is the endpoint's.
-import type { Cacher, CacheEvent } from '../storage/cacher.js';
-import { StorageError, type Watcher } from '../storage/types.js';
+import type { Cacher, CacheEvent, TurnWatcher } from '../storage/cacher.js';
+import { StorageError } from '../storage/types.js';
 import type { StatusError } from '../errors.js';
 import { parsedObject } from '../encoding/derived.js';
 import { tooOldResourceVersion } from './readoptions.js';
@@ -79,7 +79,7 @@ export function watchCache(cacher: Cacher, prefix: string, request: WatchRequest
 }
 
 class CacheWatch implements Watch {
-  private watcher: Watcher | undefined;
+  private watcher: TurnWatcher | undefined;
   private readonly timers: WatchTimers;
   private deadline: unknown;
   private bookmarkTimer: unknown;
@@ -108,7 +108,7 @@ class CacheWatch implements Watch {
     this.lastRevision = from;
     this.deadline = this.timers.setTimeout(() => this.finish(), request.timeoutMs);
     try {
-      this.watcher = cacher.watch(from, (e) => this.onChange(e), () => this.finish());
+      this.watcher = cacher.watchInTurns(from, (e) => this.onChange(e), () => this.finish());
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Compacted') {
         this.send({ type: 'ERROR', status: tooOldResourceVersion(from, err.revision ?? 0) });
@@ -181,8 +181,8 @@ class CacheWatch implements Watch {
 
   private scheduleBookmark(delay: number): void {
     this.bookmarkTimer = this.timers.setTimeout(() => {
-      const bookmark = { type: 'BOOKMARK' as const, revision: Math.max(this.lastRevision, this.cacher.revision()) };
-      // Never ahead of the events it vouches for.
+      // Never ahead of the events it vouches for: the store's revision only once every change is handed over.
+      const bookmark = { type: 'BOOKMARK' as const, revision: this.watcher?.caughtUp() ? Math.max(this.lastRevision, this.cacher.revision()) : this.lastRevision };
       if (this.pending) void this.pending.then(() => this.send(bookmark));
       else this.send(bookmark);
       this.scheduleBookmark(BOOKMARK_INTERVAL_MS);

@@ -7,6 +7,7 @@
 import { compareKeys, prefixEnd } from './keys.js';
 import { Slabs } from './slabs.js';
 import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
+import { turns, type TurnTask } from '../turns.js';
 
 export class CacheEvent {
   constructor(
@@ -118,6 +119,21 @@ export interface CacheListResult {
 
 export type CacheListener = (event: CacheEvent) => void;
 
+/** A watch whose changes are handed over in turns: the change it gets next (by sequence number). */
+interface TurnWatch extends TurnTask {
+  next: number;
+}
+
+export interface TurnWatcher extends Watcher {
+  /** Every change applied so far has been handed over (none waits for a turn). */
+  caughtUp(): boolean;
+}
+
+/** Changes handed to one watch at a time in a turn, so that catching up on a long history does not hold the turn. */
+const CHANGES_PER_VISIT = 64;
+/** How many of the latest changes keep the CacheEvent made for them, for all the watches handed it. */
+const RECENT_EVENTS = 256;
+
 /** The current objects under a prefix at one revision: parallel arrays, in key order. */
 export interface CacheSnapshot {
   keys: string[];
@@ -147,6 +163,11 @@ export class Cacher {
   private readonly listeners = new Set<CacheListener>();
   /** What to call for each open watch when the cache stops. */
   private readonly enders = new Map<CacheListener, () => void>();
+  /** Watches handed their changes in turns (watchInTurns), each with what to call when the cache stops. */
+  private readonly turnWatches = new Map<TurnWatch, (() => void) | undefined>();
+  /** The CacheEvents of the latest changes, by sequence number modulo RECENT_EVENTS. */
+  private readonly recentEvents: Array<CacheEvent | undefined> = new Array<CacheEvent | undefined>(RECENT_EVENTS);
+  private readonly recentSeqs = new Float64Array(RECENT_EVENTS).fill(-1);
   /** The oldest revision whose state (and every change after it) this cache can still give. */
   private oldest: number;
   /** Revision of the newest change under this prefix. */
@@ -260,6 +281,11 @@ export class Cacher {
     this.listeners.clear();
     const enders = [...this.enders.values()];
     this.enders.clear();
+    for (const [w, ended] of this.turnWatches) {
+      turns.delete(w);
+      if (ended) enders.push(ended);
+    }
+    this.turnWatches.clear();
     for (const ended of enders) ended();
   }
 
@@ -452,8 +478,67 @@ export class Cacher {
     };
   }
 
+  /**
+   * As watch(), but each change is handed over in a turn (turns.ts) rather than while it is applied.
+   * For the API's watches: with a thousand of them open, applying a change costs one step per watch
+   * (putting it in the turns), not the watch's whole work, and that work is done a few milliseconds
+   * at a time. The change waits in the history meanwhile; a watch whose changes leave the history
+   * before it has them (a window's worth behind) is ended, as `ended` says, and its client resumes.
+   */
+  watchInTurns(fromRevision: number, listener: CacheListener, ended?: () => void): TurnWatcher {
+    this.assertRetained(fromRevision);
+    const h = this.history;
+    let start = h.types.length;
+    while (start > h.head && h.revs[start - 1]! > fromRevision) start--;
+    const watch: TurnWatch = { next: h.seq(start), flush: () => this.handOver(watch, fromRevision, listener) };
+    this.turnWatches.set(watch, ended);
+    if (start < h.types.length) turns.add(watch);
+    return {
+      stop: () => {
+        this.turnWatches.delete(watch);
+        turns.delete(watch);
+      },
+      caughtUp: () => h.at(watch.next) >= h.types.length,
+    };
+  }
+
+  /** Hands a watch what waits for it, up to CHANGES_PER_VISIT (then it waits for the next turn). */
+  private handOver(watch: TurnWatch, fromRevision: number, listener: CacheListener): void {
+    const h = this.history;
+    let i = h.at(watch.next);
+    if (i < h.head) {
+      const ended = this.turnWatches.get(watch);
+      this.turnWatches.delete(watch);
+      ended?.();
+      return;
+    }
+    const end = Math.min(h.types.length, i + CHANGES_PER_VISIT);
+    for (; i < end && this.turnWatches.has(watch); i++) {
+      watch.next++;
+      // A watch from a revision not reached yet starts after it.
+      if (h.revs[i]! <= fromRevision) continue;
+      try {
+        listener(this.eventAt(i));
+      } catch (err) {
+        process.emitWarning(`watch cache listener threw: ${err instanceof Error ? err.message : String(err)}`, 'CacheWarning');
+      }
+    }
+    if (i < h.types.length && this.turnWatches.has(watch)) turns.add(watch);
+  }
+
+  /** The change at history index i as a CacheEvent, made once while it is among the latest. */
+  private eventAt(i: number): CacheEvent {
+    const seq = this.history.seq(i);
+    const slot = seq % RECENT_EVENTS;
+    if (this.recentSeqs[slot] === seq) return this.recentEvents[slot]!;
+    const event = this.history.event(i);
+    this.recentSeqs[slot] = seq;
+    this.recentEvents[slot] = event;
+    return event;
+  }
+
   watcherCount(): number {
-    return this.listeners.size;
+    return this.listeners.size + this.turnWatches.size;
   }
 
   private assertRetained(revision: number): void {
@@ -478,8 +563,9 @@ export class Cacher {
     // Only once the new version is in place: emptying a slab moves current versions, not this one.
     if (replaced) this.slabs!.release(replaced);
     this.evict();
+    for (const w of this.turnWatches.keys()) turns.add(w);
     if (this.listeners.size === 0) return;
-    const event = new CacheEvent(e.type, e.key, value, prevValue, e.modRevision);
+    const event = this.eventAt(this.history.at(seq));
     for (const l of this.listeners) {
       try {
         l(event);

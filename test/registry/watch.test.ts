@@ -145,6 +145,24 @@ describe('the registry watch', () => {
     assert.deepEqual(plain.delays(), [90_000], 'no bookmark unless asked for');
   });
 
+  it('a bookmark never vouches for a change not yet handed to the watch (changes are handed over in turns)', LIMIT, async () => {
+    const w = new Widgets();
+    const rv = await w.put('ns', 'a');
+    const timers = new ManualTimers();
+    const watch = await open(w, { resourceVersion: rv, bookmarks: true, timeoutMs: 90_000, timers });
+    await w.storeNow('ns', 'b');
+    const b = w.storage.currentRevision();
+    // In the cache now (a get reads it), but a turn away from the watch.
+    for (let i = 0; i < 50 && !(await w.registry.getObject(w.info, 'ns', 'b')); i++) await Promise.resolve();
+    assert.deepEqual(watch.events, [], 'not handed over yet');
+    timers.run(60_000);
+    await until('the change', () => watch.events.length === 2);
+    assert.deepEqual(watch.events, [`BOOKMARK @${rv}`, `ADDED b@${b}`]);
+    timers.run(60_000);
+    assert.equal(watch.events[2], `BOOKMARK @${b}`, 'once caught up, the revision reached');
+    watch.watch.stop();
+  });
+
   it('ends when the resource stops being served', LIMIT, async () => {
     const w = new Widgets();
     const watch = await open(w, {});
