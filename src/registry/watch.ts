@@ -193,14 +193,17 @@ class CacheWatch implements Watch {
 type ObjectEvent = Extract<WatchEvent, { object: Buffer }>;
 
 /**
- * The last event made. A change reaches its watchers one after the other, and each watcher may hold
- * its events a while (a slow client's queue): they share one event object, not one each.
+ * The event made for these bytes. Each watcher may hold its events a while (a slow client's queue),
+ * and a change reaches its watchers in turns, interleaved with other changes: they share one event
+ * object, not one each.
  */
-let lastEvent: ObjectEvent | undefined;
+const objectEvents = new WeakMap<Buffer, ObjectEvent>();
 
 function objectEvent(type: ObjectEvent['type'], object: Buffer): ObjectEvent {
-  if (lastEvent?.object === object && lastEvent.type === type) return lastEvent;
-  lastEvent = { type, object };
-  return lastEvent;
+  const made = objectEvents.get(object);
+  if (made?.type === type) return made;
+  const event = { type, object };
+  objectEvents.set(object, event);
+  return event;
 }
 
