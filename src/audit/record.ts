@@ -280,6 +280,17 @@ export class AuditRecord {
    */
   writeLine(stage: Stage, stageMicros: number, buf: Buffer, at: number, epoch: number): number {
     const f = this.facts;
+    // The connection's last line at this stage, when this one differs from it only in its ID and
+    // the microseconds of its timestamps: copied whole, those written into it.
+    const cache = f.bodyCache;
+    const template = cache !== undefined && epoch !== NOT_SHARED ? this.templateFor(stage, cache) : undefined;
+    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), this.templateCode(stage))) {
+      const end = template.writeInto(buf, at, f.auditID, f.receivedMicros, stageMicros);
+      if (end >= 0) {
+        if (stage !== 'RequestReceived') this.shared = undefined;
+        return end;
+      }
+    }
     let o = at;
     const shared = this.shared;
     if (shared !== undefined && epoch !== NOT_SHARED && this.sharedEpoch === epoch) {
@@ -324,8 +335,10 @@ export class AuditRecord {
       }
     }
     o = put(buf, o, RECEIVED_KEY);
+    const receivedAt = o;
     o = putMicroTime(buf, o, f.receivedMicros);
     o = put(buf, o, STAGE_TIMESTAMP_KEY);
+    const stageAt = o;
     o = putMicroTime(buf, o, stageMicros);
     buf[o++] = QUOTE;
     if (this.admission === undefined) {
@@ -354,7 +367,48 @@ export class AuditRecord {
     }
     buf[o++] = CLOSE_BRACE;
     buf[o++] = NEWLINE;
+    // Kept as the connection's template for this stage when its shared fields were the cache's
+    // (a repeat): a connection whose requests differ each time pays no copy for it.
+    if (template !== undefined) {
+      const annotations = this.annotationsKey(cache!);
+      if (annotations !== NO_TEMPLATE) {
+        template.keep(buf, at, o, this.level, cache!, annotations, this.templateCode(stage), f.auditID, receivedAt - at, f.receivedMicros, stageAt - at, stageMicros);
+      }
+    }
     return o;
+  }
+
+  /**
+   * The connection's template for the line at `stage`, when this record's line can be one: the
+   * first and last stages of a request without request or response objects, impersonation or
+   * admission's annotations, whose status (if any) is a code alone, and whose shared fields
+   * are the ones the connection's cache holds (so that they are the template's too).
+   */
+  private templateFor(stage: Stage, cache: BodyCache): LineTemplate | undefined {
+    if (this.admission !== undefined || this.impersonatedUser !== undefined || this.requestObject !== undefined || this.responseObject !== undefined) return undefined;
+    let template: LineTemplate;
+    if (stage === 'RequestReceived') template = cache.receivedLine;
+    else if (stage === 'ResponseComplete') template = cache.completeLine;
+    else return undefined;
+    if (this.templateCode(stage) === NO_TEMPLATE) return undefined;
+    const user = knownUser(this.facts.user);
+    if (!user.kept || !cache.holds(this.facts, user)) return undefined;
+    return template;
+  }
+
+  /** The status code a template of the line at `stage` is made for: none at RequestReceived; NO_TEMPLATE when the status is more than a code. */
+  private templateCode(stage: Stage): number {
+    if (stage === 'RequestReceived') return NO_CODE;
+    const st = this.responseStatus;
+    if (st === undefined || st.status !== undefined || st.message !== undefined || st.reason !== undefined || st.details !== undefined) return NO_TEMPLATE;
+    return st.code;
+  }
+
+  /** Which annotations the line has, as its template knows them: none, the connection's cache's (their generation), or NO_TEMPLATE. */
+  private annotationsKey(cache: BodyCache): number {
+    const own = this.annotations;
+    if (own.length === 0) return NO_ANNOTATIONS;
+    return cache.holdsAnnotations(own) ? cache.annotationGeneration : NO_TEMPLATE;
   }
 
   /** What follows the stage and no stage changes, as buildBody() makes it. */
@@ -638,15 +692,20 @@ function putMicroTime(buf: Buffer, at: number, micros: number): number {
   }
   let o = put(buf, at, bytesPrefix);
   buf[o++] = 0x2e; // .
-  // In 32-bit integers: on doubles, % and Math.floor cost more than the whole line's copies.
-  let fraction = (micros - second * 1_000_000) | 0;
-  for (let i = 5; i >= 0; i--) {
-    buf[o + i] = 0x30 + (fraction % 10);
-    fraction = (fraction / 10) | 0;
-  }
+  putMicros(buf, o, micros, second);
   o += 6;
   buf[o++] = 0x5a; // Z
   return o;
+}
+
+/** The six digits of the microseconds of `micros` past `second`, at `at`. */
+function putMicros(buf: Buffer, at: number, micros: number, second: number): void {
+  // In 32-bit integers: on doubles, % and Math.floor cost more than the whole line's copies.
+  let fraction = (micros - second * 1_000_000) | 0;
+  for (let i = 5; i >= 0; i--) {
+    buf[at + i] = 0x30 + (fraction % 10);
+    fraction = (fraction / 10) | 0;
+  }
 }
 
 /** `"key":"value"` after a comma unless first in its object (at `open`), or nothing for an empty value. */
@@ -701,6 +760,12 @@ export class BodyCache {
   /** The annotations last written (keys and values one after the other) and their bytes. */
   private readonly annotations: string[] = [];
   private readonly annotationBytes = new KeptBytes(256);
+  /** Counts of the shared fields' and the annotations' bytes kept so far: a template names those it was made with. */
+  bodyGeneration = 0;
+  annotationGeneration = 1;
+  /** The connection's last lines at RequestReceived and ResponseComplete, as templates. */
+  readonly receivedLine = new LineTemplate();
+  readonly completeLine = new LineTemplate();
 
   /** Whether the bytes kept are writeBody's for these facts and user. */
   holds(f: RequestFacts, user: KnownUser): boolean {
@@ -734,12 +799,14 @@ export class BodyCache {
   keepAnnotations(own: readonly string[], buf: Buffer, from: number, to: number): void {
     const kept = this.annotations;
     kept.length = 0;
+    this.annotationGeneration++;
     if (!this.annotationBytes.keep(buf, from, to)) return;
     for (let i = 0; i < own.length; i++) kept.push(own[i]!);
   }
 
   /** Keeps `from`..`to` of `buf` as writeBody's bytes for these facts and user. */
   keep(f: RequestFacts, user: KnownUser, buf: Buffer, from: number, to: number): void {
+    this.bodyGeneration++;
     if (!this.body.keep(buf, from, to)) return;
     this.requestURI = f.requestURI;
     this.verb = f.verb;
@@ -795,3 +862,92 @@ class KeptBytes {
 }
 
 const MAX_CACHED_BODY = 4096;
+
+/** templateCode's "no status code" (RequestReceived) and "no template" (a status of more than a code; annotations other than the cache's). */
+const NO_CODE = -1;
+const NO_TEMPLATE = -2;
+/** annotationsKey of a line without annotations. */
+const NO_ANNOTATIONS = 0;
+/** Where a timestamp's microseconds start: after `2026-11-27T18:11:42.`. */
+const MICROS_AT = 20;
+
+/**
+ * A connection's last line at one stage, kept whole with what it was made of (level, the cache's
+ * shared fields and annotations by generation, the status code, the ID's length, each
+ * timestamp's second): a line of the same makings is that line with its own ID and microseconds
+ * written in (one copy instead of a dozen pieces put together). A poll, a lease renewal, a
+ * benchmark repeat such requests over one connection.
+ */
+class LineTemplate {
+  private readonly line = new KeptBytes(1024);
+  private level: Level | undefined = undefined;
+  private body = -1;
+  private annotations = NO_TEMPLATE;
+  private code = NO_TEMPLATE;
+  private idAt = 0;
+  private idLength = -1;
+  private receivedAt = 0;
+  private receivedSecond = -1;
+  private stageAt = 0;
+  private stageSecond = -1;
+
+  /** Whether a line of this level, annotations and code over `cache`'s shared fields is this template's (but for the ID and timestamps). */
+  fits(level: Level, cache: BodyCache, annotations: number, code: number): boolean {
+    return !this.line.empty && this.level === level && this.body === cache.bodyGeneration && this.annotations === annotations && annotations !== NO_TEMPLATE && this.code === code;
+  }
+
+  /**
+   * The line with `auditID` and the timestamps' microseconds written in, at `at`; returns its
+   * end, or -1 when the ID's length, an ID character to escape or a timestamp's second differs
+   * (the caller writes the line itself, over whatever this wrote).
+   */
+  writeInto(buf: Buffer, at: number, auditID: string, receivedMicros: number, stageMicros: number): number {
+    const n = auditID.length;
+    if (n !== this.idLength) return -1;
+    const receivedSecond = Math.floor(receivedMicros / 1_000_000);
+    const stageSecond = Math.floor(stageMicros / 1_000_000);
+    if (receivedSecond !== this.receivedSecond || stageSecond !== this.stageSecond) return -1;
+    const end = this.line.copyTo(buf, at);
+    const id = at + this.idAt;
+    for (let i = 0; i < n; i++) {
+      const c = auditID.charCodeAt(i);
+      if (c < 0x20 || c === QUOTE || c === 0x5c || c > 0x7f) return -1;
+      buf[id + i] = c;
+    }
+    putMicros(buf, at + this.receivedAt + MICROS_AT, receivedMicros, receivedSecond);
+    putMicros(buf, at + this.stageAt + MICROS_AT, stageMicros, stageSecond);
+    return end;
+  }
+
+  /** Keeps `from`..`to` of `buf`, a line of these makings, as the template (`receivedAt`, `stageAt`: where its timestamps start in it). */
+  keep(buf: Buffer, from: number, to: number, level: Level, cache: BodyCache, annotations: number, code: number, auditID: string,
+    receivedAt: number, receivedMicros: number, stageAt: number, stageMicros: number): void {
+    // The ID follows the level's head and its opening quote; one written escaped (longer than
+    // its characters) makes no template.
+    const idAt = LEVEL_HEAD_BYTES[level].length + 1;
+    if (!plainAt(buf, from + idAt, auditID) || !this.line.keep(buf, from, to)) {
+      this.level = undefined;
+      return;
+    }
+    this.idAt = idAt;
+    this.level = level;
+    this.body = cache.bodyGeneration;
+    this.annotations = annotations;
+    this.code = code;
+    this.idLength = auditID.length;
+    this.receivedAt = receivedAt;
+    this.receivedSecond = Math.floor(receivedMicros / 1_000_000);
+    this.stageAt = stageAt;
+    this.stageSecond = Math.floor(stageMicros / 1_000_000);
+  }
+}
+
+/** Whether `text` is at `at` as it is (printable ASCII, nothing escaped), and its closing quote after it. */
+function plainAt(buf: Buffer, at: number, text: string): boolean {
+  if (buf[at - 1] !== QUOTE || buf[at + text.length] !== QUOTE) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === QUOTE || c === 0x5c || c > 0x7f || buf[at + i] !== c) return false;
+  }
+  return true;
+}

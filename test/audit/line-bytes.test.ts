@@ -152,6 +152,57 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
     }
   });
 
+  it('a connection\'s repeated requests, written from its last line at each stage, get their own ID, timestamps, status and annotations', () => {
+    const bodyCache = new BodyCache();
+    const base = facts();
+    const allow = { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' };
+    interface Request { level: Level; auditID: string; received: number; stage: number; status?: Record<string, unknown>; annotations: Record<string, string>; requestURI: string }
+    const usual: Request = { level: 'Metadata', auditID: '3f1c2a4e-0000-4000-8000-000000000002', received: RECEIVED, stage: RECEIVED + 12, status: { code: 200 }, annotations: allow, requestURI: base.requestURI };
+    // Each differs from the usual request in one thing.
+    const variants: Array<Partial<Request>> = [
+      {}, { auditID: 'short' }, { auditID: `${usual.auditID}-longer` }, { auditID: '3f1c2a4e-0000-4000-8000-00000000000"' }, { auditID: '3f1c2a4e-0000-4000-8000-0000000000é2' },
+      { auditID: '3f1c2a4e-0000-4000-8000-00000000000\\' }, { received: RECEIVED + 999_992, stage: RECEIVED + 999_993 }, { received: RECEIVED + 1_000_000, stage: RECEIVED + 1_000_000 },
+      { stage: RECEIVED + 1_000_000 }, { received: RECEIVED - 7, stage: RECEIVED - 7 }, { status: { code: 404 } }, { status: { status: 'Failure', message: 'm', reason: 'NotFound', code: 404 } },
+      { status: undefined }, { annotations: {} }, { annotations: { ...allow, 'authorization.k8s.io/reason': 'other' } }, { annotations: { 'authorization.k8s.io/decision': 'allow' } },
+      { level: 'Request' }, { requestURI: '/api/v1/namespaces/default/configmaps/other' },
+    ];
+    let n = 0;
+    const request = (r: Request, buf: Buffer, at: number): number => {
+      const f = { ...base, auditID: r.auditID, requestURI: r.requestURI, receivedMicros: r.received, objectRef: { ...base.objectRef }, bodyCache };
+      const record = new AuditRecord(config(r.level), f);
+      const label = `request ${n++}: ${JSON.stringify(r)}`;
+      const first = written(record, 'RequestReceived', r.received, 1, buf, at);
+      assert.equal(first, expected(r.level, 'RequestReceived', f, { stageMicros: r.received }), label);
+      for (const [k, v] of Object.entries(r.annotations)) record.annotate(k, v);
+      if (r.status?.['message']) record.logResponseJson(Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, ...r.status })));
+      if (r.status) record.responded(r.status['code'] as number);
+      const second = written(record, 'ResponseComplete', r.stage, 1, buf, at + Buffer.byteLength(first));
+      assert.equal(second, expected(r.level, 'ResponseComplete', f, { status: r.status, annotations: r.annotations, stageMicros: r.stage }), label);
+      return at + Buffer.byteLength(first) + Buffer.byteLength(second);
+    };
+    // The usual request twice (its lines kept), the variant (twice: then it is the one kept), the usual again.
+    const buf = Buffer.alloc(1 << 20, 0xff);
+    let at = 0;
+    for (const v of variants) {
+      const variant = { ...usual, ...v };
+      for (const r of [usual, usual, variant, variant, usual]) at = request({ ...r, auditID: `${r.auditID.slice(0, -2)}${String(n % 100).padStart(2, '0')}` }, buf, at);
+      // The ID as given (the one above keeps its length but not its last characters).
+      at = request(variant, buf, at);
+      at = request(usual, buf, at);
+    }
+    // Two requests of the connection at once (pipelined): each line its own.
+    const a = new AuditRecord(config('Metadata'), { ...base, auditID: 'aaaaaaaa-0000-4000-8000-000000000001', bodyCache });
+    const b = new AuditRecord(config('Metadata'), { ...base, auditID: 'bbbbbbbb-0000-4000-8000-000000000001', receivedMicros: RECEIVED + 3, bodyCache });
+    const lines = [written(a, 'RequestReceived', RECEIVED), written(b, 'RequestReceived', RECEIVED + 3)];
+    a.responded(200);
+    b.responded(201);
+    lines.push(written(b, 'ResponseComplete', LATER), written(a, 'ResponseComplete', LATER + 1));
+    assert.deepEqual(lines, [
+      expected('Metadata', 'RequestReceived', a.facts, { stageMicros: RECEIVED }), expected('Metadata', 'RequestReceived', b.facts, { stageMicros: RECEIVED + 3 }),
+      expected('Metadata', 'ResponseComplete', b.facts, { status: { code: 201 }, stageMicros: LATER }), expected('Metadata', 'ResponseComplete', a.facts, { status: { code: 200 }, stageMicros: LATER + 1 }),
+    ]);
+  });
+
   it('a second stage copies the first line\'s shared bytes only while their buffer has not been reused', () => {
     const f = facts();
     const want = expected('Metadata', 'ResponseComplete', f, { status: { code: 200 }, stageMicros: LATER });
