@@ -20,9 +20,7 @@ class Turns {
 
   add(task: TurnTask): void {
     this.ready.add(task);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(this.run);
+    this.schedule();
   }
 
   delete(task: TurnTask): void {
@@ -37,11 +35,14 @@ class Turns {
       task.flush();
       if (performance.now() >= until) break;
     }
-    if (this.ready.size > 0 && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.run);
-    }
+    if (this.ready.size > 0) this.schedule();
   };
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.run);
+  }
 }
 
 /** The process's one set of turns: tasks of the watch cache and of watch outputs share them. */

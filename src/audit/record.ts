@@ -283,8 +283,9 @@ export class AuditRecord {
     // The connection's last line at this stage, when this one differs from it only in its ID and
     // the microseconds of its timestamps: copied whole, those written into it.
     const cache = f.bodyCache;
-    const template = cache !== undefined && epoch !== NOT_SHARED ? this.templateFor(stage, cache) : undefined;
-    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), this.templateCode(stage))) {
+    const code = this.templateCode(stage);
+    const template = cache !== undefined && epoch !== NOT_SHARED && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
+    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), code)) {
       const end = template.writeInto(buf, at, f.auditID, f.receivedMicros, stageMicros);
       if (end >= 0) {
         if (stage !== 'RequestReceived') this.shared = undefined;
@@ -372,7 +373,7 @@ export class AuditRecord {
     if (template !== undefined) {
       const annotations = this.annotationsKey(cache!);
       if (annotations !== NO_TEMPLATE) {
-        template.keep(buf, at, o, this.level, cache!, annotations, this.templateCode(stage), f.auditID, receivedAt - at, f.receivedMicros, stageAt - at, stageMicros);
+        template.keep(buf, at, o, this.level, cache!, annotations, code, f.auditID, receivedAt - at, f.receivedMicros, stageAt - at, stageMicros);
       }
     }
     return o;
@@ -381,7 +382,7 @@ export class AuditRecord {
   /**
    * The connection's template for the line at `stage`, when this record's line can be one: the
    * first and last stages of a request without request or response objects, impersonation or
-   * admission's annotations, whose status (if any) is a code alone, and whose shared fields
+   * admission's annotations (and, as the caller checks, whose status is a code alone), whose shared fields
    * are the ones the connection's cache holds (so that they are the template's too).
    */
   private templateFor(stage: Stage, cache: BodyCache): LineTemplate | undefined {
@@ -390,7 +391,6 @@ export class AuditRecord {
     if (stage === 'RequestReceived') template = cache.receivedLine;
     else if (stage === 'ResponseComplete') template = cache.completeLine;
     else return undefined;
-    if (this.templateCode(stage) === NO_TEMPLATE) return undefined;
     const user = knownUser(this.facts.user);
     if (!user.kept || !cache.holds(this.facts, user)) return undefined;
     return template;

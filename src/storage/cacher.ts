@@ -448,10 +448,8 @@ export class Cacher {
    * the cache stops while the watch is open (its resource is no longer served).
    */
   watch(fromRevision: number, listener: CacheListener, ended?: () => void): Watcher {
-    this.assertRetained(fromRevision);
     const h = this.history;
-    let start = h.types.length;
-    while (start > h.head && h.revs[start - 1]! > fromRevision) start--;
+    const start = this.firstAfter(fromRevision);
     const replay: CacheEvent[] = [];
     for (let i = start; i < h.types.length; i++) replay.push(h.event(i));
     // Live events wait until the replay has been delivered, so order holds.
@@ -486,10 +484,8 @@ export class Cacher {
    * before it has them (a window's worth behind) is ended, as `ended` says, and its client resumes.
    */
   watchInTurns(fromRevision: number, listener: CacheListener, ended?: () => void): TurnWatcher {
-    this.assertRetained(fromRevision);
     const h = this.history;
-    let start = h.types.length;
-    while (start > h.head && h.revs[start - 1]! > fromRevision) start--;
+    const start = this.firstAfter(fromRevision);
     const watch: TurnWatch = { next: h.seq(start), flush: () => this.handOver(watch, fromRevision, listener) };
     this.turnWatches.set(watch, ended);
     if (start < h.types.length) turns.add(watch);
@@ -500,6 +496,15 @@ export class Cacher {
       },
       caughtUp: () => h.at(watch.next) >= h.types.length,
     };
+  }
+
+  /** The history index of the first retained change after `fromRevision` (Compacted when some are gone). */
+  private firstAfter(fromRevision: number): number {
+    this.assertRetained(fromRevision);
+    const h = this.history;
+    let start = h.types.length;
+    while (start > h.head && h.revs[start - 1]! > fromRevision) start--;
+    return start;
   }
 
   /** Hands a watch what waits for it, up to CHANGES_PER_VISIT (then it waits for the next turn). */
