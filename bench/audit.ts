@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { cpuMsOf, figure, startCapstan, status, type Capstan } from './common.js';
+import { cpuMsOf, figure, startCapstan, status, THREAD_PARTS, threadCpuMs, type Capstan, type ThreadCpu } from './common.js';
 import { Auditor } from '../src/audit/auditor.js';
 import { LogBackend } from '../src/audit/log-backend.js';
 import { parsePolicy, PolicyEvaluator } from '../src/audit/policy.js';
@@ -35,39 +35,6 @@ const VARIANTS: Variant[] = ['off', 'metadata', 'metadata, no RequestReceived'];
 
 /** BENCH_AUDIT_RATE=<requests per second>: every server offered the same load (as on-off.ts), not as much as it takes. */
 const RATE = Number(process.env['BENCH_AUDIT_RATE'] ?? 0);
-
-/** CPU time (ms) of a process's threads so far: its main thread's and the others' (libuv's pool, which writes the log; V8's helpers), user and kernel apart. */
-interface ThreadCpu {
-  mainUser: number;
-  mainKernel: number;
-  otherUser: number;
-  otherKernel: number;
-}
-const THREAD_PARTS: Array<keyof ThreadCpu> = ['mainUser', 'mainKernel', 'otherUser', 'otherKernel'];
-
-function threadCpuMs(pid: number): ThreadCpu {
-  const cpu: ThreadCpu = { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime (stat(5) fields 14 and 15) in clock ticks of 10 ms.
-    const user = Number(fields[11]) * 10;
-    const kernel = Number(fields[12]) * 10;
-    if (tid === String(pid)) {
-      cpu.mainUser += user;
-      cpu.mainKernel += kernel;
-    } else {
-      cpu.otherUser += user;
-      cpu.otherKernel += kernel;
-    }
-  }
-  return cpu;
-}
 
 function run(url: string): Promise<Result> {
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@
 import type { ClientResult, WriteRecord } from './watch-client.js';
 import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -150,6 +150,39 @@ export function cpuMsOf(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 (utime, stime) of stat(5), counted from after the command name (field 3 = index 0).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** CPU time (ms) of a process's threads so far: its main thread's and the others' (libuv's pool, which writes the log; V8's helpers), user and kernel apart. */
+export interface ThreadCpu {
+  mainUser: number;
+  mainKernel: number;
+  otherUser: number;
+  otherKernel: number;
+}
+export const THREAD_PARTS: Array<keyof ThreadCpu> = ['mainUser', 'mainKernel', 'otherUser', 'otherKernel'];
+
+export function threadCpuMs(pid: number): ThreadCpu {
+  const cpu: ThreadCpu = { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (stat(5) fields 14 and 15) in clock ticks of 10 ms.
+    const user = Number(fields[11]) * 10;
+    const kernel = Number(fields[12]) * 10;
+    if (tid === String(pid)) {
+      cpu.mainUser += user;
+      cpu.mainKernel += kernel;
+    } else {
+      cpu.otherUser += user;
+      cpu.otherKernel += kernel;
+    }
+  }
+  return cpu;
 }
 
 /** CLOCK_MONOTONIC in microseconds, the clock V8 stamps profile samples with. */

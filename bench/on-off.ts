@@ -8,21 +8,14 @@
 // they take: their CPU per request is then compared at one pace (at saturation, the slower server
 // also reads more requests per turn of its event loop, which moves its CPU per request too).
 import autocannon, { type Result } from 'autocannon';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMsOf, figure, here, startNode, status, type Child } from './common.js';
+import { cpuMsOf, figure, here, startNode, status, THREAD_PARTS, threadCpuMs, type Child, type ThreadCpu } from './common.js';
 
 export type Mode = 'on' | 'off';
 
 const CONNECTIONS = 32;
-
-/** A process's user-mode CPU time (ms): the part of a request's CPU that is the server's own code, not the kernel's TCP work, which scatters far more from run to run. */
-function userCpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Field 14 (utime) of stat(5), counted from after the command name (field 3 = index 0).
-  return (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[11]) * 1000) / 100;
-}
 
 export interface OnOffBench {
   /** The bench's name (figures, temporary folders, profiles, BENCH_<NAME>_SECONDS/_ROUNDS). */
@@ -81,7 +74,9 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
     await run(servers.off.url);
     await run(servers.on.url);
     const rates: Record<Mode, number[]> = { on: [], off: [] };
-    const cpu: Record<Mode, { ms: number; userMs: number; requests: number }> = { on: { ms: 0, userMs: 0, requests: 0 }, off: { ms: 0, userMs: 0, requests: 0 } };
+    const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
+    // The same by thread and mode (the main thread's own code, its kernel work, V8's and libuv's helpers).
+    const parts: Record<Mode, ThreadCpu> = { on: { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 }, off: { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 } };
     // Each round's on/off ratio of CPU per request: the two runs of a round share the machine's state.
     const ratios: number[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -91,10 +86,11 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
       for (const mode of order) {
         const pid = servers[mode].child.child.pid!;
         const cpuBefore = cpuMsOf(pid);
-        const userBefore = userCpuMsOf(pid);
+        const threadsBefore = threadCpuMs(pid);
         const r = await run(servers[mode].url);
         const used = cpuMsOf(pid) - cpuBefore;
-        cpu[mode].userMs += userCpuMsOf(pid) - userBefore;
+        const threadsAfter = threadCpuMs(pid);
+        for (const k of THREAD_PARTS) parts[mode][k] += threadsAfter[k] - threadsBefore[k];
         perRequest[mode] = used / r.requests.total;
         cpu[mode].ms += used;
         cpu[mode].requests += r.requests.total;
@@ -108,7 +104,8 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
     const achieved = { on: mean(rates.on), off: mean(rates.off) };
     const throughputCost = 1 - achieved.on / achieved.off;
     const usPerRequest = (mode: Mode): number => (cpu[mode].ms * 1000) / cpu[mode].requests;
-    const userUsPerRequest = (mode: Mode): number => (cpu[mode].userMs * 1000) / cpu[mode].requests;
+    const split = (mode: Mode) => THREAD_PARTS.map((k) => (parts[mode][k] * 1000) / cpu[mode].requests);
+    const userUsPerRequest = (mode: Mode): number => split(mode).filter((_, i) => THREAD_PARTS[i]!.endsWith('User')).reduce((a, b) => a + b, 0);
     const sorted = [...ratios].sort((a, b) => a - b);
     const median = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
     const cost = usPerRequest('on') / usPerRequest('off') - 1;
@@ -125,6 +122,8 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
     console.log(`per-round cost (on/off CPU per request − 1): ${sorted.map((x) => `${((x - 1) * 100).toFixed(1)}%`).join(', ')}`);
     console.log(`cost of ${bench.name}: ${(cost * 100).toFixed(1)}% CPU per request over all rounds (median of the rounds' ratios ${((median - 1) * 100).toFixed(1)}%; throughput ${(-throughputCost * 100).toFixed(1)}%)  target ${target}: ${status(met)}`);
     console.log(`user-mode CPU per request (the server's own code, without the kernel's TCP work): ${(userUsPerRequest('on') - userUsPerRequest('off')).toFixed(2)} µs more with ${bench.name} on = ${((userUsPerRequest('on') / userUsPerRequest('off') - 1) * 100).toFixed(1)}%`);
+    const [mu, mk, ou, ok] = split('on').map((x, i) => x - split('off')[i]!);
+    console.log(`µs/request more with ${bench.name} on, by thread: main user ${mu!.toFixed(2)}, main kernel ${mk!.toFixed(2)}, other threads user ${ou!.toFixed(2)}, kernel ${ok!.toFixed(2)} (off: ${split('off').map((x) => x.toFixed(2)).join(', ')})`);
     console.log(`${bench.name} work of one GET, timed directly: ${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of the CPU of a GET with it off`);
     figure(bench.name, `${bench.name} work per GET (direct)`, `${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of a GET's CPU`);
     for (const mode of ['off', 'on'] as const) figure(bench.name, `GET, ${bench.labels[mode]}`, `${achieved[mode].toFixed(0)} req/s, ${usPerRequest(mode).toFixed(1)} µs CPU/request`);

@@ -192,8 +192,11 @@ function ignoredFor(schema: SchemaNode, options: UpdateOptions): PathSet {
   return s;
 }
 
+/** `set` without the fields no manager owns and those `ignored`: changed in place, as every caller made `set` for it. */
 function clean(set: PathSet, ignored: PathSet): PathSet {
-  return set.difference(STRIPPED).recursiveDifference(ignored);
+  set.subtract(STRIPPED);
+  set.recursiveSubtract(ignored);
+  return set;
 }
 
 interface Change {
