@@ -270,7 +270,7 @@ export class SqliteStorage implements Storage {
     if (fromRevision < this.compacted) throw compactedError(fromRevision, this.compacted);
     // Read synchronously: no commit can land between this read and the registration below. The
     // keys in [prefix, prefixEnd(prefix)) are those that start with it: a native test, where two
-    // key comparisons for each of 10,000 changes and ~60 watch caches took ~40 ms of a start.
+    // key comparisons for each of 10,000 changes and ~60 watch caches took 20-40 ms of a start.
     const history = this.historySince(fromRevision).filter((e) => e.key.startsWith(prefix));
     return this.hub.add(prefix, fromRevision, history, listener);
   }
