@@ -58,6 +58,15 @@ export function decodeJson(bytes: Buffer): JsonObject {
   return JSON.parse(bytes.toString('utf8')) as JsonObject;
 }
 
+/** `v` and everything in it frozen (what is frozen already is taken as frozen through): for values shared by readers who must not change them. */
+export function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const c of Object.values(v)) deepFreeze(c);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value));
 }

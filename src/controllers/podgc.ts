@@ -74,8 +74,9 @@ export class PodGcController {
       });
     };
     this.subscriptions.push((await this.registry.informer(podInfo)).subscribe({
-      added: (p) => tally(p.object),
-      updated: (p) => tally(p.object),
+      // Read only, kept nowhere: the decoding every pod controller shares.
+      added: (p) => tally(p.frozen),
+      updated: (p) => tally(p.frozen),
       deleted: (p) => {
         const key = keyOf(p.namespace, p.name);
         this.pods.delete(key);

@@ -139,14 +139,15 @@ export class ReplicaSetController {
 
   private podChanged(p: ObjectVersion, old: ObjectVersion | undefined): void {
     const namespace = p.namespace ?? '';
-    const pod = p.object;
+    // Read only, kept nowhere: the decoding every pod controller shares.
+    const pod = p.frozen;
     const before = this.pods.set(namespace, p.name, pod);
     const uid = this.pods.ownerOf(namespace, p.name);
     const owner = uid ? this.owners.get(uid) : undefined;
     if (owner) {
       if (!old) this.expectations.created(owner.key);
       // A pod being deleted counts as gone, as the reference's expectations count it.
-      if (metadataOf(pod)['deletionTimestamp'] && !(old && metadataOf(old.object)['deletionTimestamp'])) this.expectations.deleted(owner.key, keyOf(namespace, p.name));
+      if (metadataOf(pod)['deletionTimestamp'] && !(old && metadataOf(old.frozen)['deletionTimestamp'])) this.expectations.deleted(owner.key, keyOf(namespace, p.name));
       this.queue.add(owner.key);
     } else if (!uid) {
       this.queueMatching(namespace, pod);

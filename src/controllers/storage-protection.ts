@@ -53,7 +53,7 @@ export class StorageProtectionController {
     const pods = await this.registry.informer(this.info('pods'));
     const syncNamespace = (pod: ObjectVersion) => this.run(() => this.syncNamespace(pod.namespace!));
     const podChanged = (pod: ObjectVersion) => {
-      if (isFinished(pod.object)) syncNamespace(pod);
+      if (isFinished(pod.frozen)) syncNamespace(pod);
     };
     this.subscriptions.push(pods.subscribe({ added: podChanged, updated: podChanged, deleted: syncNamespace }, { replay: false }));
   }

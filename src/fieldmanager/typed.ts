@@ -7,7 +7,7 @@
 import { type SchemaNode, UNTYPED } from '../api/schema.js';
 import { setOwn } from './mergepatch.js';
 import { PathSet, fieldPE, indexPE, keyPE, valuePE } from './pathset.js';
-import { isObject, jsonEqual } from '../json.js';
+import { deepFreeze, isObject, jsonEqual } from '../json.js';
 
 export type Json = unknown;
 type Obj = Record<string, unknown>;
@@ -287,14 +287,6 @@ export function sharedZeroValue(node: SchemaNode): unknown {
   let zero = zeroValues.get(node);
   if (zero === undefined) zeroValues.set(node, (zero = deepFreeze(zeroValue(node))));
   return zero;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const c of Object.values(v)) deepFreeze(c);
-    Object.freeze(v);
-  }
-  return v;
 }
 
 export function zeroValue(node: SchemaNode, depth = 0): unknown {

@@ -9,7 +9,26 @@
 import { compareKeys } from '../storage/keys.js';
 import type { Cacher, CacheEvent, CacheSnapshot } from '../storage/cacher.js';
 import type { Watcher } from '../storage/types.js';
-import { type JsonObject, decodeJson } from '../json.js';
+import { type JsonObject, decodeJson, deepFreeze } from '../json.js';
+
+/**
+ * The objects decoded for `ObjectVersion.frozen` last, by their stored bytes: a change reaches every
+ * subscription of every informer one after another, so the few last are what they all ask for.
+ */
+const FROZEN_KEPT = 4;
+const frozenBytes: Array<Buffer | undefined> = new Array(FROZEN_KEPT).fill(undefined);
+const frozenObjects: JsonObject[] = new Array(FROZEN_KEPT);
+let frozenNext = 0;
+
+function frozenObjectOf(bytes: Buffer): JsonObject {
+  const at = frozenBytes.indexOf(bytes);
+  if (at >= 0) return frozenObjects[at]!;
+  const object = deepFreeze(decodeJson(bytes));
+  frozenBytes[frozenNext] = bytes;
+  frozenObjects[frozenNext] = object;
+  frozenNext = (frozenNext + 1) % FROZEN_KEPT;
+  return object;
+}
 
 /** One version of an object as handlers are given it: its stored bytes, decoded on first use. */
 export class ObjectVersion {
@@ -26,6 +45,15 @@ export class ObjectVersion {
   /** The object in its storage version; decoded once for this call, so the handler may keep or change it. */
   get object(): JsonObject {
     return (this.decoded ??= decodeJson(this.bytes));
+  }
+
+  /**
+   * The object in its storage version, decoded once for every handler that reads it this way and
+   * frozen: for a handler that only reads it (a change to it throws). A pod's change reaches some
+   * ten controllers; each decoding it for itself was ~15% of the CPU of a run creating pods.
+   */
+  get frozen(): JsonObject {
+    return frozenObjectOf(this.bytes);
   }
 
   /** The namespace, from the key; undefined for a cluster-scoped object. */

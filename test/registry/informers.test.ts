@@ -197,6 +197,32 @@ describe('informers', () => {
     moved('a create after');
   });
 
+  it('frozen: one decoding shared by every subscription told of a change, frozen; object: each its own to change', LIMIT, async () => {
+    const w = new Widgets();
+    const informer = await w.registry.informer(w.info);
+    const seen: Array<{ frozen: JsonObject; object: JsonObject; oldFrozen?: JsonObject }> = [];
+    const keep = (o: ObjectVersion, old?: ObjectVersion) => seen.push({ frozen: o.frozen, object: o.object, ...(old ? { oldFrozen: old.frozen } : {}) });
+    for (let i = 0; i < 3; i++) informer.subscribe({ added: (o) => keep(o), updated: (o, old) => keep(o, old) }, { replay: false });
+    const rv = await w.put('ns', 'a', { app: 'x' });
+    await until('three subscriptions told of the create', () => seen.length === 3);
+    assert.equal(seen[1]!.frozen, seen[0]!.frozen);
+    assert.equal(seen[2]!.frozen, seen[0]!.frozen);
+    assert.equal(nameAt(seen[0]!.frozen), `a@${rv}`);
+    assert.throws(() => { (seen[0]!.frozen['metadata'] as JsonObject)['labels'] = {}; }, TypeError);
+    assert.throws(() => { ((seen[0]!.frozen['metadata'] as JsonObject)['labels'] as JsonObject)['app'] = 'y'; }, TypeError);
+    // `object` stays a copy of each handler's own, free to change.
+    assert.notEqual(seen[1]!.object, seen[0]!.object);
+    (seen[0]!.object['metadata'] as JsonObject)['labels'] = {};
+    assert.deepEqual((seen[1]!.object['metadata'] as JsonObject)['labels'], { app: 'x' });
+    await w.put('ns', 'a', { app: 'z' });
+    await until('three subscriptions told of the update', () => seen.length === 6);
+    assert.equal(seen[4]!.frozen, seen[3]!.frozen);
+    assert.deepEqual((seen[3]!.frozen['metadata'] as JsonObject)['labels'], { app: 'z' });
+    // The old version is the create's bytes: decoded again only if it is no longer among the last few.
+    assert.deepEqual((seen[3]!.oldFrozen!['metadata'] as JsonObject)['labels'], { app: 'x' });
+    assert.equal(seen[4]!.oldFrozen, seen[3]!.oldFrozen);
+  });
+
   it('handlers are given the namespace and name from the key (none for a cluster-scoped object); the object decoded on first use', LIMIT, () => {
     const bytes = Buffer.from('{"metadata":{"name":"x"}}');
     const clusterScoped = new ObjectVersion('/registry/things/x', bytes, '/registry/things/'.length);

@@ -78,7 +78,7 @@ export class DaemonSetController {
   }
 
   private queueOwnerOf(o: ObjectVersion): void {
-    const ref = controllerOf(o.object);
+    const ref = controllerOf(o.frozen);
     if (ref) {
       if (ref['kind'] === 'DaemonSet' && String(ref['apiVersion']).startsWith('apps/')) this.queue.add(keyOf(o.namespace, String(ref['name'])));
       return;

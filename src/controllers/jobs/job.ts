@@ -90,9 +90,10 @@ export class JobController {
       deleted: (job) => this.jobGone(job.object),
     }));
     this.subscriptions.push(this.pods.subscribe({
-      added: (pod) => this.podChanged(pod.object),
-      updated: (pod, old) => this.podChanged(pod.object, old.object),
-      deleted: (pod) => this.podChanged(pod.object),
+      // Read only, kept nowhere: the decoding every pod controller shares.
+      added: (pod) => this.podChanged(pod.frozen),
+      updated: (pod, old) => this.podChanged(pod.frozen, old.frozen),
+      deleted: (pod) => this.podChanged(pod.frozen),
     }));
   }
 

@@ -58,7 +58,7 @@ export class StatefulSetController {
     this.subscriptions.push((await this.registry.informer(sets)).subscribe({ added: queueSet, updated: queueSet }));
     this.subscriptions.push((await this.registry.informer(pods)).subscribe({
       added: queueOwner, deleted: queueOwner,
-      updated: (o, old) => { queueOwner(o); if (controllerOf(old.object)?.['uid'] !== controllerOf(o.object)?.['uid']) queueOwner(old); },
+      updated: (o, old) => { queueOwner(o); if (controllerOf(old.frozen)?.['uid'] !== controllerOf(o.frozen)?.['uid']) queueOwner(old); },
     }, { replay: false }));
     await (await this.registry.informer(claims)).ready();
     await (await this.registry.informer(revisions)).ready();
@@ -76,7 +76,7 @@ export class StatefulSetController {
 
   /** A pod's StatefulSet (by controller reference, or every set of the namespace for an orphan). */
   private queueOwnerOf(o: ObjectVersion): void {
-    const ref = controllerOf(o.object);
+    const ref = controllerOf(o.frozen);
     if (ref) {
       if (ref['kind'] === 'StatefulSet' && String(ref['apiVersion']).startsWith('apps/')) this.queue.add(keyOf(o.namespace, String(ref['name'])));
       return;
