@@ -60,11 +60,25 @@ export function decodeJson(bytes: Buffer): JsonObject {
 
 /** `v` and everything in it frozen (what is frozen already is taken as frozen through): for values shared by readers who must not change them. */
 export function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const c of Object.values(v)) deepFreeze(c);
-    Object.freeze(v);
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  // Indexes and for-in rather than Object.values: no array made per object (JSON values have no
+  // enumerable inherited keys).
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
+  else for (const k in v) deepFreeze(v[k]);
+  return Object.freeze(v);
+}
+
+/** A JSON value's deep copy: its objects and arrays new, down to the leaves (several times faster than structuredClone for the small values copied). */
+export function copyJson<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(copyJson) as T;
+  const out: JsonObject = {};
+  for (const [k, c] of Object.entries(v)) {
+    // '__proto__' stays a key of its own, as JSON.parse makes it (assigned, it would set the prototype).
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copyJson(c), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyJson(c);
   }
-  return v;
+  return out as T;
 }
 
 export function encodeJson(value: unknown): Buffer {

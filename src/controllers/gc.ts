@@ -58,9 +58,10 @@ class Replaced extends Error {}
 function ownerRefsOf(meta: JsonObject): OwnerRef[] {
   const refs = meta['ownerReferences'];
   if (!Array.isArray(refs)) return [];
+  // Copies: the graph keeps them, and the object read is the informer's shared, frozen one.
   return refs.filter((r): r is OwnerRef =>
     typeof r === 'object' && r !== null && typeof r.uid === 'string' && typeof r.name === 'string'
-    && typeof r.kind === 'string' && typeof r.apiVersion === 'string');
+    && typeof r.kind === 'string' && typeof r.apiVersion === 'string').map((r) => ({ ...r }));
 }
 
 function finalizersOf(meta: JsonObject): string[] {
@@ -147,7 +148,7 @@ export class GarbageCollector {
     if (uid) this.removeNode(uid);
     // The owner side: whoever named the deleted object now has a dangling reference.
     if (this.dependents.size > 0) {
-      const goneUid = uid ?? stringOf(metadataOf(o.object)['uid']);
+      const goneUid = uid ?? stringOf(metadataOf(o.frozen)['uid']);
       for (const dep of this.dependents.get(goneUid ?? '') ?? []) this.enqueue(dep);
     }
   }
@@ -158,7 +159,7 @@ export class GarbageCollector {
     const value = o.bytes;
     const known = this.uidByKey.has(o.key);
     if (!known && !MARKS.some((mark) => value.includes(mark))) return;
-    const meta = metadataOf(o.object);
+    const meta = metadataOf(o.frozen);
     const uid = stringOf(meta['uid']);
     const name = stringOf(meta['name']);
     if (!uid || !name) return;

@@ -3,7 +3,7 @@
 // on a pod (a named targetPort looked up in the pod's container ports).
 import { familyOfIp } from '../../registry/allocators/ip-range.js';
 import { metadataOf } from '../../registry/objects.js';
-import { type JsonObject, isObject } from '../../json.js';
+import { type JsonObject, copyJson, isObject } from '../../json.js';
 import { isPodReady, readyCondition } from '../kit/owned.js';
 
 export type AddressFamily = 'IPv4' | 'IPv6';
@@ -112,16 +112,17 @@ export function podView(pod: JsonObject): JsonObject {
   const meta = metadataOf(pod);
   const spec = specOf(pod);
   const status = statusOf(pod);
+  // The view is kept: it holds copies of the pod's parts, not the parts of a (frozen, shared) pod.
   const metadata: JsonObject = { name: meta['name'], namespace: meta['namespace'], uid: meta['uid'] };
-  if (meta['labels'] !== undefined) metadata['labels'] = meta['labels'];
+  if (meta['labels'] !== undefined) metadata['labels'] = copyJson(meta['labels']);
   if (meta['deletionTimestamp'] !== undefined) metadata['deletionTimestamp'] = meta['deletionTimestamp'];
   const containers = Array.isArray(spec['containers'])
-    ? spec['containers'].map((c) => (isObject(c) && Array.isArray(c['ports']) ? { ports: c['ports'] } : {}))
+    ? spec['containers'].map((c) => (isObject(c) && Array.isArray(c['ports']) ? { ports: copyJson(c['ports']) } : {}))
     : [];
   const view: JsonObject = { metadata, spec: { nodeName: spec['nodeName'], hostname: spec['hostname'], subdomain: spec['subdomain'], containers } };
   const ready = readyCondition(pod);
   view['status'] = {
-    phase: status['phase'], podIP: status['podIP'], podIPs: status['podIPs'],
+    phase: status['phase'], podIP: status['podIP'], podIPs: copyJson(status['podIPs']),
     conditions: ready ? [{ type: 'Ready', status: ready['status'], lastTransitionTime: ready['lastTransitionTime'] }] : [],
   };
   return view;

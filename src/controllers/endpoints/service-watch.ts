@@ -98,7 +98,7 @@ export class ServicePodFollower {
     const namespace = pod.namespace!;
     let views = this.podViews.get(namespace);
     const before = views?.get(pod.name);
-    const after = deleted ? undefined : podView(pod.object);
+    const after = deleted ? undefined : podView(pod.frozen);
     if (after) {
       if (!views) this.podViews.set(namespace, (views = new Map()));
       views.set(pod.name, after);
