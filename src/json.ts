@@ -68,7 +68,7 @@ export function deepFreeze<T>(v: T): T {
   return Object.freeze(v);
 }
 
-/** A JSON value's deep copy: its objects and arrays new, down to the leaves (several times faster than structuredClone for the small values copied). */
+/** A JSON value's deep copy: its objects and arrays new, down to the leaves (about three times as fast as structuredClone on small values). */
 export function copyJson<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) return v.map(copyJson) as T;
