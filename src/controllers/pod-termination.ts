@@ -16,10 +16,11 @@ export class PodTermination {
 
   async start(): Promise<void> {
     const pods = this.registry.definitions.lookup('', 'v1', 'pods')!;
+    // Read only: the decoding every pod controller shares (a timer keeps the metadata, and only reads it).
     this.subscription = (await this.registry.informer(pods)).subscribe({
-      added: (pod) => this.observe(pod.object),
-      updated: (pod) => this.observe(pod.object),
-      deleted: (pod) => this.cancel(this.keyOf(metadataOf(pod.object))),
+      added: (pod) => this.observe(pod.frozen),
+      updated: (pod) => this.observe(pod.frozen),
+      deleted: (pod) => this.cancel(this.keyOf(metadataOf(pod.frozen))),
     });
   }
 
