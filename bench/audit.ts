@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { cpuMsOf, figure, startCapstan, status, THREAD_PARTS, threadCpuMs, type Capstan, type ThreadCpu } from './common.js';
+import { addThreadCpu, cpuMsOf, figure, noThreadCpu, startCapstan, status, THREAD_PARTS, threadCpuMs, type Capstan, type ThreadCpu } from './common.js';
 import { Auditor } from '../src/audit/auditor.js';
 import { LogBackend } from '../src/audit/log-backend.js';
 import { parsePolicy, PolicyEvaluator } from '../src/audit/policy.js';
@@ -131,7 +131,7 @@ export async function audit(): Promise<void> {
     // other load on a shared machine skews least.
     const cpu: Record<Variant, { ms: number; requests: number }> = { off: { ms: 0, requests: 0 }, metadata: { ms: 0, requests: 0 }, 'metadata, no RequestReceived': { ms: 0, requests: 0 } };
     // The same by thread and mode: where an audited request's CPU goes.
-    const parts = Object.fromEntries(VARIANTS.map((v) => [v, { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 }])) as Record<Variant, ThreadCpu>;
+    const parts = Object.fromEntries(VARIANTS.map((v) => [v, noThreadCpu()])) as Record<Variant, ThreadCpu>;
     // Each round's CPU per request of every variant, for the per-round ratios to `off`.
     const perRound: Array<Record<Variant, number>> = [];
     let errors = 0;
@@ -147,8 +147,7 @@ export async function audit(): Promise<void> {
         const threadsBefore = threadCpuMs(servers[v].pid);
         const r = await run(urls[v]);
         const used = cpuMsOf(servers[v].pid) - before;
-        const threadsAfter = threadCpuMs(servers[v].pid);
-        for (const k of THREAD_PARTS) parts[v][k] += threadsAfter[k] - threadsBefore[k];
+        addThreadCpu(parts[v], threadsBefore, threadCpuMs(servers[v].pid));
         cpu[v].ms += used;
         cpu[v].requests += r.requests.total;
         us[v] = (used * 1000) / r.requests.total;

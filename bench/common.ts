@@ -161,8 +161,17 @@ export interface ThreadCpu {
 }
 export const THREAD_PARTS: Array<keyof ThreadCpu> = ['mainUser', 'mainKernel', 'otherUser', 'otherKernel'];
 
+export function noThreadCpu(): ThreadCpu {
+  return { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 };
+}
+
+/** Adds to `into` what each part grew by from `before` to `after`. */
+export function addThreadCpu(into: ThreadCpu, before: ThreadCpu, after: ThreadCpu): void {
+  for (const k of THREAD_PARTS) into[k] += after[k] - before[k];
+}
+
 export function threadCpuMs(pid: number): ThreadCpu {
-  const cpu: ThreadCpu = { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 };
+  const cpu = noThreadCpu();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
     try {

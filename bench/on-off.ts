@@ -11,7 +11,7 @@ import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMsOf, figure, here, startNode, status, THREAD_PARTS, threadCpuMs, type Child, type ThreadCpu } from './common.js';
+import { addThreadCpu, cpuMsOf, figure, here, noThreadCpu, startNode, status, THREAD_PARTS, threadCpuMs, type Child, type ThreadCpu } from './common.js';
 
 export type Mode = 'on' | 'off';
 
@@ -76,7 +76,7 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
     const rates: Record<Mode, number[]> = { on: [], off: [] };
     const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
     // The same by thread and mode (the main thread's own code, its kernel work, V8's and libuv's helpers).
-    const parts: Record<Mode, ThreadCpu> = { on: { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 }, off: { mainUser: 0, mainKernel: 0, otherUser: 0, otherKernel: 0 } };
+    const parts: Record<Mode, ThreadCpu> = { on: noThreadCpu(), off: noThreadCpu() };
     // Each round's on/off ratio of CPU per request: the two runs of a round share the machine's state.
     const ratios: number[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -89,8 +89,7 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
         const threadsBefore = threadCpuMs(pid);
         const r = await run(servers[mode].url);
         const used = cpuMsOf(pid) - cpuBefore;
-        const threadsAfter = threadCpuMs(pid);
-        for (const k of THREAD_PARTS) parts[mode][k] += threadsAfter[k] - threadsBefore[k];
+        addThreadCpu(parts[mode], threadsBefore, threadCpuMs(pid));
         perRequest[mode] = used / r.requests.total;
         cpu[mode].ms += used;
         cpu[mode].requests += r.requests.total;
@@ -105,7 +104,7 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
     const throughputCost = 1 - achieved.on / achieved.off;
     const usPerRequest = (mode: Mode): number => (cpu[mode].ms * 1000) / cpu[mode].requests;
     const split = (mode: Mode) => THREAD_PARTS.map((k) => (parts[mode][k] * 1000) / cpu[mode].requests);
-    const userUsPerRequest = (mode: Mode): number => split(mode).filter((_, i) => THREAD_PARTS[i]!.endsWith('User')).reduce((a, b) => a + b, 0);
+    const userUsPerRequest = (mode: Mode): number => ((parts[mode].mainUser + parts[mode].otherUser) * 1000) / cpu[mode].requests;
     const sorted = [...ratios].sort((a, b) => a - b);
     const median = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
     const cost = usPerRequest('on') / usPerRequest('off') - 1;

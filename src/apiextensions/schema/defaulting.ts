@@ -2,8 +2,7 @@
 // does not allow), in objects, in array items and in additionalProperties values, recursively, as
 // the reference does on every decode — request bodies and objects read from storage. A null the
 // schema allows (nullable) stays null. The reference defaults first and prunes the result.
-import { isObject } from '../../json.js';
-import { copyJson } from './render.js';
+import { copyJson, isObject } from '../../json.js';
 import { hasDefaults } from './subtree.js';
 import type { Structural } from './types.js';
 

@@ -4,7 +4,8 @@
 import type { FieldError } from '../../errors.js';
 import { validateEmbeddedResources } from './embedded.js';
 import { pruneValue } from './prune.js';
-import { childPath, copyJson, deepEqualJson, invalidValue, keyPath } from './render.js';
+import { childPath, deepEqualJson, invalidValue, keyPath } from './render.js';
+import { copyJson } from '../../json.js';
 import type { JSONSchemaProps, Structural } from './types.js';
 import { validateValue } from './validate.js';
 

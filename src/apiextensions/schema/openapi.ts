@@ -5,9 +5,8 @@
 // OpenAPI v2 (and kubectl's client-side validation) cannot take: allOf/anyOf/oneOf/not, nullable
 // (a nullable node loses its type and fields), and the fields and types under
 // x-kubernetes-preserve-unknown-fields; a root that preserves unknown fields is just an object.
-import type { JsonObject } from '../../json.js';
+import { copyJson, type JsonObject } from '../../json.js';
 import type { GroupVersionKind } from '../../api/schema.js';
-import { copyJson } from './render.js';
 import type { JSONSchemaProps, Structural } from './types.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';

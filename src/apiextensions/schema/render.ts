@@ -58,9 +58,6 @@ export const keyPath = (path: string, key: string): string => `${path}[${key}]`;
 /** An index path: `a[0]`. */
 export const indexPath = (path: string, i: number): string => `${path}[${i}]`;
 
-// Deep copy of a JSON value (defaults are copied into every object they fill).
-export { copyJson } from '../../json.js';
-
 /** Go's reflect.DeepEqual on decoded JSON (key order ignored, null ≠ absent). */
 export function deepEqualJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
