@@ -20,12 +20,19 @@ export function jsonEqual(a: unknown, b: unknown, nullIsAbsent = false): boolean
     return true;
   }
   if (!isObject(a) || !isObject(b)) return false;
-  const present = (o: JsonObject, k: string) => o[k] !== undefined && !(nullIsAbsent && o[k] === null);
-  const ka = Object.keys(a).filter((k) => present(a, k));
-  const kb = Object.keys(b).filter((k) => present(b, k));
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k], nullIsAbsent)) return false;
-  return true;
+  // Counted with for-in, no arrays of keys made: writes compare whole objects (a pod's spec at each update).
+  let present = 0;
+  for (const k in a) {
+    const v = a[k];
+    if (v === undefined || (nullIsAbsent && v === null)) continue;
+    if (!Object.hasOwn(b, k) || !jsonEqual(v, b[k], nullIsAbsent)) return false;
+    present++;
+  }
+  for (const k in b) {
+    const v = b[k];
+    if (v !== undefined && !(nullIsAbsent && v === null)) present--;
+  }
+  return present === 0;
 }
 
 /** A time as metav1.Time writes it: RFC 3339 at second precision, in UTC (now by default). */

@@ -1,8 +1,9 @@
-// The JSON helpers values are shared or copied with: copyJson (a deep copy, as structuredClone makes
-// one of a JSON value) and deepFreeze (nothing left to change, at any depth).
+// The JSON helpers values are shared, copied or compared with: copyJson (a deep copy, as
+// structuredClone makes one of a JSON value), deepFreeze (nothing left to change, at any depth) and
+// jsonEqual (equality with key order ignored, absent fields as the field manager sees them).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { copyJson, deepFreeze, type JsonObject } from '../src/json.js';
+import { copyJson, deepFreeze, jsonEqual, type JsonObject } from '../src/json.js';
 
 const SAMPLES = [
   '{"metadata":{"name":"a","labels":{"app":"x"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]},"status":null}',
@@ -50,5 +51,48 @@ describe('copyJson and deepFreeze', { timeout: 10_000 }, () => {
     }
     const pod = deepFreeze(JSON.parse(SAMPLES[0]!) as JsonObject);
     assert.throws(() => { ((pod['spec'] as JsonObject)['containers'] as JsonObject[]).push({}); }, TypeError);
+  });
+});
+
+/** The obvious definition: both written out with absent fields dropped and keys sorted, then compared as text. */
+function canonical(v: unknown, nullIsAbsent: boolean): string {
+  if (Array.isArray(v)) return `[${v.map((x) => canonical(x, nullIsAbsent)).join(',')}]`;
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v);
+  const keys = Object.keys(v).filter((k) => (v as JsonObject)[k] !== undefined && !(nullIsAbsent && (v as JsonObject)[k] === null)).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((v as JsonObject)[k], nullIsAbsent)}`).join(',')}}`;
+}
+
+/** A small random JSON value (with undefined and null fields, shared shapes so that pairs are often equal). */
+function randomValue(random: () => number, depth: number): unknown {
+  const r = random();
+  if (depth <= 0 || r < 0.3) return [0, 1, 'a', 'b', null, true, undefined][Math.floor(random() * 7)];
+  if (r < 0.5) return Array.from({ length: Math.floor(random() * 3) }, () => randomValue(random, depth - 1));
+  const o: JsonObject = {};
+  // Own keys, as JSON.parse makes them (__proto__ included).
+  for (const k of ['x', 'y', 'z', '__proto__']) if (random() < 0.5) Object.defineProperty(o, k, { value: randomValue(random, depth - 1), enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
+describe('jsonEqual', { timeout: 10_000 }, () => {
+  it('agrees with comparing canonical forms, key order ignored, undefined (and with nullIsAbsent null) fields absent', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let equal = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const a = randomValue(random, 3);
+      const b = random() < 0.3 ? (JSON.parse(JSON.stringify(a ?? null)) as unknown) : randomValue(random, 3);
+      for (const nullIsAbsent of [false, true]) {
+        const expected = canonical(a, nullIsAbsent) === canonical(b, nullIsAbsent);
+        if (expected) equal++;
+        assert.equal(jsonEqual(a, b, nullIsAbsent), expected, `${canonical(a, false)} vs ${canonical(b, false)} nullIsAbsent=${nullIsAbsent}`);
+        assert.equal(jsonEqual(b, a, nullIsAbsent), expected);
+      }
+    }
+    assert.ok(equal > 2000, `only ${equal} equal pairs`);
+    assert.equal(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 }), true);
+    assert.equal(jsonEqual({ a: 1, b: undefined }, { a: 1 }), true);
+    assert.equal(jsonEqual({ a: 1, b: null }, { a: 1 }), false);
+    assert.equal(jsonEqual({ a: 1, b: null }, { a: 1 }, true), true);
+    assert.equal(jsonEqual(JSON.parse('{"__proto__":1}'), {}), false);
   });
 });

@@ -45,7 +45,8 @@ export function validatePodUpdate(pod: Obj, old: Obj): FieldError[] {
   errs.push(...validateOnlyAddedTolerations(spec['tolerations'], oldSpec['tolerations'], 'spec.tolerations'));
 
   // What may change is taken from the old spec; anything else that differs is refused, with a diff.
-  const munged: Obj = structuredClone(spec);
+  // Only its top-level fields are set (lists replaced, not changed): a shallow copy is enough.
+  const munged: Obj = { ...spec };
   for (const list of ['containers', 'initContainers']) {
     if (!Array.isArray(munged[list])) continue;
     munged[list] = objs(munged[list]).map((c, i) => {

@@ -2,6 +2,7 @@
 // than …": its internal core.PodSpec, converted from v1 the way the reference converts it.
 import { goCmpDiff, semanticallyEqual } from './go-cmp.js';
 import { structType } from './go-types.js';
+import { jsonEqual } from '../../json.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,6 +25,8 @@ export function internalPodSpec(spec: Json): Json {
 
 /** cmp.Diff(old, new) of two v1 pod specs, or '' when they are semantically equal. */
 export function podSpecDiff(oldSpec: Json, newSpec: Json): string {
+  // Equal JSON decodes to equal Go values: the common update (of labels, say) skips the walk by type.
+  if (jsonEqual(oldSpec, newSpec)) return '';
   const x = internalPodSpec(oldSpec);
   const y = internalPodSpec(newSpec);
   if (semanticallyEqual(POD_SPEC, x, y)) return '';
