@@ -26,7 +26,7 @@ import {
 } from '../api/options.js';
 import type { RegistryServices } from './services.js';
 import type { UserInfo } from '../api/user.js';
-import { type JsonObject, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3339 } from '../json.js';
+import { type JsonObject, copyJson, decodeJson, encodeJson, isObject, jsonEqual, now, rfc3339 } from '../json.js';
 
 function gvkOf(info: ResourceInfo): GroupVersionKind {
   return { group: info.group, version: info.version, kind: info.kind };
@@ -378,6 +378,18 @@ export class Registry {
   }
 
   /**
+   * An object as a consistent GET reads it (see get): from the watch cache once it is current, which
+   * it always is with this server the store's only writer; else from the store. For what admission
+   * reads at each write (a pod's namespace, say): a store read costs ~50 µs on SQLite at 15,000 pods.
+   */
+  async currentObject(info: ResourceInfo, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
+    const key = objectKey(info, namespace, name);
+    if (!(await this.cachesCaughtUp(key))) return this.getObject(info, namespace, name);
+    const value = (await this.cacher(info)).get(key);
+    return value ? this.fromStorage(info, decodeJson(value)) : undefined;
+  }
+
+  /**
    * Bytes of a stored object as the requested version serves them (the stored bytes, as read back,
    * when it is the storage version); later when the conversion calls out (a CRD's conversion webhook).
    */
@@ -682,26 +694,59 @@ export class Registry {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
     const admission = this.admissionOf('UPDATE', info, namespace, name, ctx, ctx.options && writeOptionsObject(ctx.options), subresource);
+    // The first try starts from the watch cache's copy, as the reference's cacher hands its storage
+    // the object it holds (a store read is ~50 µs on SQLite at 15,000 pods): the write's condition
+    // on the revision catches a copy the store has moved past, and the next try reads the store.
+    // A dry run writes nothing to catch it, so it reads the store.
+    let fromCache = !ctx.dryRun;
     for (let attempt = 0; ; attempt++) {
-      const current = await this.storage.get(key);
+      const cached = fromCache ? await this.cachedCurrent(info, key) : undefined;
+      fromCache = false;
+      const current = cached ?? (await this.storage.get(key));
+      // With other servers writing to the store, what the copy led to may be the copy's doing: the store says.
+      const copyMayLag = cached !== undefined && this.storage.latestRevision !== undefined;
+      const decoded = current && (cached?.decoded ?? decodeJson(current.value));
       // Checked first, as the reference's storage does: a missing object has the empty uid.
-      if (uidPrecondition !== undefined) checkUidPrecondition(info, namespace, name, uidPrecondition, current, ctx.dryRun ?? false);
-      if (!current) throw notFound(qr(info), name);
-      const decoded = decodeJson(current.value);
-      // A resource defined at run time (a custom resource) may be stored under an older schema:
-      // decoding gives it today's defaults, as the reference's decoder does.
-      if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
-      const currentObj = await this.fromStorage(info, decoded);
-      const { obj, pinnedVersion } = await mutate(structuredClone(currentObj));
+      if (uidPrecondition !== undefined) {
+        const uid = decoded ? String(metadataOf(decoded)['uid'] ?? '') : '';
+        if (uid !== uidPrecondition) {
+          if (cached) continue;
+          throw uidPreconditionFailed(info, namespace, name, uidPrecondition, uid, ctx.dryRun ?? false);
+        }
+      }
+      if (!current || !decoded) throw notFound(qr(info), name);
+      let currentObj: JsonObject;
+      let obj: JsonObject;
+      let pinnedVersion: string | undefined;
+      try {
+        // A resource defined at run time (a custom resource) may be stored under an older schema:
+        // decoding gives it today's defaults, as the reference's decoder does.
+        if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
+        currentObj = await this.fromStorage(info, decoded);
+        ({ obj, pinnedVersion } = await mutate(copyJson(currentObj)));
+      } catch (err) {
+        if (copyMayLag) continue;
+        throw err;
+      }
       obj['apiVersion'] ??= info.apiVersion; // (as for a create)
       if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
+        if (cached) continue;
         throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
       }
       const claims: Claim[] = [];
       try {
-        const next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
+        let next: JsonObject;
+        try {
+          next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
+        } catch (err) {
+          if (copyMayLag) continue;
+          throw err;
+        }
         // Nothing to store when only managedFields times would change: no write, no event, the stored object.
-        if (onlyManagedFieldsTimesDiffer(next, currentObj)) return { status: 200, body: await this.served(info, current.value) };
+        if (onlyManagedFieldsTimesDiffer(next, currentObj)) {
+          if (copyMayLag) continue;
+          return { status: 200, body: await this.served(info, current.value) };
+        }
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
         const stored = await this.toStorage(info, storeInfo, next);
@@ -723,6 +768,18 @@ export class Registry {
         for (const claim of claims) claim.revert(); // nothing once committed
       }
     }
+  }
+
+  /**
+   * The watch cache's copy of an object, with the revision its bytes carry (every store puts the
+   * write's revision in them) and decoded; undefined when the cache has none.
+   */
+  private async cachedCurrent(info: ResourceInfo, key: string): Promise<{ value: Buffer; modRevision: number; decoded: JsonObject } | undefined> {
+    const value = (await this.cacher(info)).get(key);
+    if (!value) return undefined;
+    const decoded = decodeJson(value);
+    const modRevision = Number(metadataOf(decoded)['resourceVersion']);
+    return Number.isSafeInteger(modRevision) && modRevision > 0 ? { value, modRevision, decoded } : undefined;
   }
 
   /** Applies the object semantics of an update to the desired object. */
@@ -1059,11 +1116,9 @@ function checkPreconditions(info: ResourceInfo, name: string, meta: JsonObject, 
  * 409 when the stored object (absent: uid "") is not the one a write names by uid, in the
  * reference's words: its storage's invalid-object error, wrapped as a conflict.
  */
-function checkUidPrecondition(info: ResourceInfo, namespace: string | undefined, name: string, uid: string, current: Stored | undefined, dryRun: boolean): void {
-  const stored = current ? String(metadataOf(decodeJson(current.value))['uid'] ?? '') : '';
-  if (stored === uid) return;
+function uidPreconditionFailed(info: ResourceInfo, namespace: string | undefined, name: string, uid: string, stored: string, dryRun: boolean): StatusError {
   const key = referenceStorageKey(info, namespace, name, dryRun);
-  throw conflict(qr(info), name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored}`);
+  return conflict(qr(info), name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored}`);
 }
 
 function successStatus(info: ResourceInfo, name: string, uid: string): JsonObject {

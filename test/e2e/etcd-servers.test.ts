@@ -83,6 +83,30 @@ describe('two capstan servers on one etcd', { skip: etcdMissing, timeout: 180_00
     }
   });
 
+  it('updates on one server what was just written on the other: no conflict from its cache lagging, no write skipped as unchanged', async () => {
+    // An update starts from the server's cache, which may not hold the other server's write yet.
+    const big = 'y'.repeat(256 * 1024);
+    const path = (i: number) => `/api/v1/namespaces/default/configmaps/upd-${i}`;
+    await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+      const body = (v: string) => ({ metadata: { name: `upd-${i}` }, data: { v, big } });
+      await mustOk(call(first.base, 'POST', '/api/v1/namespaces/default/configmaps', { tls: first.tls, body: body('1') }), 201);
+      const v2 = await mustOk(call(first.base, 'PUT', path(i), { tls: first.tls, body: body('2') }));
+      // Pinned to the other server's newest resourceVersion: accepted.
+      const pinned = { ...body('3'), metadata: { name: `upd-${i}`, resourceVersion: v2.json.metadata.resourceVersion } };
+      const v3 = await call(second.base, 'PUT', path(i), { tls: second.tls, body: pinned });
+      assert.equal(v3.status, 200, `upd-${i} updated on the other server with the resourceVersion just written: ${v3.text.slice(0, 200)}`);
+      assert.equal(v3.json.data.v, '3');
+      // Back to what the second server's cache may still hold: still a write. (A large value, so that
+      // the other server's feed is often still behind.)
+      const v4 = await mustOk(call(first.base, 'PUT', path(i), { tls: first.tls, body: { metadata: { name: `upd-${i}` }, data: { v: '4', big: 'z'.repeat(900 * 1024) } } }));
+      const back = await mustOk(call(second.base, 'PUT', path(i), { tls: second.tls, body: body('3') }));
+      assert.equal(back.json.data.v, '3');
+      assert.ok(Number(back.json.metadata.resourceVersion) > Number(v4.json.metadata.resourceVersion), `upd-${i}: the update was written (resourceVersion ${back.json.metadata.resourceVersion} after ${v4.json.metadata.resourceVersion})`);
+      assert.equal((await mustOk(call(first.base, 'GET', path(i), { tls: first.tls }))).json.data.v, '3');
+      await mustOk(call(first.base, 'DELETE', path(i), { tls: first.tls }));
+    }));
+  });
+
   it('keeps service addresses and node ports unique across the servers', async () => {
     const service = (name: string) => ({
       apiVersion: 'v1', kind: 'Service', metadata: { name },

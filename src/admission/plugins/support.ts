@@ -71,10 +71,10 @@ export function plainError(message: string): StatusError {
   return new StatusError(500, undefined, message);
 }
 
-/** An object of another resource, in its preferred version, read from storage (not a possibly lagging cache). */
+/** An object of another resource, in its preferred version, as a consistent read sees it (never a lagging cache). */
 export async function readObject(registry: Registry, group: string, resource: string, namespace: string | undefined, name: string): Promise<JsonObject | undefined> {
   const info = registry.definitions.versionsOf(group, resource)[0];
-  return info ? registry.getObject(info, namespace, name) : undefined;
+  return info ? registry.currentObject(info, namespace, name) : undefined;
 }
 
 /** Every object of a resource (in one namespace, or all), in its preferred version, from its informer (current with every completed write). */
