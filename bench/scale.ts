@@ -3,13 +3,20 @@
 // client lists pods by node with a spec.nodeName field selector. Figures: single-object GET/PUT p99
 // during the renewals beside the same on the idle server (the baseline of the same run), a LIST of
 // all pods as JSON and Protobuf, the list by node, the Lease renewals kept up, RSS, and this
-// process's own event-loop delay meanwhile (it reads the watches too: part of every latency).
+// process's own event-loop delay meanwhile (part of every latency). The watchers read in a process
+// of their own (pod-watchers.ts), as they are other clients than the one measured.
 // SCALE=0.1 shrinks every count (not the 10 s renewal period): figures that grow with the object
 // count (full lists, RSS) are then also given scaled to the full size, linearly.
 // Plain HTTP, SQLite (durable writes), the API path only for loading (no direct writes to storage).
-import { get as httpGet, request, type Agent, type ClientRequest } from 'node:http';
+import { fork, type ChildProcess } from 'node:child_process';
+import { request, type Agent } from 'node:http';
+import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { figure, http, profiled, keepAliveAgent, memoryOf, mib, ms, quantile, sleep, startCapstan, status, type Capstan } from './common.js';
+import { fileURLToPath } from 'node:url';
+import { figure, http, message, profiled, keepAliveAgent, memoryOf, mib, ms, quantile, sleep, startCapstan, status, type Capstan } from './common.js';
+import type { PodWatchersStart } from './pod-watchers.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 /** SCALE=<fraction>; `npm run bench` (every benchmark) runs it at 0.1 unless SCALE is given, to stay within minutes. */
 let SCALE = 1;
@@ -73,19 +80,6 @@ function timedGet(agent: Agent, url: string, accept: string): Promise<{ ms: numb
       res.on('end', () => (res.statusCode === 200 ? resolve({ ms: performance.now() - started, bytes }) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
     }).on('error', reject).end();
   });
-}
-
-/** One watch of all pods from `rv`, counting the events it reads. */
-function watchPods(base: string, rv: string): { events: () => number; close: () => void } {
-  let events = 0;
-  const req: ClientRequest = httpGet(`${base}/api/v1/pods?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`, { agent: false }, (res) => {
-    res.on('data', (c: Buffer) => {
-      for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) events++;
-    });
-    res.on('error', () => undefined);
-  });
-  req.on('error', () => undefined);
-  return { events: () => events, close: () => req.destroy() };
 }
 
 /** Single-object reads and writes of random pods, one at a time, for `seconds`; latencies sorted. */
@@ -152,7 +146,7 @@ export async function scale(whole = false): Promise<void> {
   const server: Capstan = await startCapstan();
   const agent = keepAliveAgent(LOAD_CONCURRENCY);
   const base = server.url;
-  const watchers: ReturnType<typeof watchPods>[] = [];
+  let watchers: ChildProcess | undefined;
   try {
     console.log(`\n== scale: ${NODES} Nodes, ${PODS} Pods, ${NODES} Leases renewed every ${RENEW_PERIOD_S} s (${NODES / RENEW_PERIOD_S} writes/s), ${WATCHERS} pod watchers (SCALE=${SCALE}; SQLite, plain HTTP)`);
     await sleep(1000);
@@ -186,7 +180,10 @@ export async function scale(whole = false): Promise<void> {
 
     const list = await http(agent, `${base}/api/v1/pods?limit=1`);
     const rv = (JSON.parse(list.body.toString()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-    for (let w = 0; w < WATCHERS; w++) watchers.push(watchPods(base, rv));
+    // In a process of their own: the watchers' reading is not part of the latencies measured here.
+    watchers = fork(join(here, 'pod-watchers.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    watchers.send({ base, rv, count: WATCHERS } satisfies PodWatchersStart);
+    await message<string>(watchers);
     await sleep(500);
     // This process reads the watches too: its own event-loop delay is part of every latency it measures.
     const clientDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -196,7 +193,8 @@ export async function scale(whole = false): Promise<void> {
     const [busy, renewals] = await profiled('scale.renewals', () => Promise.all([singleObjects(keepAliveAgent(1), base, MEASURE_S, stopAt), renewLeases(agent, base, stopAt)]));
     clientDelay.disable();
     await sleep(1000);
-    const seen = watchers.map((w) => w.events()).sort((a, b) => a - b);
+    watchers.send('stop');
+    const seen = await message<number[]>(watchers);
     const memory = memoryOf(server.pid);
     void cpu;
 
@@ -222,7 +220,7 @@ export async function scale(whole = false): Promise<void> {
       figure('scale', name, value, target);
     }
   } finally {
-    for (const w of watchers) w.close();
+    watchers?.kill();
     agent.destroy();
     await server.stop();
   }

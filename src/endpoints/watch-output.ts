@@ -22,7 +22,7 @@
 import type { ServerResponse } from 'node:http';
 import { constants } from 'node:http2';
 import { ChunkedFifo } from './chunked-fifo.js';
-import { turns } from '../turns.js';
+import { turns, type TurnTask } from '../turns.js';
 
 export interface WatchOutputLimits {
   /** What an HTTP/2 response may hold, once past its high-water mark, before the watcher waits for it to drain. */
@@ -42,7 +42,7 @@ type Response = Pick<ServerResponse, 'write' | 'end' | 'destroy' | 'on' | 'writa
   readonly socket?: { cork(): void; uncork(): void } | null;
 };
 
-export class WatchOutput<E> {
+export class WatchOutput<E> implements TurnTask {
   private readonly queue = new ChunkedFifo<E>();
   /** Writes the response refused (over its high-water mark) since it last drained. */
   private overMark = 0;
@@ -57,7 +57,9 @@ export class WatchOutput<E> {
   private ending = false;
   private closed = false;
   /** The cut-off, in a turn: a thousand watchers that stalled together are found out together, and closing each costs about a write. */
-  private readonly cutting = { flush: () => void (this.closed || this.cut()) };
+  private readonly cutting: TurnTask = { inTurns: false, flush: () => void (this.closed || this.cut()) };
+  /** Whether it waits for a turn (the turns' own mark). */
+  inTurns = false;
 
   constructor(
     private readonly res: Response,

@@ -486,7 +486,7 @@ export class Cacher {
   watchInTurns(fromRevision: number, listener: CacheListener, ended?: () => void): TurnWatcher {
     const h = this.history;
     const start = this.firstAfter(fromRevision);
-    const watch: TurnWatch = { next: h.seq(start), flush: () => this.handOver(watch, fromRevision, listener) };
+    const watch: TurnWatch = { next: h.seq(start), inTurns: false, flush: () => this.handOver(watch, fromRevision, listener) };
     this.turnWatches.set(watch, ended);
     if (start < h.types.length) turns.add(watch);
     return {
