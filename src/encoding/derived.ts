@@ -106,7 +106,10 @@ function unpooled(bytes: Buffer): Buffer {
 const recentlyParsed: Array<{ bytes: Buffer; obj: JsonObject }> = [];
 const RECENT_PARSES = 4;
 
-/** The object the bytes hold. Shared by every caller: read it, never change it. */
+/**
+ * The object the bytes hold. Shared by every caller: read it, never change it (the informers'
+ * handlers are given it frozen, ObjectVersion.frozen).
+ */
 export function parsedObject(bytes: Buffer): JsonObject {
   for (const recent of recentlyParsed) if (recent.bytes === bytes) return recent.obj;
   const obj = JSON.parse(bytes.toString('utf8')) as JsonObject;

@@ -10,25 +10,7 @@ import { compareKeys } from '../storage/keys.js';
 import type { Cacher, CacheEvent, CacheSnapshot } from '../storage/cacher.js';
 import type { Watcher } from '../storage/types.js';
 import { type JsonObject, decodeJson, deepFreeze } from '../json.js';
-
-/**
- * The objects decoded for `ObjectVersion.frozen` last, by their stored bytes: a change reaches every
- * subscription of every informer one after another, so the few last are what they all ask for.
- */
-const FROZEN_KEPT = 4;
-const frozenBytes: Array<Buffer | undefined> = new Array(FROZEN_KEPT).fill(undefined);
-const frozenObjects: JsonObject[] = new Array(FROZEN_KEPT);
-let frozenNext = 0;
-
-function frozenObjectOf(bytes: Buffer): JsonObject {
-  const at = frozenBytes.indexOf(bytes);
-  if (at >= 0) return frozenObjects[at]!;
-  const object = deepFreeze(decodeJson(bytes));
-  frozenBytes[frozenNext] = bytes;
-  frozenObjects[frozenNext] = object;
-  frozenNext = (frozenNext + 1) % FROZEN_KEPT;
-  return object;
-}
+import { parsedObject } from '../encoding/derived.js';
 
 /** One version of an object as handlers are given it: its stored bytes, decoded on first use. */
 export class ObjectVersion {
@@ -53,7 +35,9 @@ export class ObjectVersion {
    * ten controllers; with their decoding shared, pods are created through the API ~15% faster.
    */
   get frozen(): JsonObject {
-    return frozenObjectOf(this.bytes);
+    // The parse that derived forms share (encoding/derived.ts), which the watch cache's index read
+    // made of the new version already: one parse of a change for the cache and every handler.
+    return deepFreeze(parsedObject(this.bytes));
   }
 
   /** The namespace, from the key; undefined for a cluster-scoped object. */

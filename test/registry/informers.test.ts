@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ObjectVersion, type Informer, type SubscribeOptions } from '../../src/registry/informers.js';
 import type { JsonObject } from '../../src/json.js';
+import { parsedObject } from '../../src/encoding/derived.js';
 import { sleep, until } from '../helpers.js';
 import { GROUP, nameAt, widgetDefinition, Widgets } from './widgets.js';
 
@@ -197,16 +198,17 @@ describe('informers', () => {
     moved('a create after');
   });
 
-  it('frozen: one decoding shared by every subscription told of a change, frozen; object: each its own to change', LIMIT, async () => {
+  it('frozen: one decoding shared by every subscription told of a change (the parse derived forms share), frozen; object: each its own to change', LIMIT, async () => {
     const w = new Widgets();
     const informer = await w.registry.informer(w.info);
-    const seen: Array<{ frozen: JsonObject; object: JsonObject; oldFrozen?: JsonObject }> = [];
-    const keep = (o: ObjectVersion, old?: ObjectVersion) => seen.push({ frozen: o.frozen, object: o.object, ...(old ? { oldFrozen: old.frozen } : {}) });
+    const seen: Array<{ frozen: JsonObject; object: JsonObject; oldFrozen?: JsonObject; shared: JsonObject }> = [];
+    const keep = (o: ObjectVersion, old?: ObjectVersion) => seen.push({ frozen: o.frozen, object: o.object, ...(old ? { oldFrozen: old.frozen } : {}), shared: parsedObject(o.bytes) });
     for (let i = 0; i < 3; i++) informer.subscribe({ added: (o) => keep(o), updated: (o, old) => keep(o, old) }, { replay: false });
     const rv = await w.put('ns', 'a', { app: 'x' });
     await until('three subscriptions told of the create', () => seen.length === 3);
     assert.equal(seen[1]!.frozen, seen[0]!.frozen);
     assert.equal(seen[2]!.frozen, seen[0]!.frozen);
+    assert.equal(seen[0]!.shared, seen[0]!.frozen);
     assert.equal(nameAt(seen[0]!.frozen), `a@${rv}`);
     assert.throws(() => { (seen[0]!.frozen['metadata'] as JsonObject)['labels'] = {}; }, TypeError);
     assert.throws(() => { ((seen[0]!.frozen['metadata'] as JsonObject)['labels'] as JsonObject)['app'] = 'y'; }, TypeError);
