@@ -185,7 +185,7 @@ export async function scale(whole = false): Promise<void> {
     watchers.send({ base, rv, count: WATCHERS } satisfies PodWatchersStart);
     await message<string>(watchers);
     await sleep(500);
-    // This process reads the watches too: its own event-loop delay is part of every latency it measures.
+    // This process's own event-loop delay is part of every latency it measures.
     const clientDelay = monitorEventLoopDelay({ resolution: 1 });
     clientDelay.enable();
     const stopAt = performance.now() + MEASURE_S * 1000;
