@@ -3,7 +3,7 @@
 // on a pod (a named targetPort looked up in the pod's container ports).
 import { familyOfIp } from '../../registry/allocators/ip-range.js';
 import { metadataOf } from '../../registry/objects.js';
-import { type JsonObject, copyJson, isObject } from '../../json.js';
+import { type JsonObject, deepFreeze, isObject } from '../../json.js';
 import { isPodReady, readyCondition } from '../kit/owned.js';
 
 export type AddressFamily = 'IPv4' | 'IPv6';
@@ -104,26 +104,35 @@ export function podReference(pod: JsonObject): JsonObject {
   return { kind: 'Pod', namespace: meta['namespace'], name: meta['name'], uid: meta['uid'] };
 }
 
+/** The last view made, and the pod it was made of (see podView). */
+let lastPod: JsonObject | undefined;
+let lastView: JsonObject | undefined;
+
 /**
  * What the endpoint controllers read of a pod, in the pod's own shape (so the functions above take
- * either): kept for every pod instead of the whole object.
+ * either): kept for every pod instead of the whole object. Made of a frozen, shared pod
+ * (ObjectVersion.frozen), it is frozen too and holds the pod's own labels, ports and pod IPs; the
+ * endpoints and EndpointSlice controllers follow the same changes one after the other, so the
+ * second is given the view the first was (one view per pod kept, not two: ~15 objects each).
  */
 export function podView(pod: JsonObject): JsonObject {
+  if (pod === lastPod) return lastView!;
   const meta = metadataOf(pod);
   const spec = specOf(pod);
   const status = statusOf(pod);
-  // The view is kept: it holds copies of the pod's parts, not the parts of a (frozen, shared) pod.
   const metadata: JsonObject = { name: meta['name'], namespace: meta['namespace'], uid: meta['uid'] };
-  if (meta['labels'] !== undefined) metadata['labels'] = copyJson(meta['labels']);
+  if (meta['labels'] !== undefined) metadata['labels'] = meta['labels'];
   if (meta['deletionTimestamp'] !== undefined) metadata['deletionTimestamp'] = meta['deletionTimestamp'];
   const containers = Array.isArray(spec['containers'])
-    ? spec['containers'].map((c) => (isObject(c) && Array.isArray(c['ports']) ? { ports: copyJson(c['ports']) } : {}))
+    ? spec['containers'].map((c) => (isObject(c) && Array.isArray(c['ports']) ? { ports: c['ports'] } : {}))
     : [];
   const view: JsonObject = { metadata, spec: { nodeName: spec['nodeName'], hostname: spec['hostname'], subdomain: spec['subdomain'], containers } };
   const ready = readyCondition(pod);
   view['status'] = {
-    phase: status['phase'], podIP: status['podIP'], podIPs: copyJson(status['podIPs']),
+    phase: status['phase'], podIP: status['podIP'], podIPs: status['podIPs'],
     conditions: ready ? [{ type: 'Ready', status: ready['status'], lastTransitionTime: ready['lastTransitionTime'] }] : [],
   };
-  return view;
+  lastPod = pod;
+  lastView = deepFreeze(view);
+  return lastView;
 }
