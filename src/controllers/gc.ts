@@ -58,10 +58,10 @@ class Replaced extends Error {}
 function ownerRefsOf(meta: JsonObject): OwnerRef[] {
   const refs = meta['ownerReferences'];
   if (!Array.isArray(refs)) return [];
-  // Copies: the graph keeps them, and the object read is the informer's shared, frozen one.
+  // The graph keeps them as they are: parts of the informer's shared object, frozen.
   return refs.filter((r): r is OwnerRef =>
     typeof r === 'object' && r !== null && typeof r.uid === 'string' && typeof r.name === 'string'
-    && typeof r.kind === 'string' && typeof r.apiVersion === 'string').map((r) => ({ ...r }));
+    && typeof r.kind === 'string' && typeof r.apiVersion === 'string');
 }
 
 function finalizersOf(meta: JsonObject): string[] {

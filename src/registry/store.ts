@@ -703,49 +703,43 @@ export class Registry {
       const cached = fromCache ? await this.cachedCurrent(info, key) : undefined;
       fromCache = false;
       const current = cached ?? (await this.storage.get(key));
-      // With other servers writing to the store, what the copy led to may be the copy's doing: the store says.
+      // With other servers writing to the store, whatever the copy led to short of a write may be
+      // the copy's doing (a conflict, a refusal, nothing to change): the store says. With this
+      // server its only writer, the cache holds every write acknowledged, so it is the answer.
       const copyMayLag = cached !== undefined && this.storage.latestRevision !== undefined;
       const decoded = current && (cached?.decoded ?? decodeJson(current.value));
       // Checked first, as the reference's storage does: a missing object has the empty uid.
       if (uidPrecondition !== undefined) {
         const uid = decoded ? String(metadataOf(decoded)['uid'] ?? '') : '';
         if (uid !== uidPrecondition) {
-          if (cached) continue;
+          if (copyMayLag) continue;
           throw uidPreconditionFailed(info, namespace, name, uidPrecondition, uid, ctx.dryRun ?? false);
         }
       }
       if (!current || !decoded) throw notFound(qr(info), name);
-      let currentObj: JsonObject;
-      let obj: JsonObject;
       let pinnedVersion: string | undefined;
-      try {
-        // A resource defined at run time (a custom resource) may be stored under an older schema:
-        // decoding gives it today's defaults, as the reference's decoder does.
-        if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
-        currentObj = await this.fromStorage(info, decoded);
-        ({ obj, pinnedVersion } = await mutate(copyJson(currentObj)));
-      } catch (err) {
-        if (copyMayLag) continue;
-        throw err;
-      }
-      obj['apiVersion'] ??= info.apiVersion; // (as for a create)
-      if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) {
-        if (cached) continue;
-        throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
-      }
       const claims: Claim[] = [];
       try {
+        let currentObj: JsonObject;
         let next: JsonObject;
         try {
-          next = await this.prepareUpdate(info, currentObj, obj, subresource, ctx, admission, claims);
+          // A resource defined at run time (a custom resource) may be stored under an older schema:
+          // decoding gives it today's defaults, as the reference's decoder does.
+          if (!info.definition.builtin) info.definition.hooks.defaults?.(decoded, storeInfo.version);
+          currentObj = await this.fromStorage(info, decoded);
+          const mutated = await mutate(copyJson(currentObj));
+          pinnedVersion = mutated.pinnedVersion;
+          mutated.obj['apiVersion'] ??= info.apiVersion; // (as for a create)
+          if (pinnedVersion !== undefined && pinnedVersion !== String(current.modRevision)) throw conflict(qr(info), name, OPTIMISTIC_LOCK_MESSAGE);
+          next = await this.prepareUpdate(info, currentObj, mutated.obj, subresource, ctx, admission, claims);
+          // Nothing to store when only managedFields times would change: no write, no event, the stored object.
+          if (onlyManagedFieldsTimesDiffer(next, currentObj)) {
+            if (copyMayLag) continue;
+            return { status: 200, body: await this.served(info, current.value) };
+          }
         } catch (err) {
           if (copyMayLag) continue;
           throw err;
-        }
-        // Nothing to store when only managedFields times would change: no write, no event, the stored object.
-        if (onlyManagedFieldsTimesDiffer(next, currentObj)) {
-          if (copyMayLag) continue;
-          return { status: 200, body: await this.served(info, current.value) };
         }
         // A terminating object whose last finalizer went is removed by this write.
         const finished = metadataOf(next)['deletionTimestamp'] && !holdsDeletion(info, next);
