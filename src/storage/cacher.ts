@@ -6,7 +6,7 @@
 // itself (memory storage): then it shares the store's.
 import { compareKeys, prefixEnd } from './keys.js';
 import { Slabs } from './slabs.js';
-import { StorageError, type EventType, type Storage, type StorageEvent, type Watcher } from './types.js';
+import { StorageError, type EventType, type ListResult, type Storage, type StorageEvent, type Watcher } from './types.js';
 import { turns, type TurnTask } from '../turns.js';
 
 export class CacheEvent {
@@ -214,19 +214,29 @@ export class Cacher {
     const page = await storage.list(prefix);
     const compacted = storage.compactedRevision(prefix);
     const cacher = new Cacher(storage, prefix, compacted, options);
-    const early: StorageEvent[] = [];
-    let started = false;
+    // The upstream listener lives as long as the cache, and with it whatever its closure's scope
+    // holds: the replayed changes are handed over in an object it lets go of, and the first page
+    // is read only outside any closure. (Held in one scope, the two kept every value read at the
+    // start twice over for good: 19 MiB for 10,000 ConfigMaps of 1 KiB.)
+    const replay: { early: StorageEvent[] | undefined } = { early: [] };
     cacher.upstream = storage.watch(prefix, compacted, (e) => {
-      if (started) cacher.onEvent(e);
-      else early.push(e);
+      if (replay.early) replay.early.push(e);
+      else cacher.onEvent(e);
     });
     // The history replay is delivered in a microtask: once a macrotask has passed, it is all here.
     await new Promise((resolve) => setImmediate(resolve));
-    const backfill = early.filter((e) => e.modRevision <= page.revision);
-    cacher.load(page.items.map((i) => ({ key: i.key, rev: i.modRevision, value: i.value })), backfill);
-    started = true;
-    for (const e of early) if (e.modRevision > page.revision) cacher.onEvent(e);
+    const early = replay.early!;
+    replay.early = undefined;
+    cacher.startFrom(page, early);
     return cacher;
+  }
+
+  /** Loads the first page and the changes replayed up to its revision, then applies the later ones. */
+  private startFrom(page: ListResult, early: readonly StorageEvent[]): void {
+    const backfill: StorageEvent[] = [];
+    for (const e of early) if (e.modRevision <= page.revision) backfill.push(e);
+    this.load(page.items.map((i) => ({ key: i.key, rev: i.modRevision, value: i.value })), backfill);
+    for (const e of early) if (e.modRevision > page.revision) this.onEvent(e);
   }
 
   /** Builds every key's versions from the current state and the changes that led to it. */

@@ -10,6 +10,8 @@ import { MemoryStorage } from '../../src/storage/memory.js';
 import { StorageError, type Watcher } from '../../src/storage/types.js';
 import { sleep, until } from '../helpers.js';
 import { jsonWatchFrame } from '../../src/encoding/derived.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 const LIMIT = { timeout: 5_000 };
 const PREFIX = '/r/';
@@ -586,3 +588,44 @@ for (const [label, Store] of [['values shared with memory storage', MemoryStorag
     });
   });
 }
+
+describe('what the cache keeps of its start', () => {
+  /** A store that hands out new Buffers (as SQLite and etcd do) and remembers each weakly. */
+  class HandingOutStorage extends CopiedStorage {
+    readonly handedOut: Array<WeakRef<Buffer>> = [];
+    private handOut(value: Buffer): Buffer {
+      const copy = Buffer.from(value);
+      this.handedOut.push(new WeakRef(copy));
+      return copy;
+    }
+
+    override async list(...args: Parameters<MemoryStorage['list']>): ReturnType<MemoryStorage['list']> {
+      const page = await super.list(...args);
+      return { ...page, items: page.items.map((i) => ({ ...i, value: this.handOut(i.value) })) };
+    }
+
+    override watch(...[prefix, from, listener]: Parameters<MemoryStorage['watch']>): Watcher {
+      return super.watch(prefix, from, (e) => listener({ ...e, value: this.handOut(e.value), ...(e.prevValue ? { prevValue: this.handOut(e.prevValue) } : {}) }));
+    }
+  }
+
+  it('lets go of the values the store handed it at the start, current and replayed (it keeps copies)', LIMIT, async () => {
+    const storage = new HandingOutStorage();
+    // Some keys only current (compacted history), some with their changes replayed.
+    for (let i = 0; i < 50; i++) await put(storage, `/r/old${i}`, `o${i}`);
+    await storage.compact(storage.currentRevision());
+    for (let i = 0; i < 50; i++) await put(storage, `/r/new${i % 10}`, `n${i}`);
+    const cacher = await start(storage);
+    const handedOut = storage.handedOut.length;
+    assert.ok(handedOut >= 100, `${handedOut} values handed out`);
+    assert.equal(cacher.list({ prefix: PREFIX }).items.length, 60);
+    // A WeakRef made or read in this job holds its target until the job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    const kept = storage.handedOut.filter((r) => r.deref() !== undefined).length;
+    assert.equal(kept, 0, `${kept} of ${handedOut} values handed out at the start are still held`);
+    // Its own copies serve it.
+    assert.deepEqual(texts([cacher.get('/r/new3')!, cacher.get('/r/old7')!]), ['n43', 'o7']);
+  });
+});
