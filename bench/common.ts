@@ -81,8 +81,17 @@ export interface Capstan {
  * runs it under --cpu-prof (and --heap-prof with BENCH_HEAP_PROF=1), one .cpuprofile per server;
  * BENCH_CAPSTAN=<path of another build's dist/src/cmd/capstan.js> benchmarks that build instead.
  */
-export async function startCapstan(extraArgs: string[] = [], options: { probe?: boolean } = {}): Promise<Capstan> {
-  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
+export interface CapstanOptions {
+  /** Preloads bench/server-probe.ts (with --expose-gc) for `probe()`. */
+  probe?: boolean;
+  /** Starts on this data folder (a restart) instead of a new one. */
+  dataDir?: string;
+  /** Leaves the data folder in place when stopped (to start again on it). */
+  keepData?: boolean;
+}
+
+export async function startCapstan(extraArgs: string[] = [], options: CapstanOptions = {}): Promise<Capstan> {
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-bench-'));
   const flags: string[] = [];
   const probeFile = join(dir, 'probe.json');
   if (options.probe) flags.push('--expose-gc', '--import', pathToFileURL(join(here, 'server-probe.js')).href);
@@ -99,7 +108,7 @@ export async function startCapstan(extraArgs: string[] = [], options: { probe?: 
       ...(process.env['BENCH_HEAP_SNAPSHOT'] ? { CAPSTAN_PROBE_SNAPSHOT: process.env['BENCH_HEAP_SNAPSHOT'] } : {}),
     });
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    if (!options.keepData) rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   const { child } = started;
@@ -125,7 +134,7 @@ export async function startCapstan(extraArgs: string[] = [], options: { probe?: 
         await exited;
         clearTimeout(timer);
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.keepData) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,9 @@
 // Resident memory for 100,000 stored ConfigMaps of about 1 KiB: the server's RSS after creating
 // them and after a full list has warmed the watch cache, less the RSS of the empty server, divided
-// by the total JSON size of the objects as served (the create answers' bodies).
-import { createMany, createNamespace, figure, http, keepAliveAgent, memoryOf, mib, ms, ok, sleep, startCapstan, status } from './common.js';
+// by the total JSON size of the objects as served (the create answers' bodies). Then the server is
+// started again on the same data: what it holds once its caches are loaded from the store.
+import { rmSync } from 'node:fs';
+import { type Capstan, createMany, createNamespace, figure, http, keepAliveAgent, memoryOf, mib, ms, ok, sleep, startCapstan, status } from './common.js';
 import { configMap } from './lists.js';
 
 const COUNT = Number(process.env['BENCH_MEMORY_COUNT'] ?? 100_000);
@@ -20,7 +22,8 @@ async function settledRss(pid: number): Promise<number> {
 }
 
 export async function memory(): Promise<void> {
-  const server = await startCapstan([], { probe: true });
+  const server = await startCapstan([], { probe: true, keepData: true });
+  let restarted: Capstan | undefined;
   const agent = keepAliveAgent(64);
   const ns = 'bench-memory';
   const url = `${server.url}/api/v1/namespaces/${ns}/configmaps`;
@@ -88,8 +91,23 @@ export async function memory(): Promise<void> {
     console.log(`paged walk, limit=500: ${walked} items in ${pageMs.length} pages, ${(walkMs / 1000).toFixed(1)} s; p50 of the first 10 pages ${ms(firstPages[5] ?? NaN)}, of the last 10 ${ms(lastPages[5] ?? NaN)}`);
     figure('memory', `paged walk of ${walked} (limit=500)`, `${(walkMs / 1000).toFixed(1)} s for ${pageMs.length} pages; first pages ${ms(firstPages[5] ?? NaN)}, last ${ms(lastPages[5] ?? NaN)}`);
     figure('memory', 'creates (1 KiB, 64 in flight)', `${(COUNT / (created.ms / 1000)).toFixed(0)}/s`);
+
+    // A restart on the same SQLite file: every watch cache loads the objects (and the changes
+    // retained since the last compaction) from the store, and must keep only its own copies.
+    await server.stop();
+    const restartedAt = performance.now();
+    restarted = await startCapstan([], { probe: true, dataDir: server.dir });
+    const restartMs = performance.now() - restartedAt;
+    // Once started for a moment (the store keeps what it read for the caches a little while).
+    await sleep(1000);
+    const r = (await restarted.probe()).memory;
+    const afterRestart = await settledRss(restarted.pid);
+    console.log(`restarted on the same data in ${ms(restartMs)}; after a full GC: RSS ${mib(afterRestart)} (${ratio(afterRestart).toFixed(2)}x); V8 heap used ${mib(r.heapUsed)}, external ${mib(r.external)} of which ArrayBuffers ${mib(r.arrayBuffers)}, the rest ${mib(native(r))}`);
+    figure('memory', 'restarted on the same data, after a full GC', `RSS ${ratio(afterRestart).toFixed(2)}x (${mib(afterRestart)}); ${mib(r.heapUsed)} JS heap, ${mib(r.arrayBuffers)} ArrayBuffers; start ${ms(restartMs)}`);
   } finally {
     agent.destroy();
     await server.stop();
+    await restarted?.stop();
+    rmSync(server.dir, { recursive: true, force: true });
   }
 }
