@@ -96,7 +96,7 @@ export async function memory(): Promise<void> {
     // retained since the last compaction) from the store, and must keep only its own copies.
     await server.stop();
     const restartedAt = performance.now();
-    restarted = await startCapstan([], { probe: true, dataDir: server.dir });
+    restarted = await startCapstan([], { probe: true, dataDir: server.dir, keepData: true });
     const restartMs = performance.now() - restartedAt;
     // Once started for a moment (the store keeps what it read for the caches a little while).
     await sleep(1000);
@@ -108,6 +108,7 @@ export async function memory(): Promise<void> {
     agent.destroy();
     await server.stop();
     await restarted?.stop();
+    // Both servers leave the folder: removed here, once.
     rmSync(server.dir, { recursive: true, force: true });
   }
 }
