@@ -221,10 +221,6 @@ export function compareVersions(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function groupResourceKey(group: string, resource: string): string {
-  return `${group}/${resource}`;
-}
-
 function infoOf(def: ResourceDefinition, spec: VersionSpec): ResourceInfo {
   const apiVersion = def.group ? `${def.group}/${spec.version}` : spec.version;
   const info: ResourceInfo = {
@@ -252,8 +248,19 @@ function infoOf(def: ResourceDefinition, spec: VersionSpec): ResourceInfo {
   return info;
 }
 
+interface DefinitionEntry {
+  definition: ResourceDefinition;
+  infos: Map<string, ResourceInfo>;
+}
+
 export class ResourceDefinitions {
-  private readonly byGroupResource = new Map<string, { definition: ResourceDefinition; infos: Map<string, ResourceInfo> }>();
+  /** The definitions in the order they were added (every listing's), by `group/resource`. */
+  private readonly ordered = new Map<string, DefinitionEntry>();
+  /**
+   * The same by group, then resource: every request looks its resource up, and a key made of the
+   * two (a new string, hashed) cost more than the lookup.
+   */
+  private readonly byGroupResource = new Map<string, Map<string, DefinitionEntry>>();
   private readonly listeners = new Set<DefinitionListener>();
   private groupList: GroupVersions[] = [];
   private byGroupVersion = new Map<string, ResourceInfo[]>();
@@ -267,10 +274,13 @@ export class ResourceDefinitions {
 
   /** Adds a definition, or replaces the one of the same group and resource. */
   add(definition: ResourceDefinition): void {
-    const key = groupResourceKey(definition.group, definition.resource);
-    const previous = this.byGroupResource.get(key);
-    const infos = new Map(definition.versions.map((v) => [v.version, infoOf(definition, v)]));
-    this.byGroupResource.set(key, { definition, infos });
+    const previous = this.entry(definition.group, definition.resource);
+    const entry = { definition, infos: new Map(definition.versions.map((v) => [v.version, infoOf(definition, v)])) };
+    // A replaced definition keeps its place.
+    this.ordered.set(`${definition.group}/${definition.resource}`, entry);
+    let byResource = this.byGroupResource.get(definition.group);
+    if (!byResource) this.byGroupResource.set(definition.group, (byResource = new Map()));
+    byResource.set(definition.resource, entry);
     this.reindex();
     if (previous) this.emit({ type: 'removed', definition: previous.definition });
     this.emit({ type: 'added', definition });
@@ -278,10 +288,12 @@ export class ResourceDefinitions {
 
   /** Removes a definition; false when there was none. */
   remove(group: string, resource: string): boolean {
-    const key = groupResourceKey(group, resource);
-    const entry = this.byGroupResource.get(key);
+    const entry = this.entry(group, resource);
     if (!entry) return false;
-    this.byGroupResource.delete(key);
+    this.ordered.delete(`${group}/${resource}`);
+    const byResource = this.byGroupResource.get(group)!;
+    byResource.delete(resource);
+    if (byResource.size === 0) this.byGroupResource.delete(group);
     this.reindex();
     this.emit({ type: 'removed', definition: entry.definition });
     return true;
@@ -306,7 +318,7 @@ export class ResourceDefinitions {
     this.revision++;
     const byGroupVersion = new Map<string, ResourceInfo[]>();
     const served = new Map<string, Set<string>>();
-    for (const { infos } of this.byGroupResource.values()) {
+    for (const { infos } of this.ordered.values()) {
       for (const info of infos.values()) {
         const gv = `${info.group}/${info.version}`;
         const list = byGroupVersion.get(gv) ?? [];
@@ -342,16 +354,16 @@ export class ResourceDefinitions {
   }
 
   lookup(group: string, version: string, resource: string): ResourceInfo | undefined {
-    return this.byGroupResource.get(groupResourceKey(group, resource))?.infos.get(version);
+    return this.entry(group, resource)?.infos.get(version);
   }
 
   definition(group: string, resource: string): ResourceDefinition | undefined {
-    return this.byGroupResource.get(groupResourceKey(group, resource))?.definition;
+    return this.entry(group, resource)?.definition;
   }
 
   /** Every served version of the same group and resource, in the group's priority order. */
   versionsOf(group: string, resource: string): ResourceInfo[] {
-    const entry = this.byGroupResource.get(groupResourceKey(group, resource));
+    const entry = this.entry(group, resource);
     if (!entry) return [];
     const order = this.group(group)?.versions ?? [];
     return order.map((v) => entry.infos.get(v)).filter((r): r is ResourceInfo => r !== undefined);
@@ -360,7 +372,7 @@ export class ResourceDefinitions {
   /** The version objects of a resource are stored in (the other resource's, when the two share storage). */
   storageInfo(info: Pick<ResourceInfo, 'group' | 'resource'>): ResourceInfo | undefined {
     const stored = storedWith(info);
-    const entry = this.byGroupResource.get(groupResourceKey(stored.group, stored.resource)) ?? this.byGroupResource.get(groupResourceKey(info.group, info.resource));
+    const entry = this.entry(stored.group, stored.resource) ?? this.entry(info.group, info.resource);
     return entry?.infos.get(entry.definition.storageVersion);
   }
 
@@ -371,11 +383,15 @@ export class ResourceDefinitions {
 
   /** Every served version of every resource. */
   *all(): IterableIterator<ResourceInfo> {
-    for (const { infos } of this.byGroupResource.values()) yield* infos.values();
+    for (const { infos } of this.ordered.values()) yield* infos.values();
   }
 
   definitions(): IterableIterator<ResourceDefinition> {
-    return [...this.byGroupResource.values()].map((e) => e.definition)[Symbol.iterator]();
+    return [...this.ordered.values()].map((e) => e.definition)[Symbol.iterator]();
+  }
+
+  private entry(group: string, resource: string): DefinitionEntry | undefined {
+    return this.byGroupResource.get(group)?.get(resource);
   }
 }
 

@@ -143,8 +143,21 @@ export interface RegistryOptions {
   historyWindowMs: number;
 }
 
+/** A watch cache as it starts, and once it has (reads then find it without waiting a turn). */
+interface CacheEntry {
+  readonly started: Promise<Cacher>;
+  ready?: Cacher;
+}
+
+function cacheEntry(started: Promise<Cacher>): CacheEntry {
+  const entry: CacheEntry = { started };
+  started.then((c) => (entry.ready = c), () => undefined);
+  return entry;
+}
+
 export class Registry {
-  private readonly cachers = new Map<string, Promise<Cacher>>();
+  /** The watch caches, by storage prefix. */
+  private readonly cachers = new Map<string, CacheEntry>();
   /** Stored versions in other served versions, by apiVersion (see convertedBytes). */
   private readonly convertedCache = new WeakMap<Buffer, Map<string, WeakRef<Buffer>>>();
   /** What resources need from above the registry (see provide); shared with every view of it. */
@@ -188,10 +201,10 @@ export class Registry {
         fresh.stop();
         continue;
       }
-      const started = Promise.resolve(fresh);
-      this.cachers.set(prefix, started);
-      this.informers.get(prefix)?.start(started);
-      void old.then((c) => c.stop(), () => undefined);
+      const entry: CacheEntry = { started: Promise.resolve(fresh), ready: fresh };
+      this.cachers.set(prefix, entry);
+      this.informers.get(prefix)?.start(entry.started);
+      void old.started.then((c) => c.stop(), () => undefined);
     }
   }
 
@@ -213,7 +226,7 @@ export class Registry {
       const cacher = this.cachers.get(prefix);
       this.cachers.delete(prefix);
       // Its watches end: clients see the stream close, as when the reference drops a resource.
-      void cacher?.then((c) => c.stop(), () => undefined);
+      void cacher?.started.then((c) => c.stop(), () => undefined);
     } else if (informer && !shared) {
       informer.start(this.cacher(definition));
     } else if (this.cachesStarted) {
@@ -247,13 +260,23 @@ export class Registry {
 
   /** The watch cache of a resource (one per storage prefix, shared by its versions), started on first use. */
   private cacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Cacher> {
+    return this.cacheEntry(info).started;
+  }
+
+  /** The watch cache of a resource, at once once it has started. */
+  private readyCacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Cacher | Promise<Cacher> {
+    const entry = this.cacheEntry(info);
+    return entry.ready ?? entry.started;
+  }
+
+  private cacheEntry(info: Pick<ResourceInfo, 'group' | 'resource'>): CacheEntry {
     const prefix = resourcePrefix(info);
-    let c = this.cachers.get(prefix);
-    if (!c) {
-      c = Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs });
-      this.cachers.set(prefix, c);
+    let entry = this.cachers.get(prefix);
+    if (!entry) {
+      entry = cacheEntry(Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs }));
+      this.cachers.set(prefix, entry);
     }
-    return c;
+    return entry;
   }
 
   /**
@@ -334,9 +357,14 @@ export class Registry {
    * (up to the reference's 3 s) for the caches to reach the store's revision now. False when they
    * did not: the read then goes to the store itself.
    */
-  private async cachesCaughtUp(prefix: string): Promise<boolean> {
+  private cachesCaughtUp(prefix: string): boolean | Promise<boolean> {
+    // The only writer of its store (no latestRevision) need not ask, nor wait a turn.
     if (!this.storage.latestRevision) return true;
-    const revision = await this.storage.latestRevision(prefix);
+    return this.caughtUpWithStore(this.storage.latestRevision(prefix), prefix);
+  }
+
+  private async caughtUpWithStore(latest: Promise<number>, prefix: string): Promise<boolean> {
+    const revision = await latest;
     const deadline = Date.now() + TOO_LARGE_WAIT_MS;
     // Usually a few milliseconds behind (another server's write on its way): short pauses first.
     for (let pause = 1; this.storage.currentRevision(prefix) < revision; pause = Math.min(pause * 2, 50)) {
@@ -365,9 +393,15 @@ export class Registry {
     const { resourceVersion } = options;
     const key = objectKey(info, namespace, name);
     if (resourceVersion !== undefined && resourceVersion > 0) await this.waitForRevision(resourceVersion, key);
-    const value = resourceVersion === undefined && !(await this.cachesCaughtUp(key))
-      ? (await this.storage.get(key))?.value
-      : (await this.cacher(info)).get(key);
+    // Neither asks for a turn of its own when the answer is at hand (a GET is a few dozen microseconds).
+    const caughtUp = resourceVersion !== undefined || this.cachesCaughtUp(key);
+    let value: Buffer | undefined;
+    if (caughtUp === true || (await caughtUp)) {
+      const cacher = this.readyCacher(info);
+      value = (cacher instanceof Promise ? await cacher : cacher).get(key);
+    } else {
+      value = (await this.storage.get(key))?.value;
+    }
     if (!value) throw notFound(qr(info), name);
     return this.served(info, value);
   }
@@ -420,7 +454,7 @@ export class Registry {
    * copied): the answer and the watchers then share what is derived from them (Protobuf, frames).
    */
   private async cachedBytes(info: ResourceInfo, written: Stored): Promise<Buffer> {
-    const cache = this.cachers.get(resourcePrefix(info));
+    const cache = this.cachers.get(resourcePrefix(info))?.started;
     const cached = cache && (await cache.then((c) => c.get(written.key), () => undefined));
     return cached !== undefined && cached !== written.value && cached.equals(written.value) ? cached : written.value;
   }
