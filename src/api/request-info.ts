@@ -89,9 +89,16 @@ const HEX = /^[0-9a-fA-F]{2}$/;
  * control character.
  */
 export function unescapePath(raw: string): string {
-  if (/[\x00-\x1f\x7f]/.test(raw) || (!raw.startsWith('/') && raw !== '*')) throw new MalformedRequestTarget(`invalid request URI ${JSON.stringify(raw)}`);
-  // The hot path has nothing to decode.
-  if (!raw.includes('%') && !/[^\x00-\x7f]/.test(raw)) return raw;
+  if (raw.charCodeAt(0) !== SLASH && raw !== '*') throw new MalformedRequestTarget(`invalid request URI ${JSON.stringify(raw)}`);
+  // One look at each character (two regular expressions and a search cost a GET ~0.2 µs): a
+  // control character is refused; the hot path has no escape or non-ASCII character to decode.
+  let plain = true;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) throw new MalformedRequestTarget(`invalid request URI ${JSON.stringify(raw)}`);
+    if (c === 0x25 || c > 0x7f) plain = false;
+  }
+  if (plain) return raw;
   const bytes: number[] = [];
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);

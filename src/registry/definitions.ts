@@ -263,7 +263,8 @@ export class ResourceDefinitions {
   private readonly byGroupResource = new Map<string, Map<string, DefinitionEntry>>();
   private readonly listeners = new Set<DefinitionListener>();
   private groupList: GroupVersions[] = [];
-  private byGroupVersion = new Map<string, ResourceInfo[]>();
+  /** Each group-version's resources by name, by group then version. */
+  private byGroupVersion = new Map<string, Map<string, ResourceInfo[]>>();
   private revision = 0;
 
   /**
@@ -316,26 +317,23 @@ export class ResourceDefinitions {
 
   private reindex(): void {
     this.revision++;
-    const byGroupVersion = new Map<string, ResourceInfo[]>();
-    const served = new Map<string, Set<string>>();
+    const byGroupVersion = new Map<string, Map<string, ResourceInfo[]>>();
     for (const { infos } of this.ordered.values()) {
       for (const info of infos.values()) {
-        const gv = `${info.group}/${info.version}`;
-        const list = byGroupVersion.get(gv) ?? [];
+        let byVersion = byGroupVersion.get(info.group);
+        if (!byVersion) byGroupVersion.set(info.group, (byVersion = new Map()));
+        const list = byVersion.get(info.version) ?? [];
         list.push(info);
-        byGroupVersion.set(gv, list);
-        const versions = served.get(info.group) ?? new Set<string>();
-        versions.add(info.version);
-        served.set(info.group, versions);
+        byVersion.set(info.version, list);
       }
     }
-    for (const list of byGroupVersion.values()) list.sort((a, b) => (a.resource < b.resource ? -1 : 1));
+    for (const byVersion of byGroupVersion.values()) for (const list of byVersion.values()) list.sort((a, b) => (a.resource < b.resource ? -1 : 1));
     const known = new Map(this.priorities.map((g, i) => [g.name, { index: i, versions: g.versions }]));
-    const names = [...served.keys()].sort((a, b) => (known.get(a)?.index ?? Infinity) - (known.get(b)?.index ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+    const names = [...byGroupVersion.keys()].sort((a, b) => (known.get(a)?.index ?? Infinity) - (known.get(b)?.index ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
     this.groupList = names.map((name) => {
-      const versions = served.get(name)!;
+      const versions = byGroupVersion.get(name)!;
       const order = known.get(name)?.versions ?? [];
-      return { name, versions: [...order.filter((v) => versions.has(v)), ...[...versions].filter((v) => !order.includes(v)).sort(compareVersions)] };
+      return { name, versions: [...order.filter((v) => versions.has(v)), ...[...versions.keys()].filter((v) => !order.includes(v)).sort(compareVersions)] };
     });
     this.byGroupVersion = byGroupVersion;
   }
@@ -350,7 +348,7 @@ export class ResourceDefinitions {
   }
 
   resources(group: string, version: string): readonly ResourceInfo[] | undefined {
-    return this.byGroupVersion.get(`${group}/${version}`);
+    return this.byGroupVersion.get(group)?.get(version);
   }
 
   lookup(group: string, version: string, resource: string): ResourceInfo | undefined {
@@ -378,7 +376,7 @@ export class ResourceDefinitions {
 
   /** The served resource of a kind in a group-version (owner references, webhooks). */
   byKind(group: string, version: string, kind: string): ResourceInfo | undefined {
-    return this.byGroupVersion.get(`${group}/${version}`)?.find((info) => info.kind === kind);
+    return this.byGroupVersion.get(group)?.get(version)?.find((info) => info.kind === kind);
   }
 
   /** Every served version of every resource. */

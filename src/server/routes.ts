@@ -49,6 +49,10 @@ const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
 export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
   return async (ctx) => {
     const { req, res, info, query, out } = ctx;
+    // A resource of a group-version served here, first: nearly every request is one. No other
+    // route's path is a resource request's (/api/… or /apis/… deep enough to name a resource),
+    // no discovery document's either, and the aggregator never takes a group-version served here.
+    if (info.isResourceRequest && routes.definitions.resources(info.apiGroup, info.apiVersion)) return routes.resources.handle(req, res, info, query, ctx.user, ctx.received);
     const path = info.path;
     if (path === '/' || path === '/index.html') {
       // Indented, without a final newline, as the reference's index (any method).
@@ -100,8 +104,7 @@ export function router(routes: Routes): (ctx: RequestContext) => Promise<void> {
         }
       }
     }
-    if (!info.isResourceRequest || !routes.definitions.resources(info.apiGroup, info.apiVersion)) return notFound(ctx, routes.definitions);
-    await routes.resources.handle(req, res, info, query, ctx.user, ctx.received);
+    return notFound(ctx, routes.definitions);
   };
 }
 
