@@ -37,6 +37,14 @@ const IMPERSONATE_USER = 'impersonate-user';
 const IMPERSONATE_GROUP = 'impersonate-group';
 const IMPERSONATE_UID = 'impersonate-uid';
 const IMPERSONATE_EXTRA = 'impersonate-extra-';
+/** What every impersonation header's name starts with. */
+const IMPERSONATE = 'impersonate-';
+
+/** Whether any header asks for impersonation: one look at the names, nothing made (most requests ask for none). */
+function namesImpersonation(headers: RequestCredentials['headers']): boolean {
+  for (const name in headers) if (name.startsWith(IMPERSONATE)) return true;
+  return false;
+}
 
 function headerValues(headers: RequestCredentials['headers'], name: string): string[] {
   const v = headers[name];
@@ -114,6 +122,7 @@ export class Guard {
 
   /** The user the request acts as: `user`, or whom its impersonation headers name, each checked against the `impersonate` verb. */
   impersonate(user: UserInfo, headers: RequestCredentials['headers']): UserInfo {
+    if (!namesImpersonation(headers)) return user;
     const asUser = headerValues(headers, IMPERSONATE_USER)[0];
     const groups = headerValues(headers, IMPERSONATE_GROUP).flatMap((g) => g.split(',').map((s) => s.trim())).filter(Boolean);
     const uid = headerValues(headers, IMPERSONATE_UID)[0];
