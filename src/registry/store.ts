@@ -149,7 +149,7 @@ interface CacheEntry {
   ready?: Cacher;
 }
 
-function cacheEntry(started: Promise<Cacher>): CacheEntry {
+function startingCache(started: Promise<Cacher>): CacheEntry {
   const entry: CacheEntry = { started };
   started.then((c) => (entry.ready = c), () => undefined);
   return entry;
@@ -263,7 +263,7 @@ export class Registry {
     return this.cacheEntry(info).started;
   }
 
-  /** The watch cache of a resource, at once once it has started. */
+  /** The watch cache of a resource: itself once it has started (nothing to wait a turn for), else its start. */
   private readyCacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Cacher | Promise<Cacher> {
     const entry = this.cacheEntry(info);
     return entry.ready ?? entry.started;
@@ -273,7 +273,7 @@ export class Registry {
     const prefix = resourcePrefix(info);
     let entry = this.cachers.get(prefix);
     if (!entry) {
-      entry = cacheEntry(Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs }));
+      entry = startingCache(Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs }));
       this.cachers.set(prefix, entry);
     }
     return entry;

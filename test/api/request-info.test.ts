@@ -113,6 +113,36 @@ describe('request info', { timeout: 10_000 }, () => {
     }
   });
 
+  it('refuses a control character anywhere in the path, and reads the path of an absolute-form target', () => {
+    for (const path of ['/api/v1/namespaces/ns/configmaps/a\u0001b', '/api/v1/namespaces/ns/configmaps/a\u007f', '/\tapi']) {
+      assert.throws(() => raw('GET', path), MalformedRequestTarget, JSON.stringify(path));
+    }
+    const absolute = raw('GET', 'http://example.com:6443/api/v1/namespaces/ns/configmaps/c?watch=1');
+    assert.ok(absolute.isResourceRequest);
+    assert.deepEqual([absolute.path, absolute.name, absolute.verb], ['/api/v1/namespaces/ns/configmaps/c', 'c', 'get']);
+    assert.deepEqual(raw('GET', 'https://example.com'), { isResourceRequest: false, path: '/', verb: 'get' });
+  });
+
+  it('drops trailing slashes (keeping the path as sent), splits on every slash, and decodes raw UTF-8 characters', () => {
+    const trailing = raw('GET', '/api/v1/namespaces/ns/configmaps/c//');
+    assert.ok(trailing.isResourceRequest);
+    assert.deepEqual([trailing.path, trailing.name], ['/api/v1/namespaces/ns/configmaps/c', 'c']);
+    assert.deepEqual(raw('GET', '/version/'), { isResourceRequest: false, path: '/version', verb: 'get', requestPath: '/version/' });
+    assert.deepEqual(raw('GET', '/'), { isResourceRequest: false, path: '/', verb: 'get' });
+    // An empty segment is a segment: a leading one makes a path capstan does not route as a resource
+    // (the reference's reading of it, trimmed of slashes, kept aside), a later one a version of ''.
+    const leading = raw('GET', '//api/v1/namespaces');
+    assert.equal(leading.isResourceRequest, false);
+    assert.deepEqual(!leading.isResourceRequest && leading.asResource, { verb: 'list', apiGroup: '', apiVersion: 'v1', resource: 'namespaces' });
+    const inner = raw('GET', '/api//v1/namespaces');
+    assert.ok(inner.isResourceRequest);
+    assert.deepEqual([inner.apiVersion, inner.resource, inner.name], ['', 'v1', 'namespaces']);
+    // Node hands the request line over a byte per character: é sent raw is \u00c3\u00a9.
+    const utf8 = raw('GET', '/api/v1/namespaces/ns/configmaps/\u00c3\u00a9t\u00c3\u00a9');
+    assert.ok(utf8.isResourceRequest);
+    assert.equal(utf8.name, 'été');
+  });
+
   it('gives a method it knows no verb for no verb (routing refuses it), as the reference', () => {
     assert.equal(raw('OPTIONS', '/api/v1/namespaces/ns/pods').verb, '');
     assert.equal(raw('FOO', '/api/v1/namespaces/ns/pods/p').verb, '');
