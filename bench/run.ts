@@ -1,5 +1,5 @@
 // npm run bench: every benchmark, then one summary of every figure and target.
-// `node dist/bench/run.js lists watchers` runs only those named; scale runs at SCALE=0.1 within every benchmark unless SCALE is set (crud, lists, watchers, memory, apply, representations, auth, crds, test-env, etcd, metrics, apf, audit, workloads, https, start, scale).
+// `node dist/bench/run.js lists watchers` runs only those named; scale runs at SCALE=0.1 within every benchmark unless SCALE is set (crud, lists, watchers, memory, apply, representations, auth, crds, test-env, etcd, metrics, apf, audit, workloads, https, start, scale, builds).
 // Each benchmark runs capstan (`capstan --data-dir <tmp> --secure-port 0`) as its own process on
 // 127.0.0.1. BENCH_PROF=<dir> runs the servers under --cpu-prof (profiles land in <dir>).
 import { cpus, loadavg } from 'node:os';
@@ -21,11 +21,12 @@ import { workloads } from './workloads.js';
 import { https } from './https.js';
 import { start } from './start.js';
 import { scale } from './scale.js';
+import { builds } from './builds.js';
 
 /** Before each benchmark, wait up to this long for other processes to leave the CPU alone. */
 const QUIET_WAIT_MS = Number(process.env['BENCH_QUIET_WAIT_MS'] ?? 10_000);
 
-const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads, https, start, scale };
+const benchmarks: Record<string, () => Promise<void>> = { crud, lists, watchers, memory, apply, representations, auth, crds, 'test-env': testEnv, etcd, metrics, apf, audit, workloads, https, start, scale, builds };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
