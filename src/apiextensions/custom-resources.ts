@@ -146,6 +146,7 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     // The reference's storage decoder prunes and defaults what it reads.
     readStored: reads.read,
     written: reads.written,
+    copied: reads.copied,
     table: {
       columns: () => firstPrinter.columns(),
       cells: (obj, now) => (printers.get(versionOf(obj)) ?? firstPrinter).cells(obj, now),

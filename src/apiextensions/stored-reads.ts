@@ -18,6 +18,12 @@ export interface StoredReads {
   read(bytes: Buffer): Buffer;
   /** Bytes about to be stored under the current definition: they read back as they are. */
   written(bytes: Buffer): void;
+  /**
+   * A copy of stored bytes (the watch cache's own): it reads back as they do. Else the copy is
+   * decoded again on its first read, ~90 µs for a custom resource of twenty fields, on the way
+   * of every watch event on SQLite and etcd.
+   */
+  copied(from: Buffer, to: Buffer): void;
 }
 
 export function storedReads(schemaOf: (version: string) => CrdVersionSchema, versionOf: (obj: JsonObject) => string): StoredReads {
@@ -51,6 +57,13 @@ export function storedReads(schemaOf: (version: string) => CrdVersionSchema, ver
     },
     written(bytes) {
       unchanged.add(bytes);
+    },
+    copied(from, to) {
+      if (unchanged.has(from)) unchanged.add(to);
+      else {
+        const kept = changed.get(from);
+        if (kept) changed.set(to, kept);
+      }
     },
   };
 }

@@ -158,6 +158,8 @@ export interface ResourceHooks extends Strategy {
   readStored?(bytes: Buffer): Buffer;
   /** Told the bytes of each object version the store writes (they read back as they are). */
   written?(bytes: Buffer): void;
+  /** Told each copy the watch cache makes of stored bytes: they read back as the bytes copied do. */
+  copied?(from: Buffer, to: Buffer): void;
 }
 
 /** The scale subresource of a resource whose replicas live elsewhere than spec.replicas (custom resources). */

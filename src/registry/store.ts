@@ -7,7 +7,7 @@ import {
   alreadyExists, badRequest, conflict, fieldForbidden, fieldRequired, invalid, type FieldError, methodNotAllowed, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError,
 } from '../errors.js';
 import { StorageError, type Storage, type Stored } from '../storage/types.js';
-import { Cacher, type CacheListResult } from '../storage/cacher.js';
+import { Cacher, type CacheListResult, type CacherOptions } from '../storage/cacher.js';
 import { collectionPrefix, objectKey, referenceStorageKey, resourcePrefix } from './keys.js';
 import {
   CONTINUE_EXPIRED_MESSAGE, encodeContinue, indexedSelectionOf, readPlan, selectionOf, storedSelectionOf, TOO_LARGE_WAIT_MS, tooLargeResourceVersion,
@@ -191,7 +191,7 @@ export class Registry {
     for (const [prefix, old] of [...this.cachers]) {
       let fresh: Cacher;
       try {
-        fresh = await Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs });
+        fresh = await Cacher.start(this.storage, prefix, this.cacheOptions([...this.definitions.definitions()].find((d) => resourcePrefix(d) === prefix)));
       } catch (err) {
         console.error(`re-listing the watch cache of ${prefix}:`, err);
         continue;
@@ -258,6 +258,16 @@ export class Registry {
 
   // ---- reads ----
 
+  /**
+   * A watch cache's options: the history window, and the copies it makes told to the resource's
+   * definition in force at the time (a custom resource's changes with its CRD).
+   */
+  private cacheOptions(resource: Pick<ResourceInfo, 'group' | 'resource'> | undefined): CacherOptions {
+    if (!resource) return { windowMs: this.options.historyWindowMs };
+    const { group, resource: name } = resource;
+    return { windowMs: this.options.historyWindowMs, copied: (from, to) => this.definitions.definition(group, name)?.hooks.copied?.(from, to) };
+  }
+
   /** The watch cache of a resource (one per storage prefix, shared by its versions), started on first use. */
   private cacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Cacher> {
     return this.cacheEntry(info).started;
@@ -273,7 +283,7 @@ export class Registry {
     const prefix = resourcePrefix(info);
     let entry = this.cachers.get(prefix);
     if (!entry) {
-      entry = startingCache(Cacher.start(this.storage, prefix, { windowMs: this.options.historyWindowMs }));
+      entry = startingCache(Cacher.start(this.storage, prefix, this.cacheOptions(info)));
       this.cachers.set(prefix, entry);
     }
     return entry;

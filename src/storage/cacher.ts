@@ -147,6 +147,11 @@ export interface CacherOptions {
   /** Upper bound of retained events, whatever their age. */
   maxEvents?: number;
   now?: () => number;
+  /**
+   * Told each copy the cache makes of a stored value it keeps as current (its own, in its slabs):
+   * what was worked out from the value holds for the copy (custom resources' reads).
+   */
+  copied?: (from: Buffer, to: Buffer) => void;
 }
 
 export class Cacher {
@@ -180,6 +185,7 @@ export class Cacher {
   private readonly startedAt: number;
   /** Where the cache's copies of the values are kept; none when it shares the store's. */
   private readonly slabs: Slabs | undefined;
+  private readonly copied: ((from: Buffer, to: Buffer) => void) | undefined;
 
   private constructor(
     private readonly storage: Storage,
@@ -192,6 +198,7 @@ export class Cacher {
     this.windowMs = options.windowMs;
     this.maxEvents = options.maxEvents ?? 500_000;
     this.startedAt = this.now();
+    this.copied = options.copied;
     this.slabs = storage.keepsValues
       ? undefined
       : new Slabs(
@@ -362,6 +369,8 @@ export class Cacher {
   private replaceLatest(key: string, bytes: Buffer): void {
     const v = this.versions.get(key);
     const latest = Array.isArray(v) ? v[v.length - 1] : v;
+    const moved = latest === undefined ? undefined : this.valueOf(latest);
+    if (moved) this.copied?.(moved, bytes);
     if (typeof latest === 'number') this.history.values[this.history.at(latest)] = bytes;
     else if (Array.isArray(v)) v[v.length - 1] = bytes;
     else this.versions.set(key, bytes);
@@ -569,6 +578,7 @@ export class Cacher {
       // The version replaced is the cache's current one: the event carries the cache's copy of it.
       if (prevValue) prevValue = replaced?.equals(prevValue) ? replaced : this.slabs.copy(prevValue);
       value = e.type === 'delete' ? (e.value === e.prevValue || prevValue?.equals(e.value) ? prevValue! : this.slabs.copy(e.value)) : this.slabs.keep(e.key, e.value);
+      if (e.type !== 'delete') this.copied?.(e.value, value);
     }
     const seq = this.history.push(e.type, e.key, value, prevValue, e.modRevision, this.now() - this.startedAt);
     this.lastChange = e.modRevision;

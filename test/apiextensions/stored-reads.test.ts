@@ -38,4 +38,31 @@ describe('stored reads', () => {
     reads.written(written);
     assert.equal(reads.read(written), written);
   });
+
+  it('reads a copy (the watch cache\'s) as the bytes copied read, without decoding it again', opts, () => {
+    let decoded = 0;
+    const reads = storedReads((v) => {
+      decoded++;
+      return v === 'v2' ? v2 : v1;
+    }, versionOf);
+    // Written under the current schema: its copy reads back as it is.
+    const written = bytes(thing('g.example.com/v1', { size: 2 }));
+    reads.written(written);
+    const writtenCopy = Buffer.from(written);
+    reads.copied(written, writtenCopy);
+    assert.equal(reads.read(writtenCopy), writtenCopy);
+    // Read once (pruned and defaulted): its copy reads as that.
+    const stored = bytes(thing('g.example.com/v1', { size: 1, legacy: 'x' }));
+    const read = reads.read(stored);
+    assert.equal(decoded, 1);
+    const storedCopy = Buffer.from(stored);
+    reads.copied(stored, storedCopy);
+    assert.equal(reads.read(storedCopy), read);
+    assert.equal(decoded, 1, 'no copy decoded');
+    // A copy it was not told of is decoded, as any stored version (and defaulted: this one was
+    // written without the default, which no write under the schema would be).
+    const untold = Buffer.from(written);
+    assert.deepEqual(JSON.parse(reads.read(untold).toString()), thing('g.example.com/v1', { size: 2, color: 'red' }));
+    assert.equal(decoded, 2);
+  });
 });

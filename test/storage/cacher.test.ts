@@ -629,3 +629,25 @@ describe('what the cache keeps of its start', () => {
     assert.deepEqual(texts([cacher.get('/r/new3')!, cacher.get('/r/old7')!]), ['n43', 'o7']);
   });
 });
+
+describe('what the cache says of its copies', () => {
+  it('tells each copy it keeps as current, with the value copied (none when it shares the store\'s values)', LIMIT, async () => {
+    for (const [Store, copies] of [[CopiedStorage, true], [MemoryStorage, false]] as const) {
+      const storage = new Store();
+      const told: Array<[Buffer, Buffer]> = [];
+      const cacher = await start(storage, { copied: (from, to) => told.push([from, to]) });
+      await put(storage, '/r/a', 'a1');
+      await put(storage, '/r/a', 'a2');
+      await put(storage, '/r/b', 'b1');
+      await del(storage, '/r/b');
+      await until('the changes', () => cacher.get('/r/a')?.toString() === JSON.stringify('a2') && cacher.get('/r/b') === undefined, 2000, 1);
+      if (!copies) {
+        assert.equal(told.length, 0);
+        continue;
+      }
+      // The three puts (a delete keeps nothing new): each copy is what the cache now serves, and equal to what the store gave.
+      assert.deepEqual(told.map(([from, to]) => [texts([from])[0], texts([to])[0], from !== to]), [['a1', 'a1', true], ['a2', 'a2', true], ['b1', 'b1', true]]);
+      assert.equal(told[1]![1], cacher.get('/r/a'));
+    }
+  });
+});
