@@ -143,14 +143,18 @@ export interface RegistryOptions {
   historyWindowMs: number;
 }
 
-/** A watch cache as it starts, and once it has (reads then find it without waiting a turn). */
+/**
+ * A watch cache as it starts, and once it has (reads then find it without waiting a turn), with
+ * the options it was started with (a re-list starts its successor with them).
+ */
 interface CacheEntry {
   readonly started: Promise<Cacher>;
   ready?: Cacher;
+  readonly options: CacherOptions;
 }
 
-function startingCache(started: Promise<Cacher>): CacheEntry {
-  const entry: CacheEntry = { started };
+function startingCache(started: Promise<Cacher>, options: CacherOptions): CacheEntry {
+  const entry: CacheEntry = { started, options };
   started.then((c) => (entry.ready = c), () => undefined);
   return entry;
 }
@@ -191,7 +195,7 @@ export class Registry {
     for (const [prefix, old] of [...this.cachers]) {
       let fresh: Cacher;
       try {
-        fresh = await Cacher.start(this.storage, prefix, this.cacheOptions([...this.definitions.definitions()].find((d) => resourcePrefix(d) === prefix)));
+        fresh = await Cacher.start(this.storage, prefix, old.options);
       } catch (err) {
         console.error(`re-listing the watch cache of ${prefix}:`, err);
         continue;
@@ -201,7 +205,7 @@ export class Registry {
         fresh.stop();
         continue;
       }
-      const entry: CacheEntry = { started: Promise.resolve(fresh), ready: fresh };
+      const entry: CacheEntry = { started: Promise.resolve(fresh), ready: fresh, options: old.options };
       this.cachers.set(prefix, entry);
       this.informers.get(prefix)?.start(entry.started);
       void old.started.then((c) => c.stop(), () => undefined);
@@ -258,16 +262,6 @@ export class Registry {
 
   // ---- reads ----
 
-  /**
-   * A watch cache's options: the history window, and the copies it makes told to the resource's
-   * definition in force at the time (a custom resource's changes with its CRD).
-   */
-  private cacheOptions(resource: Pick<ResourceInfo, 'group' | 'resource'> | undefined): CacherOptions {
-    if (!resource) return { windowMs: this.options.historyWindowMs };
-    const { group, resource: name } = resource;
-    return { windowMs: this.options.historyWindowMs, copied: (from, to) => this.definitions.definition(group, name)?.hooks.copied?.(from, to) };
-  }
-
   /** The watch cache of a resource (one per storage prefix, shared by its versions), started on first use. */
   private cacher(info: Pick<ResourceInfo, 'group' | 'resource'>): Promise<Cacher> {
     return this.cacheEntry(info).started;
@@ -283,7 +277,11 @@ export class Registry {
     const prefix = resourcePrefix(info);
     let entry = this.cachers.get(prefix);
     if (!entry) {
-      entry = startingCache(Cacher.start(this.storage, prefix, this.cacheOptions(info)));
+      // The copies it makes are told to the resource's definition in force at the time (a custom
+      // resource's changes with its CRD).
+      const { group, resource } = info;
+      const options: CacherOptions = { windowMs: this.options.historyWindowMs, copied: (from, to) => this.definitions.definition(group, resource)?.hooks.copied?.(from, to) };
+      entry = startingCache(Cacher.start(this.storage, prefix, options), options);
       this.cachers.set(prefix, entry);
     }
     return entry;
@@ -369,12 +367,11 @@ export class Registry {
    */
   private cachesCaughtUp(prefix: string): boolean | Promise<boolean> {
     // The only writer of its store (no latestRevision) need not ask, nor wait a turn.
-    if (!this.storage.latestRevision) return true;
-    return this.caughtUpWithStore(this.storage.latestRevision(prefix), prefix);
+    return this.storage.latestRevision ? this.caughtUpWithStore(prefix) : true;
   }
 
-  private async caughtUpWithStore(latest: Promise<number>, prefix: string): Promise<boolean> {
-    const revision = await latest;
+  private async caughtUpWithStore(prefix: string): Promise<boolean> {
+    const revision = await this.storage.latestRevision!(prefix);
     const deadline = Date.now() + TOO_LARGE_WAIT_MS;
     // Usually a few milliseconds behind (another server's write on its way): short pauses first.
     for (let pause = 1; this.storage.currentRevision(prefix) < revision; pause = Math.min(pause * 2, 50)) {
