@@ -4,6 +4,10 @@
 // server's CPU time per request (read from /proc), which other processes on a shared machine skew
 // far less; the cost is the CPU per request pooled over all rounds (each round's own ratio is
 // printed too: they scatter by ±30% on a shared 2-core machine). Used by the metrics and APF benches.
+// The rounds are shared among several pairs of fresh processes (BENCH_<NAME>_PAIRS, 3), started in
+// turn in either order: two processes of one build differ by up to ±3% in CPU per request over a
+// whole run (how V8 happened to optimize each, which started first), more than a few per cent of
+// cost can be told from with one pair.
 // BENCH_<NAME>_RATE=<requests per second> offers both servers the same load instead of as much as
 // they take: their CPU per request is then compared at one pace (at saturation, the slower server
 // also reads more requests per turn of its event loop, which moves its CPU per request too).
@@ -60,75 +64,87 @@ async function stop(s: Server): Promise<void> {
 export async function compareOnOff(bench: OnOffBench): Promise<void> {
   const env = bench.name.toUpperCase();
   const seconds = Number(process.env[`BENCH_${env}_SECONDS`] ?? 2);
-  const rounds = Number(process.env[`BENCH_${env}_ROUNDS`] ?? 10);
+  const rounds = Number(process.env[`BENCH_${env}_ROUNDS`] ?? 12);
   const rate = Number(process.env[`BENCH_${env}_RATE`] ?? 0);
   const run = (url: string): Promise<Result> => new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: seconds, ...(rate > 0 ? { overallRate: rate } : {}) }, (err, result) => (err ? reject(err) : resolve(result)));
   });
-  // Started in either order (BENCH_<NAME>_OFF_FIRST=1 for the other) to rule out an effect of the order.
-  const offFirst = process.env[`BENCH_${env}_OFF_FIRST`] === '1';
-  const early = offFirst ? await server(bench, 'off') : undefined;
-  const servers: Record<Mode, Server> = { on: await server(bench, 'on'), off: early ?? await server(bench, 'off') };
-  try {
-    // One warm-up each, not counted.
-    await run(servers.off.url);
-    await run(servers.on.url);
-    const rates: Record<Mode, number[]> = { on: [], off: [] };
-    const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
-    // The same by thread and mode (the main thread's own code, its kernel work, V8's and libuv's helpers).
-    const parts: Record<Mode, ThreadCpu> = { on: noThreadCpu(), off: noThreadCpu() };
-    // Each round's on/off ratio of CPU per request: the two runs of a round share the machine's state.
-    const ratios: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      // Alternating which goes first, so a trend in the machine's load falls on both.
-      const order: readonly Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
-      const perRequest: Record<string, number> = {};
-      for (const mode of order) {
-        const pid = servers[mode].child.child.pid!;
-        const cpuBefore = cpuMsOf(pid);
-        const threadsBefore = threadCpuMs(pid);
-        const r = await run(servers[mode].url);
-        const used = cpuMsOf(pid) - cpuBefore;
-        addThreadCpu(parts[mode], threadsBefore, threadCpuMs(pid));
-        perRequest[mode] = used / r.requests.total;
-        cpu[mode].ms += used;
-        cpu[mode].requests += r.requests.total;
-        if (process.env['BENCH_VERBOSE']) console.log(`round ${round} ${bench.name} ${mode}: ${r.requests.average.toFixed(0)} req/s, ${((used * 1000) / r.requests.total).toFixed(1)} µs CPU/request`);
-        if (r.non2xx + r.errors > 0) throw new Error(`${bench.name} ${mode}: non-2xx ${r.non2xx}, errors ${r.errors}`);
-        rates[mode].push(r.requests.average);
+  const pairs = Math.max(1, Math.min(rounds, Number(process.env[`BENCH_${env}_PAIRS`] ?? 3)));
+  const rates: Record<Mode, number[]> = { on: [], off: [] };
+  const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
+  // The same by thread and mode (the main thread's own code, its kernel work, V8's and libuv's helpers).
+  const parts: Record<Mode, ThreadCpu> = { on: noThreadCpu(), off: noThreadCpu() };
+  // Each round's on/off ratio of CPU per request: the two runs of a round share the machine's state.
+  const ratios: number[] = [];
+  // Each pair's own cost, pooled over its rounds: how far processes alike drift apart.
+  const pairCosts: number[] = [];
+  for (let pair = 0; pair < pairs; pair++) {
+    // Started in either order, in turn (BENCH_<NAME>_OFF_FIRST=1 starts the first pair's off server first).
+    const offFirst = (pair % 2 === 1) !== (process.env[`BENCH_${env}_OFF_FIRST`] === '1');
+    const early = offFirst ? await server(bench, 'off') : undefined;
+    const servers: Record<Mode, Server> = { on: await server(bench, 'on'), off: early ?? await server(bench, 'off') };
+    try {
+      // One warm-up each, not counted.
+      await run(servers.off.url);
+      await run(servers.on.url);
+      const own: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
+      // The rounds spread evenly over the pairs (the first pairs take one more when they do not divide).
+      const mine = Math.floor(rounds / pairs) + (pair < rounds % pairs ? 1 : 0);
+      for (let round = 0; round < mine; round++) {
+        // Alternating which goes first, so a trend in the machine's load falls on both.
+        const order: readonly Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+        const perRequest: Record<string, number> = {};
+        for (const mode of order) {
+          const pid = servers[mode].child.child.pid!;
+          const cpuBefore = cpuMsOf(pid);
+          const threadsBefore = threadCpuMs(pid);
+          const r = await run(servers[mode].url);
+          const used = cpuMsOf(pid) - cpuBefore;
+          addThreadCpu(parts[mode], threadsBefore, threadCpuMs(pid));
+          perRequest[mode] = used / r.requests.total;
+          for (const total of [cpu[mode], own[mode]]) {
+            total.ms += used;
+            total.requests += r.requests.total;
+          }
+          if (process.env['BENCH_VERBOSE']) console.log(`pair ${pair} round ${round} ${bench.name} ${mode}: ${r.requests.average.toFixed(0)} req/s, ${((used * 1000) / r.requests.total).toFixed(1)} µs CPU/request`);
+          if (r.non2xx + r.errors > 0) throw new Error(`${bench.name} ${mode}: non-2xx ${r.non2xx}, errors ${r.errors}`);
+          rates[mode].push(r.requests.average);
+        }
+        ratios.push(perRequest['on']! / perRequest['off']!);
       }
-      ratios.push(perRequest['on']! / perRequest['off']!);
+      pairCosts.push(own.on.ms / own.on.requests / (own.off.ms / own.off.requests) - 1);
+    } finally {
+      for (const s of Object.values(servers)) await stop(s);
     }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const achieved = { on: mean(rates.on), off: mean(rates.off) };
-    const throughputCost = 1 - achieved.on / achieved.off;
-    const usPerRequest = (mode: Mode): number => (cpu[mode].ms * 1000) / cpu[mode].requests;
-    const split = (mode: Mode) => THREAD_PARTS.map((k) => (parts[mode][k] * 1000) / cpu[mode].requests);
-    const userUsPerRequest = (mode: Mode): number => ((parts[mode].mainUser + parts[mode].otherUser) * 1000) / cpu[mode].requests;
-    const sorted = [...ratios].sort((a, b) => a - b);
-    const median = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
-    const cost = usPerRequest('on') / usPerRequest('off') - 1;
-    const target = bench.targetCost === undefined ? undefined : { text: `<= ${bench.targetCost * 100}%`, met: cost <= bench.targetCost };
-    const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
-    const width = Math.max(bench.labels.on.length, bench.labels.off.length);
-    console.log(`\n== ${bench.name}: GET of one ConfigMap, ${CONNECTIONS} keep-alive connections${rate > 0 ? ` offering ${rate} req/s` : ''}, ${rounds} rounds of ${seconds} s per server${bench.note ? ` (${bench.note})` : ''}`);
-    for (const mode of ['off', 'on'] as const) {
-      console.log(`${bench.labels[mode].padEnd(width)}  ${achieved[mode].toFixed(0).padStart(7)} req/s  ${usPerRequest(mode).toFixed(1)} µs of server CPU per request, ${userUsPerRequest(mode).toFixed(1)} µs of it in user mode  (rounds: ${show(rates[mode])})`);
-    }
-    console.log(`per-round cost (on/off CPU per request − 1): ${sorted.map((x) => `${((x - 1) * 100).toFixed(1)}%`).join(', ')}`);
-    console.log(`cost of ${bench.name}: ${(cost * 100).toFixed(1)}% CPU per request over all rounds (median of the rounds' ratios ${((median - 1) * 100).toFixed(1)}%; throughput ${(-throughputCost * 100).toFixed(1)}%)${target ? `  target ${target.text}: ${status(target.met)}` : ''}`);
-    console.log(`user-mode CPU per request (the server's own code, without the kernel's TCP work): ${(userUsPerRequest('on') - userUsPerRequest('off')).toFixed(2)} µs more with ${bench.name} on = ${((userUsPerRequest('on') / userUsPerRequest('off') - 1) * 100).toFixed(1)}%`);
-    const [mu, mk, ou, ok] = split('on').map((x, i) => x - split('off')[i]!);
-    console.log(`µs/request more with ${bench.name} on, by thread: main user ${mu!.toFixed(2)}, main kernel ${mk!.toFixed(2)}, other threads user ${ou!.toFixed(2)}, kernel ${ok!.toFixed(2)} (off: ${split('off').map((x) => x.toFixed(2)).join(', ')})`);
-    if (bench.direct) {
-      const directUs = await bench.direct();
-      const directShare = directUs / usPerRequest('off');
-      console.log(`${bench.name} work of one GET, timed directly: ${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of the CPU of a GET with it off`);
-      figure(bench.name, `${bench.name} work per GET (direct)`, `${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of a GET's CPU`);
-    }
-    for (const mode of ['off', 'on'] as const) figure(bench.name, `GET, ${bench.labels[mode]}`, `${achieved[mode].toFixed(0)} req/s, ${usPerRequest(mode).toFixed(1)} µs CPU/request`);
-    figure(bench.name, `cost of ${bench.name} on GET (CPU per request)`, `${(cost * 100).toFixed(1)}% (median of rounds ${((median - 1) * 100).toFixed(1)}%, throughput ${(-throughputCost * 100).toFixed(1)}%)`, target);
-  } finally {
-    for (const s of Object.values(servers)) await stop(s);
   }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const achieved = { on: mean(rates.on), off: mean(rates.off) };
+  const throughputCost = 1 - achieved.on / achieved.off;
+  const usPerRequest = (mode: Mode): number => (cpu[mode].ms * 1000) / cpu[mode].requests;
+  const split = (mode: Mode) => THREAD_PARTS.map((k) => (parts[mode][k] * 1000) / cpu[mode].requests);
+  const userUsPerRequest = (mode: Mode): number => ((parts[mode].mainUser + parts[mode].otherUser) * 1000) / cpu[mode].requests;
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+  const cost = usPerRequest('on') / usPerRequest('off') - 1;
+  const target = bench.targetCost === undefined ? undefined : { text: `<= ${bench.targetCost * 100}%`, met: cost <= bench.targetCost };
+  const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+  const width = Math.max(bench.labels.on.length, bench.labels.off.length);
+  console.log(`\n== ${bench.name}: GET of one ConfigMap, ${CONNECTIONS} keep-alive connections${rate > 0 ? ` offering ${rate} req/s` : ''}, ${rounds} rounds of ${seconds} s per server over ${pairs} pairs of processes${bench.note ? ` (${bench.note})` : ''}`);
+  for (const mode of ['off', 'on'] as const) {
+    console.log(`${bench.labels[mode].padEnd(width)}  ${achieved[mode].toFixed(0).padStart(7)} req/s  ${usPerRequest(mode).toFixed(1)} µs of server CPU per request, ${userUsPerRequest(mode).toFixed(1)} µs of it in user mode  (rounds: ${show(rates[mode])})`);
+  }
+  console.log(`per-round cost (on/off CPU per request − 1): ${sorted.map((x) => `${((x - 1) * 100).toFixed(1)}%`).join(', ')}`);
+  console.log(`per-pair cost (${pairs} pairs of processes, in the order started): ${pairCosts.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')}`);
+  console.log(`cost of ${bench.name}: ${(cost * 100).toFixed(1)}% CPU per request over all rounds (median of the rounds' ratios ${((median - 1) * 100).toFixed(1)}%; throughput ${(-throughputCost * 100).toFixed(1)}%)${target ? `  target ${target.text}: ${status(target.met)}` : ''}`);
+  console.log(`user-mode CPU per request (the server's own code, without the kernel's TCP work): ${(userUsPerRequest('on') - userUsPerRequest('off')).toFixed(2)} µs more with ${bench.name} on = ${((userUsPerRequest('on') / userUsPerRequest('off') - 1) * 100).toFixed(1)}%`);
+  const [mu, mk, ou, ok] = split('on').map((x, i) => x - split('off')[i]!);
+  console.log(`µs/request more with ${bench.name} on, by thread: main user ${mu!.toFixed(2)}, main kernel ${mk!.toFixed(2)}, other threads user ${ou!.toFixed(2)}, kernel ${ok!.toFixed(2)} (off: ${split('off').map((x) => x.toFixed(2)).join(', ')})`);
+  if (bench.direct) {
+    const directUs = await bench.direct();
+    const directShare = directUs / usPerRequest('off');
+    console.log(`${bench.name} work of one GET, timed directly: ${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of the CPU of a GET with it off`);
+    figure(bench.name, `${bench.name} work per GET (direct)`, `${directUs.toFixed(2)} µs = ${(directShare * 100).toFixed(1)}% of a GET's CPU`);
+  }
+  for (const mode of ['off', 'on'] as const) figure(bench.name, `GET, ${bench.labels[mode]}`, `${achieved[mode].toFixed(0)} req/s, ${usPerRequest(mode).toFixed(1)} µs CPU/request`);
+  figure(bench.name, `cost of ${bench.name} on GET (CPU per request)`, `${(cost * 100).toFixed(1)}% (median of rounds ${((median - 1) * 100).toFixed(1)}%, throughput ${(-throughputCost * 100).toFixed(1)}%)`, target);
 }
