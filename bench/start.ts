@@ -120,6 +120,37 @@ async function fill(certDir: string, material: ServingMaterial, dataDir: string,
   await stop(s.child);
 }
 
+/** Spawn → exit of `node -e ''` (the least any Node process takes here), p50 of RUNS, in `env`. */
+async function nodeAlone(env: NodeJS.ProcessEnv): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore', env });
+    await new Promise((resolve) => child.once('exit', resolve));
+    times.push(performance.now() - t0);
+  }
+  return quantile(times.sort((a, b) => a - b), 0.5);
+}
+
+/**
+ * What Node itself takes to start here. NODE_EXTRA_CA_CERTS (set on some machines: on these, to the
+ * system's whole bundle) makes every Node process parse those certificates before it runs any
+ * code, which the servers below pay too; without it, a process pays for Node's own root
+ * certificates when it first makes a TLS context with a CA (as a server asking for client
+ * certificates does).
+ */
+async function nodeFloor(): Promise<void> {
+  const asIs = await nodeAlone(process.env);
+  const extra = process.env['NODE_EXTRA_CA_CERTS'];
+  let value = `p50 ${ms(asIs)}`;
+  if (extra) {
+    const { NODE_EXTRA_CA_CERTS: _, ...without } = process.env;
+    value += ` with NODE_EXTRA_CA_CERTS=${extra} (as this environment sets it), ${ms(await nodeAlone(without))} without`;
+  }
+  console.log(`node -e '' spawn → exit: ${value}`);
+  figure('start', "node -e '' spawn → exit", value);
+}
+
 function line(name: string, r: { ready: number[]; says: number[]; cpu: number[]; idleRss: number }, bare: { ready: number; cpu: number }, targetMs?: number): void {
   const p50 = quantile(r.ready, 0.5);
   const says = r.says.length ? `, capstan says ${quantile(r.says, 0.5)} ms` : '';
@@ -154,6 +185,7 @@ export async function start(): Promise<void> {
     const bare = { ready: quantile(bareTimes, 0.5), cpu: quantile(bareCpu.sort((a, b) => a - b), 0.5) };
     console.log(`\n== start: spawn → first /readyz 200 over HTTPS (certificates already in --cert-dir), ${RUNS} starts each; a bare node:https server spawn → first answer p50 ${ms(bare.ready)} (CPU ${ms(bare.cpu)}), RSS ${(bareRss / MB).toFixed(1)} MB`);
     figure('start', 'bare node:https spawn → first answer', `p50 ${ms(bare.ready)}, CPU ${ms(bare.cpu)}, RSS ${(bareRss / MB).toFixed(1)} MB`);
+    await nodeFloor();
     line('ready, --storage memory', await starts(certDir, material, ['--storage', 'memory']), bare, 100);
     const filled = performance.now();
     await fill(certDir, material, dataDir, OBJECTS);
