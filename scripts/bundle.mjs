@@ -49,6 +49,10 @@ export async function bundle(root = ROOT) {
     define: { 'process.features.require_module': 'true' },
     plugins: [moduleUrls(outdir)],
     logLevel: 'warning',
+    // Without its indentation and comments (names kept): the server keeps the bundle's text for
+    // as long as it runs (V8 compiles functions from it lazily), 3.0 MB instead of 4.2 (idle RSS
+    // 88.5 MB instead of 91.5). Licence comments stay, at the end.
+    minifyWhitespace: true,
   });
   await Promise.all(COMMANDS.map((c) => asciiOnly(join(outdir, `${c}.cjs`))));
 }
