@@ -1,7 +1,8 @@
 // Merge topology of built-in kinds, read once (lazily) from the vendored 1.25 OpenAPI.
 //
 // The v2 document (swagger.json) gives every definition with its properties, `$ref`s and
-// the `x-kubernetes-*` markers. The served v2 of 1.25 does not always carry
+// the `x-kubernetes-*` markers (read from its extract without descriptions,
+// data/schema-definitions-1.25.json). The served v2 of 1.25 does not always carry
 // `x-kubernetes-list-type`; as the SPEC says, a list without it but with
 // `x-kubernetes-patch-strategy: merge` is an associative list keyed by
 // `x-kubernetes-patch-merge-key` (a set when its items are scalars), otherwise atomic.
@@ -13,7 +14,6 @@
 // (`protocol: TCP` in `k:{"containerPort":80,"protocol":"TCP"}`).
 
 import { readDataJson } from './data.js';
-import { swaggerDefinitions } from './openapi-documents.js';
 
 export interface GroupVersionKind {
   group: string;
@@ -80,7 +80,6 @@ interface RawSchema {
   additionalProperties?: RawSchema | boolean;
   items?: RawSchema;
   required?: string[];
-  default?: unknown;
   'x-kubernetes-list-type'?: string;
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: string;
@@ -90,43 +89,30 @@ interface RawSchema {
   'x-kubernetes-group-version-kind'?: GroupVersionKind[];
 }
 
-const KEEP_KEYS = [
-  '$ref', 'type', 'format', 'properties', 'additionalProperties', 'items', 'required', 'allOf',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy',
-  'x-kubernetes-patch-merge-key', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-group-version-kind',
-] as const;
+/**
+ * The v2 document's definitions as the model reads them: its extract (data/schema-definitions-1.25.json,
+ * scripts/extract-schema-definitions.mjs), each definition without its descriptions, read when first asked.
+ */
+let rawDefinitions: Record<string, RawSchema> | undefined;
 
-/** Keeps only what the field manager needs (drops descriptions), recursively. */
-function slim(s: RawSchema, keepDefault: boolean): RawSchema {
-  const out: Record<string, unknown> = {};
-  for (const k of KEEP_KEYS) {
-    const v = (s as Record<string, unknown>)[k];
-    if (v === undefined) continue;
-    if (k === 'properties') {
-      const props: Record<string, RawSchema> = {};
-      for (const [pk, pv] of Object.entries(v as Record<string, RawSchema>)) props[pk] = slim(pv, keepDefault);
-      out[k] = props;
-    } else if ((k === 'items' || k === 'additionalProperties') && typeof v === 'object') out[k] = slim(v as RawSchema, keepDefault);
-    else if (k === 'allOf') out[k] = (v as RawSchema[]).map((x) => slim(x, keepDefault));
-    else out[k] = v;
-  }
-  if (keepDefault && s.default !== undefined) out.default = s.default;
-  return out as RawSchema;
+function definitions(): Record<string, RawSchema> {
+  rawDefinitions ??= readDataJson<{ definitions: Record<string, RawSchema> }>('schema-definitions-1.25.json').definitions;
+  return rawDefinitions;
 }
 
 let gvkIndex: Map<string, string> | undefined;
 
-/** One definition of the v2 document, slimmed when its node is built (once: defNode keeps nodes). */
+/** One definition of the v2 document (read when its node is built: defNode keeps nodes). */
 function definition(name: string): RawSchema | undefined {
-  const all = swaggerDefinitions() as unknown as Record<string, RawSchema>;
-  return Object.hasOwn(all, name) ? slim(all[name]!, false) : undefined;
+  const all = definitions();
+  return Object.hasOwn(all, name) ? all[name] : undefined;
 }
 
 /** Each kind's definition name. */
 function kinds(): Map<string, string> {
   if (gvkIndex) return gvkIndex;
   gvkIndex = new Map();
-  for (const [name, def] of Object.entries(swaggerDefinitions() as unknown as Record<string, RawSchema>)) {
+  for (const [name, def] of Object.entries(definitions())) {
     for (const g of def['x-kubernetes-group-version-kind'] ?? []) {
       const key = gvkKey(g);
       // Several definitions can claim one GVK (e.g. DeleteOptions in every group); the first wins.
