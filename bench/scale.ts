@@ -83,6 +83,13 @@ function timedGet(agent: Agent, url: string, accept: string): Promise<{ ms: numb
 }
 
 /** Single-object reads and writes of random pods, one at a time, for `seconds`; latencies sorted. */
+/**
+ * The PUTs' label values, never the same twice in a run: a PUT that changes nothing writes nothing
+ * and sends no watch event (as the reference), and the idle baseline and the busy phase each
+ * counting from 0 sometimes put a pod's own value back (every watcher then "missed" that event).
+ */
+let touches = 0;
+
 async function singleObjects(agent: Agent, base: string, seconds: number, stopAt = performance.now() + seconds * 1000): Promise<{ get: number[]; put: number[]; byNode: number[] }> {
   const get: number[] = [];
   const put: number[] = [];
@@ -95,7 +102,8 @@ async function singleObjects(agent: Agent, base: string, seconds: number, stopAt
     if (g.status !== 200) throw new Error(`GET ${url}: ${g.status}`);
     get.push(g.endAt - g.sentAt);
     const object = JSON.parse(g.body.toString()) as { metadata: { labels: Record<string, string> } };
-    object.metadata.labels['touched'] = String(n++);
+    object.metadata.labels['touched'] = String(touches++);
+    n++;
     const p = await http(agent, url, 'PUT', object);
     if (p.status !== 200) throw new Error(`PUT ${url}: ${p.status} ${p.body.toString().slice(0, 200)}`);
     put.push(p.endAt - p.sentAt);
