@@ -5,9 +5,9 @@
 // far less; the cost is the CPU per request pooled over all rounds (each round's own ratio is
 // printed too: they scatter by ±30% on a shared 2-core machine). Used by the metrics and APF benches.
 // The rounds are shared among several pairs of fresh processes (BENCH_<NAME>_PAIRS, 3), started in
-// turn in either order: two processes of one build differ by up to ±3% in CPU per request over a
-// whole run (how V8 happened to optimize each, which started first), more than a few per cent of
-// cost can be told from with one pair.
+// turn in either order: two processes of one build differ by up to ±5% in CPU per request over a
+// whole run (how V8 happened to optimize each, which started first), too much to tell a cost of a
+// few per cent from with one pair.
 // BENCH_<NAME>_RATE=<requests per second> offers both servers the same load instead of as much as
 // they take: their CPU per request is then compared at one pace (at saturation, the slower server
 // also reads more requests per turn of its event loop, which moves its CPU per request too).
