@@ -1,5 +1,6 @@
-// The vendored 1.25 OpenAPI documents, each parsed once and shared: the catalog reads its paths,
-// the schema model its definitions, and /openapi/v2 serves a filtered copy. Never mutate them.
+// The vendored 1.25 OpenAPI documents, each parsed once and shared: /openapi serves filtered
+// copies (a start reads extracts instead: the catalog's of the paths, the schema model's of the
+// definitions). Never mutate them.
 import { readdirSync } from 'node:fs';
 import { dataDir, readData } from './data.js';
 
@@ -19,9 +20,8 @@ export interface SwaggerDocument {
 const SWAGGER_FILE = 'k8s-1.25/openapi/swagger.json';
 
 /**
- * The top-level members of swagger.json, each parsed when first asked for: a start needs only
- * `definitions` (0.75 MB of the 4.3; `paths` is 2.7 MB and ~26 ms to parse, wanted only when
- * /openapi is read). The file is printed with two-space indentation, so a line that starts with
+ * The top-level members of swagger.json, each parsed when first asked for: `definitions` is 0.75
+ * MB of the 4.3, `paths` 2.7 MB and ~26 ms to parse. The file is printed with two-space indentation, so a line that starts with
  * exactly two spaces and a quote begins a top-level member (a test checks the members make the
  * whole document).
  */
