@@ -21,9 +21,9 @@ const SWAGGER_FILE = 'k8s-1.25/openapi/swagger.json';
 
 /**
  * The top-level members of swagger.json, each parsed when first asked for: `definitions` is 0.75
- * MB of the 4.3, `paths` 2.7 MB and ~26 ms to parse. The file is printed with two-space indentation, so a line that starts with
- * exactly two spaces and a quote begins a top-level member (a test checks the members make the
- * whole document).
+ * MB of the 4.3, `paths` 2.7 MB and ~26 ms to parse. The file is printed with two-space
+ * indentation, so a line that starts with exactly two spaces and a quote begins a top-level member
+ * (a test checks the members make the whole document).
  */
 class SwaggerMembers {
   private spans?: Map<string, [number, number]>;
