@@ -11,6 +11,7 @@ import {
 } from './families.js';
 import type { CounterSeries, HistogramSeries, PresummedCounter, PresummedHistogram } from './presummed.js';
 import type { MetricScope } from './request-labels.js';
+import { innerMap } from '../maps.js';
 
 /** What a request addressed, as its metrics label it ('' for what it has not). */
 export interface Endpoint {
@@ -75,10 +76,7 @@ export class RequestMetrics {
    * identity, then scope and subresource, so a request's lookup builds no string at all.
    */
   endpoint(owner: object, subresource: string, scope: MetricScope, make: () => Endpoint): EndpointMetrics {
-    let byScope = this.endpoints.get(owner);
-    if (!byScope) this.endpoints.set(owner, (byScope = new Map()));
-    let bySubresource = byScope.get(scope);
-    if (!bySubresource) byScope.set(scope, (bySubresource = new Map()));
+    const bySubresource = innerMap(innerMap(this.endpoints, owner), scope);
     let m = bySubresource.get(subresource);
     if (!m) {
       m = new EndpointMetrics(make(), this);
@@ -211,10 +209,7 @@ export class EndpointMetrics {
 
   /** `sloSeconds`: the latency without the time spent calling webhooks. */
   observe(verb: string, dryRun: string, code: number, seconds: number, bytes: number, sloSeconds: number): void {
-    let byDryRun = this.children.get(verb);
-    if (!byDryRun) this.children.set(verb, (byDryRun = new Map()));
-    let byCode = byDryRun.get(dryRun);
-    if (!byCode) byDryRun.set(dryRun, (byCode = new Map()));
+    const byCode = innerMap(innerMap(this.children, verb), dryRun);
     let c = byCode.get(code);
     if (!c) {
       c = this.requests.childrenOf(verb, dryRun, this.labels, code);

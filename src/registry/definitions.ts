@@ -15,6 +15,7 @@ import type { Evaluator } from '../quota/evaluators.js';
 import { storedWith } from './keys.js';
 import type { Registry, WriteContext, WriteResult } from './store.js';
 import type { Strategy } from './strategies.js';
+import { innerMap } from '../maps.js';
 
 export interface SubresourceInfo {
   name: string;
@@ -281,9 +282,7 @@ export class ResourceDefinitions {
     const entry = { definition, infos: new Map(definition.versions.map((v) => [v.version, infoOf(definition, v)])) };
     // A replaced definition keeps its place.
     this.ordered.set(`${definition.group}/${definition.resource}`, entry);
-    let byResource = this.byGroupResource.get(definition.group);
-    if (!byResource) this.byGroupResource.set(definition.group, (byResource = new Map()));
-    byResource.set(definition.resource, entry);
+    innerMap(this.byGroupResource, definition.group).set(definition.resource, entry);
     this.reindex();
     if (previous) this.emit({ type: 'removed', definition: previous.definition });
     this.emit({ type: 'added', definition });
@@ -322,8 +321,7 @@ export class ResourceDefinitions {
     const byGroupVersion = new Map<string, Map<string, ResourceInfo[]>>();
     for (const { infos } of this.ordered.values()) {
       for (const info of infos.values()) {
-        let byVersion = byGroupVersion.get(info.group);
-        if (!byVersion) byGroupVersion.set(info.group, (byVersion = new Map()));
+        const byVersion = innerMap(byGroupVersion, info.group);
         const list = byVersion.get(info.version) ?? [];
         list.push(info);
         byVersion.set(info.version, list);

@@ -1,6 +1,7 @@
 // Storage keys in kube-apiserver's layout: /registry/{resource}/{namespace}/{name} for the core group,
 // /registry/{group}/{resource}/… for the others (so resources of the same name in two groups never meet).
 import type { ResourceInfo } from './definitions.js';
+import { innerMap } from '../maps.js';
 
 type GroupResource = Pick<ResourceInfo, 'group' | 'resource'>;
 
@@ -25,8 +26,7 @@ export function storedWith<T extends GroupResource>(info: T): T | GroupResource 
 const PREFIXES = new Map<string, Map<string, string>>();
 
 export function resourcePrefix(info: GroupResource): string {
-  let byResource = PREFIXES.get(info.group);
-  if (byResource === undefined) PREFIXES.set(info.group, (byResource = new Map()));
+  const byResource = innerMap(PREFIXES, info.group);
   let prefix = byResource.get(info.resource);
   if (prefix === undefined) {
     const stored = storedWith(info);

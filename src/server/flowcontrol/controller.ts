@@ -21,6 +21,7 @@ import { storedObjectCounts } from '../storage-objects.js';
 import { dealHand, flowHash, QueueSet, type QueueSetConfig } from './queue-set.js';
 import { schemaMatches } from './rules.js';
 import { estimateWork, levelMaxSeats, WatchTracker, type WorkCounts, type WorkEstimate } from './work-estimate.js';
+import { innerMap } from '../../maps.js';
 
 /** The field manager of the Dangling conditions, as the reference's. */
 export const CONSUMER_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
@@ -86,9 +87,7 @@ const NON_RESOURCE = '\x04';
 const NO_NAMESPACE = '\x03';
 
 function branch(shapes: Shapes, key: string): Shapes {
-  let next = shapes.get(key) as Shapes | undefined;
-  if (next === undefined) shapes.set(key, (next = new Map()));
-  return next;
+  return innerMap(shapes as Map<string, Shapes>, key);
 }
 
 export class FlowControl {
