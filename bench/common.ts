@@ -100,6 +100,8 @@ export async function startCapstan(extraArgs: string[] = [], options: CapstanOpt
     flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`);
     if (process.env['BENCH_HEAP_PROF']) flags.push('--heap-prof', `--heap-prof-dir=${prof}`);
   }
+  // BENCH_NODE_FLAGS="--trace-gc …": more flags for the server's node (to see inside a run).
+  flags.push(...(process.env['BENCH_NODE_FLAGS']?.split(' ').filter(Boolean) ?? []));
   let started: Child;
   try {
     const command = process.env['BENCH_CAPSTAN'] ?? join(here, '../src/cmd/capstan.js');

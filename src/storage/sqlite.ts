@@ -165,6 +165,11 @@ export class SqliteStorage implements Storage {
       db.pragma('journal_mode = WAL');
       // NORMAL: a COMMIT does not wait for the disk; the WAL is flushed before a write is acknowledged (see above).
       db.pragma('synchronous = NORMAL');
+      // SQLite's own default page cache (2 MiB), not better-sqlite3's 16 MiB: reads are served by
+      // the watch caches, so the pages mostly serve writes, whose B-tree interiors fit in it. The
+      // larger one only held a start's read of every row: +16 MB of RSS for good, and ~55 ms more
+      // to read 10,000 objects (its buffers allocated fresh as they fill).
+      db.pragma('cache_size = -2000');
       db.exec(SCHEMA);
       if (path === ':memory:' || path === '') return new SqliteStorage(db);
       // Checkpoints between commits (checkpoint()); should one fail, SQLite's own again.
