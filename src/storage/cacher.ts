@@ -218,8 +218,15 @@ export class Cacher {
    * across a restart too.
    */
   static async start(storage: Storage, prefix: string, options: CacherOptions): Promise<Cacher> {
-    const page = await storage.list(prefix);
-    const compacted = storage.compactedRevision(prefix);
+    // The keys written since the compacted revision come with the history replayed below (their
+    // state then is what its first change replaced): read here, their values were read twice.
+    let compacted = storage.compactedRevision(prefix);
+    let page = await storage.list(prefix, { maxModRevision: compacted });
+    // Compacted during the read (etcd's compactor, say): the history now starts later.
+    while (storage.compactedRevision(prefix) !== compacted) {
+      compacted = storage.compactedRevision(prefix);
+      page = await storage.list(prefix, { maxModRevision: compacted });
+    }
     const cacher = new Cacher(storage, prefix, compacted, options);
     // The upstream listener lives as long as the cache, and with it whatever its closure's scope
     // holds: the replayed changes are handed over in an object it lets go of, and the first page

@@ -35,8 +35,10 @@ export class MemoryStorage implements Storage {
       i = this.upperBound(options.afterKey);
     }
     const items: Stored[] = [];
+    const maxMod = options.maxModRevision ?? Infinity;
     for (; i < end && (limit === undefined || items.length < limit); i++) {
-      items.push({ ...(this.data.get(this.keys[i] as string) as Stored) });
+      const stored = this.data.get(this.keys[i] as string) as Stored;
+      if (stored.modRevision <= maxMod) items.push({ ...stored });
     }
     return { items, revision: this.revision, more: i < end };
   }

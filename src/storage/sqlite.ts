@@ -242,8 +242,9 @@ export class SqliteStorage implements Storage {
       'SELECT key, value, create_rev, mod_rev FROM kv WHERE',
       prefix,
       after,
-      'ORDER BY key LIMIT @limit',
+      `${options.maxModRevision === undefined ? '' : 'AND mod_rev <= @maxMod '}ORDER BY key LIMIT @limit`,
     );
+    if (options.maxModRevision !== undefined) params['maxMod'] = options.maxModRevision;
     // LIMIT -1 is "no limit" in SQLite; one extra row tells whether more follow.
     params['limit'] = limit === undefined ? -1 : limit + 1;
     const rows = this.stmt(sql).all(params) as KvRow[];

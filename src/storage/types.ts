@@ -24,6 +24,12 @@ export interface ListOptions {
    * only for a store other servers write too: see `latestRevision`).
    */
   latest?: boolean;
+  /**
+   * Only keys last written at or before this revision. A watch cache starts with it at the
+   * compacted revision: the keys written since come with the retained history it replays, so
+   * their values are not read twice.
+   */
+  maxModRevision?: number;
 }
 
 export interface ListResult {

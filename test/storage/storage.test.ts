@@ -177,6 +177,18 @@ for (const backend of backends) {
       assert.equal((await store.list('')).items.length, 5, 'empty prefix lists everything');
     });
 
+    it('lists only the keys last written at or before maxModRevision, with their values', async () => {
+      for (const k of ['/registry/pods/ns/a', '/registry/pods/ns/b', '/registry/pods/ns/c']) await store.create(k, enc(k));
+      const b = await store.get('/registry/pods/ns/b');
+      await store.update('/registry/pods/ns/b', b!.modRevision, enc('/registry/pods/ns/b'));
+      const unchanged = await store.list('/registry/pods/', { maxModRevision: R(2) });
+      assert.deepEqual(unchanged.items.map((i) => [i.key, text(i.value)]), [['/registry/pods/ns/a', `/registry/pods/ns/a@${R(1)}`]]);
+      assert.equal(unchanged.revision, R(4), 'read at the store\'s revision, not at maxModRevision');
+      assert.deepEqual((await store.list('/registry/pods/', { maxModRevision: R(3) })).items.map((i) => i.key), ['/registry/pods/ns/a', '/registry/pods/ns/c']);
+      assert.equal((await store.list('/registry/pods/', { maxModRevision: R(4) })).items.length, 3);
+      assert.equal((await store.list('/registry/pods/', { maxModRevision: R(0) })).items.length, 0);
+    });
+
     it('orders keys by code point, as SQLite does', async () => {
       for (const k of ['/u/\u{1F600}', '/u/\uFFFD', '/u/b', '/u/\u{10FFFF}x']) await store.create(k, enc(k));
       assert.deepEqual((await store.list('/u/')).items.map((i) => i.key), ['/u/b', '/u/\uFFFD', '/u/\u{1F600}', '/u/\u{10FFFF}x']);

@@ -217,8 +217,11 @@ export class EtcdStorage implements Storage {
       at = this.revision;
       r = await this.client.range({ ...range, limit }).catch(asTimeout);
     }
+    // Filtered here, not by etcd: its max_mod_revision applies after the limit.
+    const max = options.maxModRevision;
+    const kvs = max === undefined ? r.kvs : r.kvs.filter((kv) => kv.modRevision <= max);
     // As the reference's list: a value that cannot be read fails the list, naming its key.
-    const items = r.kvs.map((kv) => this.storedOf(kv, (err) => storageReadError(`unable to transform key ${goQuote(kv.key.toString())}: ${err.message}`)));
+    const items = kvs.map((kv) => this.storedOf(kv, (err) => storageReadError(`unable to transform key ${goQuote(kv.key.toString())}: ${err.message}`)));
     return { items, revision: at, more: r.more };
   }
 
