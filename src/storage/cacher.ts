@@ -3,7 +3,8 @@
 // watches (from any retained revision) are served from memory. The cache keeps bytes and events
 // only: what is made of the bytes for a client (frames, other encodings) is the encoding layer's.
 // The bytes are its own copies, kept in shared slabs (slabs.ts), unless the store keeps the values
-// itself (memory storage): then it shares the store's.
+// itself (memory storage): then it shares the store's. What it reads at its start it keeps as it
+// is when each value is an allocation of its own (SQLite's).
 import { compareKeys, prefixEnd } from './keys.js';
 import { Slabs } from './slabs.js';
 import { StorageError, type EventType, type ListResult, type Storage, type StorageEvent, type Watcher } from './types.js';
@@ -213,6 +214,17 @@ export class Cacher {
   }
 
   /**
+   * What the cache keeps of a value read at its start. One that is an allocation of its own (as
+   * SQLite's are) is kept as it is: copied, a start held every object twice for a moment, and the
+   * copies, made above the originals, kept the malloc heap at its peak once these were gone
+   * (100,000 ConfigMaps: 375 MiB against 283 MiB after a restart, and 0.45 s slower). A view into a
+   * larger buffer (etcd's messages) is copied, so as not to keep the rest of that buffer.
+   */
+  private startCopy(value: Buffer): Buffer {
+    return value.byteOffset === 0 && value.buffer.byteLength === value.length ? value : this.copy(value);
+  }
+
+  /**
    * Loads the current state, then the storage's retained history (everything after its compacted
    * revision), so that exact lists and watches from any retained revision work from the start —
    * across a restart too.
@@ -266,16 +278,21 @@ export class Cacher {
     this.sorted = [...keys].sort(compareKeys);
     const now = this.now() - this.startedAt;
     // Unchanged since the compacted revision: only their bytes.
-    for (const c of current) if (!byKey.has(c.key)) this.versions.set(c.key, this.slabs ? this.slabs.keep(c.key, c.value) : c.value);
+    for (const c of current) {
+      if (byKey.has(c.key)) continue;
+      const value = this.startCopy(c.value);
+      this.versions.set(c.key, value);
+      this.slabs?.hold(c.key, value);
+    }
     const copies = new Map<StorageEvent, [Buffer, Buffer | undefined]>();
     for (const events of byKey.values()) {
       const first = events[0]!;
       // The state at the compacted revision: what the first retained change replaced.
-      let last = first.prevValue && this.copy(first.prevValue);
+      let last = first.prevValue && this.startCopy(first.prevValue);
       for (const e of events) {
         // One copy of each version: an event's prevValue is the version before it.
-        const prevValue = e.prevValue && (last?.equals(e.prevValue) ? last : this.copy(e.prevValue));
-        const value = prevValue?.equals(e.value) ? prevValue : this.copy(e.value);
+        const prevValue = e.prevValue && (last?.equals(e.prevValue) ? last : this.startCopy(e.prevValue));
+        const value = prevValue?.equals(e.value) ? prevValue : this.startCopy(e.value);
         copies.set(e, [value, prevValue]);
         last = e.type === 'delete' ? undefined : value;
       }

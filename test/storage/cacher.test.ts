@@ -609,7 +609,7 @@ describe('what the cache keeps of its start', () => {
     }
   }
 
-  it('lets go of the values the store handed it at the start, current and replayed (it keeps copies)', LIMIT, async () => {
+  it('lets go of the values the store handed it at the start as views into larger buffers, current and replayed (it keeps copies)', LIMIT, async () => {
     const storage = new HandingOutStorage();
     // Some keys only current (compacted history), some with their changes replayed.
     for (let i = 0; i < 50; i++) await put(storage, `/r/old${i}`, `o${i}`);
@@ -627,6 +627,39 @@ describe('what the cache keeps of its start', () => {
     assert.equal(kept, 0, `${kept} of ${handedOut} values handed out at the start are still held`);
     // Its own copies serve it.
     assert.deepEqual(texts([cacher.get('/r/new3')!, cacher.get('/r/old7')!]), ['n43', 'o7']);
+  });
+
+  it('keeps the values read at its start that are allocations of their own (as SQLite\'s) as they are; later ones are copied', LIMIT, async () => {
+    class OwnAllocations extends CopiedStorage {
+      override async list(...args: Parameters<MemoryStorage['list']>): ReturnType<MemoryStorage['list']> {
+        const page = await super.list(...args);
+        return { ...page, items: page.items.map((i) => ({ ...i, value: own(i.value) })) };
+      }
+
+      override watch(...[prefix, from, listener]: Parameters<MemoryStorage['watch']>): Watcher {
+        return super.watch(prefix, from, (e) => listener({ ...e, value: own(e.value), ...(e.prevValue ? { prevValue: own(e.prevValue) } : {}) }));
+      }
+    }
+    const own = (b: Buffer): Buffer => {
+      const copy = Buffer.allocUnsafeSlow(b.length);
+      b.copy(copy);
+      return copy;
+    };
+    const storage = new OwnAllocations();
+    await put(storage, '/r/old', 'o');
+    await storage.compact(storage.currentRevision());
+    await put(storage, '/r/new', 'n1');
+    await put(storage, '/r/new', 'n2');
+    const cacher = await start(storage);
+    const startValues = [cacher.get('/r/old')!, cacher.get('/r/new')!];
+    assert.deepEqual(texts(startValues), ['o', 'n2']);
+    for (const v of startValues) assert.equal(v.buffer.byteLength, v.length, 'the store\'s own allocation, not a view into a slab');
+    assert.deepEqual(texts(cacher.list({ prefix: PREFIX, revision: storage.compactedRevision() + 1 }).items), ['n1', 'o']);
+
+    await put(storage, '/r/old', 'o2');
+    await until('the change', () => cacher.get('/r/old')?.toString() === JSON.stringify('o2'), 2000, 1);
+    const later = cacher.get('/r/old')!;
+    assert.ok(later.buffer.byteLength > later.length, 'a change is copied into a slab');
   });
 });
 
