@@ -1,18 +1,22 @@
 // Start and size (issue 22 item 6): from spawning `capstan` to its first /readyz 200, with
 // --storage memory and on an existing SQLite data folder of 10,000 objects, beside a bare
-// node:https server's spawn → first answer in the same run; the idle RSS of each.
-// Targets: ready <= 100 ms (memory), <= 200 ms (SQLite, 10,000 objects); idle RSS <= 80 MB.
+// node:https server's spawn → first answer in the same run; the idle RSS of each, 2 s after ready
+// and at rest: V8 keeps the young generation a start grew (16 MiB) until its memory reducer runs,
+// some 20-25 s later, with the server untouched.
+// Targets: ready <= 100 ms (memory), <= 200 ms (SQLite, 10,000 objects); idle RSS (at rest) <= 80 MB.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERT_FILES, ensureServingMaterial, type ServingMaterial } from '../src/server/certs.js';
-import { cpuMsOf, figure, here, memoryOf, mib, ms, quantile, sleep, status } from './common.js';
+import { cpuMsOf, figure, here, memoryOf, ms, quantile, sleep, status } from './common.js';
 
 const RUNS = Number(process.env['BENCH_START_RUNS'] ?? 5);
 const OBJECTS = Number(process.env['BENCH_START_OBJECTS'] ?? 10_000);
 const IDLE_MS = 2000;
+/** How long the RSS at rest is waited for, at most (BENCH_START_REST_S). */
+const REST_MAX_MS = Number(process.env['BENCH_START_REST_S'] ?? 45) * 1000;
 const MB = 1_000_000;
 
 interface Started {
@@ -78,11 +82,38 @@ function capstanArgs(certDir: string, dataDir: string, extra: string[]): string[
 const CAPSTAN_URL = /serving on (https:\/\/127\.0\.0\.1:\d+)/;
 
 /** `RUNS` starts of `args` (a fresh data folder each time unless `dataDir` is given); readiness times sorted, idle RSS of the last. */
-async function starts(certDir: string, material: ServingMaterial, extra: string[], dataDir?: string): Promise<{ ready: number[]; says: number[]; cpu: number[]; idleRss: number }> {
+interface Starts {
+  ready: number[];
+  says: number[];
+  cpu: number[];
+  /** RSS of the last start 2 s after it was ready. */
+  idleRss: number;
+  /** Its RSS once V8 has given back what the start grew (or REST_MAX_MS later), and when (ms after ready). */
+  restingRss: number;
+  restingAfterMs: number;
+}
+
+/** Samples `pid`'s RSS each second until it has fallen 5% below `from` and held for a second, or `maxMs` passed. */
+async function restingRss(pid: number, from: number, maxMs: number): Promise<{ rss: number; afterMs: number }> {
+  const started = performance.now();
+  let last = from;
+  let fallen = false;
+  while (performance.now() - started < maxMs) {
+    await sleep(1000);
+    const rss = memoryOf(pid).rss;
+    if (fallen && Math.abs(rss - last) < 0.01 * last) return { rss, afterMs: performance.now() - started };
+    fallen = rss < from * 0.95;
+    last = rss;
+  }
+  return { rss: last, afterMs: performance.now() - started };
+}
+
+async function starts(certDir: string, material: ServingMaterial, extra: string[], dataDir?: string): Promise<Starts> {
   const ready: number[] = [];
   const cpu: number[] = [];
   const says: number[] = [];
   let idleRss = NaN;
+  let resting = { rss: NaN, afterMs: NaN };
   for (let i = 0; i < RUNS; i++) {
     const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-bench-start-'));
     const s = await spawnUntilReady(capstanArgs(certDir, dir, extra), CAPSTAN_URL, '/readyz', material.caCert);
@@ -92,11 +123,12 @@ async function starts(certDir: string, material: ServingMaterial, extra: string[
     if (i === RUNS - 1) {
       await sleep(IDLE_MS);
       idleRss = memoryOf(s.child.pid!).rss;
+      resting = await restingRss(s.child.pid!, idleRss, REST_MAX_MS);
     }
     await stop(s.child);
     if (!dataDir) rmSync(dir, { recursive: true, force: true });
   }
-  return { ready: ready.sort((a, b) => a - b), says: says.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), idleRss };
+  return { ready: ready.sort((a, b) => a - b), says: says.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), idleRss, restingRss: resting.rss, restingAfterMs: IDLE_MS + resting.afterMs };
 }
 
 /** Fills a SQLite data folder with `count` ConfigMaps of ~1 KiB through the API, then stops the server. */
@@ -151,7 +183,7 @@ async function nodeFloor(): Promise<void> {
   figure('start', "node -e '' spawn → exit", value);
 }
 
-function line(name: string, r: { ready: number[]; says: number[]; cpu: number[]; idleRss: number }, bare: { ready: number; cpu: number }, targetMs?: number): void {
+function line(name: string, r: Starts, bare: { ready: number; cpu: number }, targetMs?: number): void {
   const p50 = quantile(r.ready, 0.5);
   const says = r.says.length ? `, capstan says ${quantile(r.says, 0.5)} ms` : '';
   const target = targetMs === undefined ? undefined : { text: `<= ${targetMs} ms`, met: p50 <= targetMs };
@@ -159,9 +191,10 @@ function line(name: string, r: { ready: number[]; says: number[]; cpu: number[];
   const value = `p50 ${ms(p50)} min ${ms(r.ready[0]!)} (${(p50 / bare.ready).toFixed(1)}× bare ${ms(bare.ready)}${says}); CPU used by then ${ms(cpu)} (bare ${ms(bare.cpu)})`;
   console.log(`${name.padEnd(40)} ${value}${target ? `   target ${target.text}: ${status(target.met)}` : ''}`);
   figure('start', name, value, target);
-  const rssMet = r.idleRss <= 80 * MB;
-  console.log(`${`idle RSS, ${name.replace('ready, ', '')}`.padEnd(40)} ${(r.idleRss / MB).toFixed(1)} MB (${mib(r.idleRss)})   target <= 80 MB: ${status(rssMet)}`);
-  figure('start', `idle RSS, ${name.replace('ready, ', '')}`, `${(r.idleRss / MB).toFixed(1)} MB`, { text: '<= 80 MB', met: rssMet });
+  const rssMet = r.restingRss <= 80 * MB;
+  const rss = `${(r.restingRss / MB).toFixed(1)} MB at rest (${(r.restingAfterMs / 1000).toFixed(0)} s after ready); ${(r.idleRss / MB).toFixed(1)} MB 2 s after ready`;
+  console.log(`${`idle RSS, ${name.replace('ready, ', '')}`.padEnd(40)} ${rss}   target <= 80 MB: ${status(rssMet)}`);
+  figure('start', `idle RSS, ${name.replace('ready, ', '')}`, rss, { text: '<= 80 MB', met: rssMet });
 }
 
 export async function start(): Promise<void> {
