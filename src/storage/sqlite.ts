@@ -11,14 +11,9 @@
 // ends (one transaction per flush, however many turns of the event loop they came in), and share
 // the next flush. Every thousand pages or so the log is checkpointed between two commits, not by
 // SQLite inside one: SQLite copies the log's pages into the database file without syncing it (a
-// few milliseconds), and the file is synced on libuv's thread pool. Until it is, a read
-// transaction on a second connection holds the log's frames, so that the commits meanwhile append
-// to the log rather than start it over (which would lose the frames whose pages are not yet on disk
-// in the file). Then a second checkpoint copies and syncs what they appended, with commits waiting
-// for it, so that the next starts the log over. (A checkpoint that synced on the event loop held it
-// for 5–30 ms; one on a worker thread's connection cost the process a second V8 isolate, ~15 MiB;
-// commits that waited for the whole log's sync, 5–9 ms every second or so under load, were the tail
-// of the writes' latency: they now wait for the sync of what came during it.)
+// fraction of a millisecond), and the file is synced on libuv's thread pool before the next commit
+// may start the log over. (A checkpoint that synced on the event loop held it for 5–30 ms; one on a
+// worker thread's connection cost the process a second V8 isolate, ~15 MiB.)
 
 import { closeSync, fdatasync, fsync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
@@ -112,19 +107,12 @@ const HISTORY_KEPT_MS = 200;
 /** Pages (frames) in the log at which it is checkpointed, as SQLite's own automatic checkpoint does. */
 const CHECKPOINT_FRAMES = 1000;
 /**
- * Where the shared-memory file (-shm) holds the number of frames in the log (`mxFrame` of the
- * WAL-index header) and how many of them are copied into the database file (`nBackfill` of the
- * checkpoint information after it), in the machine's byte order: https://www.sqlite.org/walformat.html
+ * Where the shared-memory file (-shm) holds the number of frames in the log: `mxFrame` of the
+ * WAL-index header (https://www.sqlite.org/walformat.html), in the machine's byte order.
  */
 const MX_FRAME_OFFSET = 16;
-const N_BACKFILL_OFFSET = 96;
 
 let sqlite: typeof Database | undefined;
-
-export interface SqliteOptions {
-  /** How the database file is synced after a checkpoint: fs.fsync (tests hold it to see what goes on meanwhile). */
-  syncFile?: (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void;
-}
 
 /** better-sqlite3 (and its native addon), loaded when a database is first opened: memory storage never needs it. */
 function sqliteLibrary(): typeof Database {
@@ -147,13 +135,7 @@ export class SqliteStorage implements Storage {
   private committed: Array<() => void> = [];
   private syncing: Promise<void> | undefined;
   private shmFd: number | undefined;
-  private readonly walIndex = Buffer.alloc(N_BACKFILL_OFFSET + 4);
-  /** A checkpoint whose sync of the database file is under way (commits go on meanwhile). */
-  private checkpointing: Promise<void> | undefined;
-  /** The log is copied and synced but for what commits appended during that sync: the checkpoint that lets it start over is due. */
-  private restartDue = false;
-  /** The second connection whose read transaction holds the log's frames during that sync. */
-  private pin: { db: Database.Database; read: Database.Statement<[]> } | undefined;
+  private readonly mxFrame = Buffer.alloc(4);
   private walFd: number | undefined;
   /** The changes after a revision, as historySince last read them. */
   private history: { from: number; at: number; events: StorageEvent[]; release: NodeJS.Timeout } | undefined;
@@ -174,7 +156,7 @@ export class SqliteStorage implements Storage {
   private readonly runCompact: (revision: number) => void;
 
   /** Opens (creating if needed, mode 0600) the database file at `path`. */
-  static open(path: string, options: SqliteOptions = {}): SqliteStorage {
+  static open(path: string): SqliteStorage {
     // Private from the start: SQLite makes the -wal and -shm files with this file's mode.
     if (path !== ':memory:' && path !== '') createPrivateFile(path);
     const Sqlite = sqliteLibrary();
@@ -192,7 +174,7 @@ export class SqliteStorage implements Storage {
       if (path === ':memory:' || path === '') return new SqliteStorage(db);
       // Checkpoints between commits (checkpoint()); should one fail, SQLite's own again.
       db.pragma('wal_autocheckpoint = 0');
-      return new SqliteStorage(db, path, options.syncFile);
+      return new SqliteStorage(db, path);
     } catch (err) {
       db.close();
       throw err;
@@ -203,7 +185,6 @@ export class SqliteStorage implements Storage {
     private readonly db: Database.Database,
     /** The database file (none in memory). */
     private readonly path?: string,
-    private readonly syncFile: NonNullable<SqliteOptions['syncFile']> = fsync,
   ) {
     this.walPath = path === undefined ? undefined : `${path}-wal`;
     this.checkpoints = path !== undefined;
@@ -342,8 +323,6 @@ export class SqliteStorage implements Storage {
     this.flush();
     this.closed = true;
     while (this.syncing) await this.syncing;
-    await this.checkpointing;
-    this.pin?.db.close();
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
     if (this.dbFd !== undefined) closeSync(this.dbFd);
@@ -421,22 +400,13 @@ export class SqliteStorage implements Storage {
     let flushing = this.flushWal();
     while (covered.length > 0) {
       await flushing;
-      // Checkpoints come between two commits, so that each copies the whole log.
-      if (this.checkpoints && !this.checkpointing) {
-        if (this.restartDue) {
-          // What is on disk is acknowledged first; what came meanwhile waits for this checkpoint (of
-          // what came during the last one's sync): the next commit starts the log over.
-          this.restartDue = false;
-          for (const settle of covered) settle();
-          covered = [];
-          await this.checkpoint(false);
-        } else if (this.framesToCheckpoint() >= CHECKPOINT_FRAMES) {
-          this.checkpointing = this.checkpoint(true)
-            .then(() => {
-              this.restartDue = this.checkpoints && !this.broken;
-            })
-            .finally(() => (this.checkpointing = undefined));
-        }
+      if (this.checkpoints && this.framesInLog() >= CHECKPOINT_FRAMES) {
+        // What is on disk is acknowledged first; what came meanwhile waits for the checkpoint, so
+        // that no commit comes during it: it copies the whole log, and the next commit starts the
+        // log over (one beside commits would copy only what was there when it began).
+        for (const settle of covered) settle();
+        covered = [];
+        await this.checkpoint();
       }
       if (this.queue.length > 0) this.flush();
       const next = this.committed;
@@ -450,16 +420,12 @@ export class SqliteStorage implements Storage {
     if (this.queue.length > 0) this.flushTimer ??= setImmediate(() => this.flush());
   }
 
-  /** How many frames of the log are not yet copied into the database file (better-sqlite3 does not say; the -shm file does). */
-  private framesToCheckpoint(): number {
+  /** How many frames the log holds (better-sqlite3 does not say; the -shm file does). */
+  private framesInLog(): number {
     try {
       this.shmFd ??= openSync(`${this.path!}-shm`, 'r');
-      const index = this.walIndex;
-      readSync(this.shmFd, index, 0, index.length, 0);
-      const le = endianness() === 'LE';
-      const frames = le ? index.readUInt32LE(MX_FRAME_OFFSET) : index.readUInt32BE(MX_FRAME_OFFSET);
-      const copied = le ? index.readUInt32LE(N_BACKFILL_OFFSET) : index.readUInt32BE(N_BACKFILL_OFFSET);
-      return frames - Math.min(copied, frames);
+      readSync(this.shmFd, this.mxFrame, 0, 4, MX_FRAME_OFFSET);
+      return endianness() === 'LE' ? this.mxFrame.readUInt32LE(0) : this.mxFrame.readUInt32BE(0);
     } catch {
       return 0;
     }
@@ -467,58 +433,32 @@ export class SqliteStorage implements Storage {
 
   /**
    * Checkpoints the log: SQLite copies its pages into the database file with synchronous OFF (no
-   * sync, so a few milliseconds here), then the file is synced on libuv's thread pool. `pinned`:
-   * meanwhile the pin's read transaction, begun before the copy (so on the log's frames, not the
-   * file), keeps the commits that come from starting the log over; they append. Otherwise no commit
-   * comes until the sync is done (syncWal waits for it), and the next starts the log over. Either
-   * way the log starts over only once every page it holds is on disk in the file: the order a
-   * synchronous checkpoint keeps. Should the checkpoint fail, SQLite checkpoints itself from then
-   * on; should the sync, the store breaks (and commits nothing more).
+   * sync, so a fraction of a millisecond here), then the file is synced on libuv's thread pool.
+   * No commit comes meanwhile (syncWal waits for this), so the log is not started over before the
+   * pages it holds are on disk in the file: the order a synchronous checkpoint keeps. Should the
+   * checkpoint fail, SQLite checkpoints itself from then on; should the sync, the store breaks.
    */
-  private async checkpoint(pinned: boolean): Promise<void> {
-    let pin: { db: Database.Database; read: Database.Statement<[]> } | undefined;
-    if (pinned) {
+  private async checkpoint(): Promise<void> {
+    try {
+      this.db.pragma('synchronous = OFF');
       try {
-        pin = this.pin ??= this.openPin();
-        pin.db.exec('BEGIN');
-        pin.read.get();
-      } catch {
-        return this.leaveCheckpointsToSqlite();
+        this.db.pragma('wal_checkpoint(PASSIVE)');
+      } finally {
+        this.db.pragma('synchronous = NORMAL');
       }
+    } catch {
+      this.checkpoints = false;
+      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_FRAMES}`);
+      return;
     }
     try {
-      try {
-        this.db.pragma('synchronous = OFF');
-        try {
-          this.db.pragma('wal_checkpoint(PASSIVE)');
-        } finally {
-          this.db.pragma('synchronous = NORMAL');
-        }
-      } catch {
-        return this.leaveCheckpointsToSqlite();
-      }
-      try {
-        this.dbFd ??= openSync(this.path!, 'r');
-        const fd = this.dbFd;
-        await new Promise<void>((resolve, reject) => this.syncFile(fd, (err) => (err ? reject(err) : resolve())));
-        this.checkpointsDone++;
-      } catch (err) {
-        this.broken ??= new Error(`storage: syncing the database file after a checkpoint failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    } finally {
-      if (!this.broken && pin?.db.inTransaction) pin.db.exec('COMMIT');
+      this.dbFd ??= openSync(this.path!, 'r');
+      const fd = this.dbFd;
+      await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+      this.checkpointsDone++;
+    } catch (err) {
+      this.broken ??= new Error(`storage: syncing the database file after a checkpoint failed: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
-
-  /** A read-only connection to the same file, for the read transaction that holds the log during a checkpoint's sync. */
-  private openPin(): { db: Database.Database; read: Database.Statement<[]> } {
-    const db = new (sqliteLibrary())(this.path!, { readonly: true, fileMustExist: true });
-    return { db, read: db.prepare<[]>('SELECT 1 FROM meta LIMIT 1') };
-  }
-
-  private leaveCheckpointsToSqlite(): void {
-    this.checkpoints = false;
-    if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_FRAMES}`);
   }
 
   /** One fdatasync of the WAL (what is committed so far); a failure breaks the store, never rejects. */

@@ -4,7 +4,7 @@
 
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fsync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareKeys, prefixEnd } from '../../src/storage/keys.js';
@@ -452,53 +452,6 @@ describe('SqliteStorage durability', () => {
     try {
       assert.equal(await store.count('/big/'), 64 * 64);
       assert.equal(text((await store.get('/big/63/63'))?.value), `${value}@4096`);
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('acknowledges commits while a checkpoint syncs the file, appending to the log, and starts the log over only after that sync', { timeout: 60_000 }, async () => {
-    const file = path();
-    // The log's frame count, from the WAL-index header in the -shm file (mxFrame, little-endian here).
-    const framesInLog = (): number => readFileSync(`${file}-shm`).readUInt32LE(16);
-    let syncs = 0;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    // The first checkpoint's sync of the file is held until released; later ones go through.
-    const syncFile = (fd: number, done: (err: NodeJS.ErrnoException | null) => void): void => {
-      if (++syncs === 1) void released.then(() => fsync(fd, done));
-      else fsync(fd, done);
-    };
-    let store = SqliteStorage.open(file, { syncFile });
-    const value = 'x'.repeat(10 * 1024);
-    let n = 0;
-    try {
-      while (syncs === 0) await Promise.all(Array.from({ length: 16 }, () => store.create(`/big/${n++}`, enc(value))));
-      const atCheckpoint = framesInLog();
-      assert.ok(atCheckpoint >= 1000, `${atCheckpoint} frames at the first checkpoint`);
-      // The file's sync is held: commits are still acknowledged, each after its own flush of the log.
-      for (let i = 0; i < 20; i++) await store.create(`/during/${i}`, enc(value));
-      assert.equal(syncs, 1, 'no other checkpoint while one syncs');
-      assert.ok(framesInLog() > atCheckpoint, `the log was started over (${framesInLog()} frames) before the file was synced`);
-      assert.equal(store.checkpointCount, 0);
-      release();
-      // Then one more checkpoint (of what came meanwhile), and the next commit starts the log over.
-      let after = 0;
-      await until('the log started over', async () => {
-        await store.create(`/after/${after++}`, enc('a'));
-        return framesInLog() < atCheckpoint;
-      }, 10_000, 1);
-      assert.equal(store.checkpointCount, 2);
-    } finally {
-      release();
-      await store.close();
-    }
-    store = SqliteStorage.open(file);
-    try {
-      assert.equal(await store.count('/during/'), 20);
-      const during = await store.get('/during/19');
-      assert.equal(text(during?.value), `${value}@${during?.modRevision}`);
-      assert.equal(await store.count('/big/'), n);
     } finally {
       await store.close();
     }
