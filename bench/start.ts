@@ -82,7 +82,6 @@ function capstanArgs(certDir: string, dataDir: string, extra: string[]): string[
 
 const CAPSTAN_URL = /serving on (https:\/\/127\.0\.0\.1:\d+)/;
 
-/** `RUNS` starts of `args` (a fresh data folder each time unless `dataDir` is given); readiness times sorted, idle RSS of the last. */
 interface Starts {
   ready: number[];
   says: number[];
@@ -109,6 +108,7 @@ async function restingRss(pid: number, from: number, maxMs: number): Promise<{ r
   return { rss: last, afterMs: performance.now() - started };
 }
 
+/** `RUNS` starts of `args` (a fresh data folder each time unless `dataDir` is given); readiness times sorted, idle RSS of the last. */
 async function starts(certDir: string, material: ServingMaterial, extra: string[], dataDir?: string): Promise<Starts> {
   const ready: number[] = [];
   const cpu: number[] = [];
