@@ -82,7 +82,6 @@ function timedGet(agent: Agent, url: string, accept: string): Promise<{ ms: numb
   });
 }
 
-/** Single-object reads and writes of random pods, one at a time, for `seconds`; latencies sorted. */
 /**
  * The PUTs' label values, never the same twice in a run: a PUT that changes nothing writes nothing
  * and sends no watch event (as the reference), and the idle baseline and the busy phase each
@@ -90,6 +89,7 @@ function timedGet(agent: Agent, url: string, accept: string): Promise<{ ms: numb
  */
 let touches = 0;
 
+/** Single-object reads and writes of random pods, one at a time, for `seconds`; latencies sorted. */
 async function singleObjects(agent: Agent, base: string, seconds: number, stopAt = performance.now() + seconds * 1000): Promise<{ get: number[]; put: number[]; byNode: number[] }> {
   const get: number[] = [];
   const put: number[] = [];
