@@ -457,6 +457,26 @@ describe('SqliteStorage durability', () => {
     }
   });
 
+  it('reads a whole prefix or the history with a small page cache and gives the usual one back', async () => {
+    const store = SqliteStorage.open(path());
+    try {
+      const usual = store.pageCacheSize;
+      assert.equal(usual, -2000);
+      for (let i = 0; i < 50; i++) await store.create(`/cm/${i}`, enc(`v${i}`));
+      assert.equal((await store.list('/cm/')).items.length, 50);
+      assert.equal(store.pageCacheSize, usual);
+      const { events, stop } = collect(store, '/cm/', 0);
+      await until('the 50 changes', () => events.length === 50, 2000, 1);
+      stop();
+      assert.equal(store.pageCacheSize, usual);
+      // A paged read is not a scan: it leaves the cache alone.
+      assert.equal((await store.list('/cm/', { limit: 5 })).items.length, 5);
+      assert.equal(store.pageCacheSize, usual);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rejects the whole batch and reuses its revisions when the transaction fails', async () => {
     const store = SqliteStorage.open(path());
     try {
