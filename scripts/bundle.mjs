@@ -13,6 +13,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const COMMANDS = ['capstan', 'host'];
 
 /**
+ * Packages the code imports only when a start needs them (the etcd client, the X.509 writer for
+ * new certificates, JWT): left outside, they are loaded from node_modules then. Inside, every start
+ * read and decoded their 1.2 MB of text, and the server kept it for as long as it ran.
+ */
+const LOADED_WHEN_NEEDED = ['@grpc/grpc-js', '@grpc/proto-loader', '@peculiar/x509', 'reflect-metadata', 'jose'];
+
+/**
  * A module's `import.meta.url` as the module had it in dist/src, so that the data files and
  * scripts it finds relative to itself are found from the bundle too (the CommonJS bundle has no
  * import.meta).
@@ -43,7 +50,7 @@ export async function bundle(root = ROOT) {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    external: ['better-sqlite3'],
+    external: ['better-sqlite3', ...LOADED_WHEN_NEEDED],
     // The bundle runs only where require() takes ES modules (bundled.ts checks), so the
     // module-loading fallback for older Nodes (a top-level await) is left out.
     define: { 'process.features.require_module': 'true' },
@@ -54,7 +61,26 @@ export async function bundle(root = ROOT) {
     // 88.5 MB instead of 91.5). Licence comments stay, at the end.
     minifyWhitespace: true,
   });
-  await Promise.all(COMMANDS.map((c) => asciiOnly(join(outdir, `${c}.cjs`))));
+  await Promise.all(COMMANDS.map(async (c) => {
+    await requireWhenNeeded(join(outdir, `${c}.cjs`));
+    await asciiOnly(join(outdir, `${c}.cjs`));
+  }));
+}
+
+/**
+ * esbuild keeps `import("pkg")` of a package left outside as it is, but a script run by vm.Script
+ * (src/cmd/bundled.ts) has no loader for import() without an experimental flag: the bundle asks
+ * require() instead, which takes ES modules wherever the bundle runs.
+ */
+async function requireWhenNeeded(file) {
+  let text = await readFile(file, 'utf8');
+  for (const name of LOADED_WHEN_NEEDED) {
+    const imported = `import(${JSON.stringify(name)})`;
+    if (!text.includes(imported)) continue;
+    text = text.replaceAll(imported, `Promise.resolve().then(()=>require(${JSON.stringify(name)}))`);
+  }
+  if (/\bimport\("/.test(text)) throw new Error(`${file}: an import() the bundle cannot run: ${/\bimport\("[^"]*"\)/.exec(text)[0]}`);
+  await writeFile(file, text);
 }
 
 /**
