@@ -2,9 +2,10 @@
 // and 5,000 node Leases renewed every 10 s (500 writes/s) while 100 watchers follow all pods and a
 // client lists pods by node with a spec.nodeName field selector. Figures: single-object GET/PUT p99
 // during the renewals beside the same on the idle server (the baseline of the same run), a LIST of
-// all pods as JSON and Protobuf, the list by node, the Lease renewals kept up, RSS, and this
-// process's own event-loop delay meanwhile (part of every latency). The watchers read in a process
-// of their own (pod-watchers.ts), as they are other clients than the one measured.
+// all pods as JSON and Protobuf, the list by node, the Lease renewals kept up, RSS, the server's
+// event-loop delay meanwhile (from its /metrics) and this process's own (part of every latency).
+// The watchers read in a process of their own (pod-watchers.ts), as they are other clients than
+// the one measured.
 // SCALE=0.1 shrinks every count (not the 10 s renewal period): figures that grow with the object
 // count (full lists, RSS) are then also given scaled to the full size, linearly.
 // Plain HTTP, SQLite (durable writes), the API path only for loading (no direct writes to storage).
@@ -88,6 +89,19 @@ function timedGet(agent: Agent, url: string, accept: string): Promise<{ ms: numb
  * counting from 0 sometimes put a pod's own value back (every watcher then "missed" that event).
  */
 let touches = 0;
+
+/**
+ * The server's own event-loop delay since the last call, from its /metrics (prom-client's
+ * nodejs_eventloop_lag_*, whose histogram each scrape starts over): what requests waited for the
+ * server to be free, apart from what the client and the machine add.
+ */
+async function serverLoopDelay(agent: Agent, base: string): Promise<{ p99: number; max: number }> {
+  const r = await http(agent, `${base}/metrics`);
+  if (r.status !== 200) throw new Error(`GET /metrics: ${r.status}`);
+  const text = r.body.toString();
+  const seconds = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { p99: seconds('nodejs_eventloop_lag_p99_seconds') * 1000, max: seconds('nodejs_eventloop_lag_max_seconds') * 1000 };
+}
 
 /** Single-object reads and writes of random pods, one at a time, for `seconds`; latencies sorted. */
 async function singleObjects(agent: Agent, base: string, seconds: number, stopAt = performance.now() + seconds * 1000): Promise<{ get: number[]; put: number[]; byNode: number[] }> {
@@ -196,10 +210,12 @@ export async function scale(whole = false): Promise<void> {
     // This process's own event-loop delay is part of every latency it measures.
     const clientDelay = monitorEventLoopDelay({ resolution: 1 });
     clientDelay.enable();
+    await serverLoopDelay(agent, base);
     const stopAt = performance.now() + MEASURE_S * 1000;
     const cpu = memoryOf(server.pid);
     const [busy, renewals] = await profiled('scale.renewals', () => Promise.all([singleObjects(keepAliveAgent(1), base, MEASURE_S, stopAt), renewLeases(agent, base, stopAt)]));
     clientDelay.disable();
+    const serverDelay = await serverLoopDelay(agent, base);
     await sleep(1000);
     watchers.send('stop');
     const seen = await message<number[]>(watchers);
@@ -218,6 +234,7 @@ export async function scale(whole = false): Promise<void> {
       ['GET one pod p99 during renewals', `${ms(getP99)} (p50 ${p(busy.get, 0.5)}, ${busy.get.length} GETs; idle server p99 ${p(idle.get, 0.99)})`, { text: `<= ${P99_TARGET_MS} ms`, met: getP99 <= P99_TARGET_MS }],
       ['PUT one pod p99 during renewals', `${ms(putP99)} (p50 ${p(busy.put, 0.5)}; idle server p99 ${p(idle.put, 0.99)})`, { text: `<= ${P99_TARGET_MS} ms`, met: putP99 <= P99_TARGET_MS }],
       ['Lease renewal (PUT) p99', `${p(renewals.latencies, 0.99)} (p50 ${p(renewals.latencies, 0.5)}); ${renewals.done} of ${renewals.due} due in ${MEASURE_S} s = ${(renewals.done / MEASURE_S).toFixed(0)}/s${renewals.failed ? `, ${renewals.failed} failed` : ''}`, { text: `<= ${P99_TARGET_MS} ms, all due done`, met: quantile(renewals.latencies, 0.99) <= P99_TARGET_MS && renewals.done >= renewals.due * 0.98 && !renewals.failed }],
+      ['the server\'s event-loop delay meanwhile', `p99 ${ms(serverDelay.p99)} (max ${ms(serverDelay.max)}; sampled every 10 ms: how long work waited for the server to be free)`],
       ['the bench client\'s event-loop delay meanwhile', `p99 ${ms(clientDelay.percentile(99) / 1e6)} (max ${ms(clientDelay.max / 1e6)}; in every latency above)`],
       ['LIST pods by spec.nodeName during renewals', `p50 ${p(busy.byNode, 0.5)} p99 ${p(busy.byNode, 0.99)} (${busy.byNode.length} lists; idle p50 ${p(idle.byNode, 0.5)})`],
       [`${WATCHERS} pod watchers`, `each saw ${seen[0]}–${seen[seen.length - 1]} events of ${busy.put.length} pod writes`, { text: 'every watcher every event', met: seen[0]! >= busy.put.length }],
