@@ -541,7 +541,6 @@ export class SqliteStorage implements Storage {
     return { sql: `${head} ${where} ${tail}`, params };
   }
 
-  /** Prepared statements for the few range-query shapes, built once each. */
   /**
    * Runs a read of a whole prefix or table with a small page cache, SQLite's usual one restored
    * after it: the pages it fills are then those writes use, as they use them. A start reads every
@@ -556,6 +555,7 @@ export class SqliteStorage implements Storage {
     }
   }
 
+  /** Prepared statements for the few range-query shapes, built once each. */
   private stmt(sql: string): Database.Statement<[Params], unknown> {
     let s = this.statements.get(sql);
     if (!s) {

@@ -457,7 +457,7 @@ describe('SqliteStorage durability', () => {
     }
   });
 
-  it('reads a whole prefix or the history with a small page cache and gives the usual one back', async () => {
+  it('gives its usual page cache back after reading a whole prefix or the history (read with a small one)', async () => {
     const store = SqliteStorage.open(path());
     try {
       const usual = store.pageCacheSize;
