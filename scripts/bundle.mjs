@@ -2,8 +2,8 @@
 // and by `npm start`'s build: loading one file instead of ~470 modules, each resolved, read and
 // compiled on its own, is most of what a start costs (src/cmd/bundled.ts runs them).
 // Made from tsc's output, so the type check stays tsc's. Only better-sqlite3 (a native addon), the
-// packages the code itself loads lazily with createRequire, and those it imports only when a start
-// needs them (LOADED_WHEN_NEEDED) stay outside, loaded from node_modules when first needed.
+// packages the code itself loads lazily with createRequire, and the etcd client (LOADED_WHEN_NEEDED)
+// stay outside, loaded from node_modules when first needed.
 import { build } from 'esbuild';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
