@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { figure, http, message, profiled, keepAliveAgent, memoryOf, mib, ms, quantile, sleep, startCapstan, status, type Capstan } from './common.js';
 import type { PodWatchersStart } from './pod-watchers.js';
+import { parsePrometheusText, sampleValue } from '../test/prometheus-text.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -98,9 +99,9 @@ let touches = 0;
 async function serverLoopDelay(agent: Agent, base: string): Promise<{ p99: number; max: number }> {
   const r = await http(agent, `${base}/metrics`);
   if (r.status !== 200) throw new Error(`GET /metrics: ${r.status}`);
-  const text = r.body.toString();
-  const seconds = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { p99: seconds('nodejs_eventloop_lag_p99_seconds') * 1000, max: seconds('nodejs_eventloop_lag_max_seconds') * 1000 };
+  const families = parsePrometheusText(r.body.toString());
+  const millis = (name: string) => (sampleValue(families, name, {}) ?? NaN) * 1000;
+  return { p99: millis('nodejs_eventloop_lag_p99_seconds'), max: millis('nodejs_eventloop_lag_max_seconds') };
 }
 
 /** Single-object reads and writes of random pods, one at a time, for `seconds`; latencies sorted. */

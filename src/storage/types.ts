@@ -27,7 +27,8 @@ export interface ListOptions {
   /**
    * Only keys last written at or before this revision. A watch cache starts with it at the
    * compacted revision: the keys written since come with the retained history it replays, so
-   * their values are not read twice.
+   * their values are not read twice. For a whole prefix only (no `limit`, not `latest`): etcd
+   * filters what its range returned, after the limit, so a page could come back short or empty.
    */
   maxModRevision?: number;
 }
