@@ -1,13 +1,14 @@
 // One server's metrics, as kube-apiserver 1.25 serves them at /metrics: the request, watch,
 // storage, admission and authentication families of this server, then the process's own
-// (prom-client's default metrics: process_cpu_seconds_total, process_resident_memory_bytes,
-// process_start_time_seconds, process_open_fds, …, and the nodejs_* ones in place of go_*).
+// (process-metrics.ts: process_cpu_seconds_total, process_resident_memory_bytes,
+// process_start_time_seconds, process_open_fds, …, and nodejs_* ones in place of go_*).
 // Several servers may share a process (test hosts): each has its own registry, the process
 // metrics are collected once for all.
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { AdmissionMetrics } from './admission.js';
 import { AggregatorMetrics } from './aggregator.js';
 import { FlowControlMetrics } from './flowcontrol.js';
+import { collectProcessMetrics } from './process-metrics.js';
 import {
   BUILD_INFO, gauge, AUTHENTICATED_USER_REQUESTS, AUTHENTICATION_ATTEMPTS, AUTHENTICATION_DURATION, presummedCounter, presummedHistogram, WATCH_EVENTS,
   WATCH_EVENTS_SIZES,
@@ -25,7 +26,7 @@ let processRegistry: Registry | undefined;
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
+    collectProcessMetrics(processRegistry);
   }
   return processRegistry;
 }

@@ -1,7 +1,9 @@
 // etcd_request_duration_seconds for the store's operations (whatever the backend: the storage is
 // wrapped, see storage/instrumented.ts) and apiserver_storage_objects, counted when scraped.
-import type { Histogram, Registry } from 'prom-client';
-import { ETCD_REQUEST_DURATION, gauge, histogram, STORAGE_OBJECTS } from './families.js';
+import type { Registry } from 'prom-client';
+import { ETCD_REQUEST_DURATION, gauge, presummedHistogram, STORAGE_OBJECTS } from './families.js';
+import { innerMap } from '../maps.js';
+import type { HistogramSeries, PresummedHistogram } from './presummed.js';
 
 /** The reference's operation names: get, create, update, delete, list, listWithCount. */
 export type StorageOperation = 'get' | 'create' | 'update' | 'delete' | 'list' | 'listWithCount';
@@ -10,12 +12,13 @@ export type StorageOperation = 'get' | 'create' | 'update' | 'delete' | 'list' |
 export type ObjectCounts = () => Promise<ReadonlyArray<readonly [resource: string, count: number]>>;
 
 export class StorageMetrics {
-  private readonly latency: Histogram<string>;
-  private readonly children = new Map<string, Histogram.Internal<string>>();
+  private readonly latency: PresummedHistogram<'operation' | 'type'>;
+  /** Each series, by type then operation: every read of one object from the store adds to one. */
+  private readonly byType = new Map<string, Map<StorageOperation, HistogramSeries<'operation' | 'type'>>>();
   private counts: ObjectCounts | undefined;
 
   constructor(registry: Registry) {
-    this.latency = histogram(registry, ETCD_REQUEST_DURATION);
+    this.latency = presummedHistogram(registry, ETCD_REQUEST_DURATION);
     const metrics = this;
     gauge(registry, STORAGE_OBJECTS, async function collect() {
       if (!metrics.counts) return;
@@ -30,14 +33,11 @@ export class StorageMetrics {
     this.counts = counts;
   }
 
-  /** One storage operation on objects of `type` took `seconds`. */
-  observe(operation: StorageOperation, type: string, seconds: number): void {
-    const key = `${operation}\0${type}`;
-    let child = this.children.get(key);
-    if (!child) {
-      child = this.latency.labels({ operation, type });
-      this.children.set(key, child);
-    }
-    child.observe(seconds);
+  /** The series of one operation on objects of `type`, to observe its seconds in. */
+  series(operation: StorageOperation, type: string): HistogramSeries<'operation' | 'type'> {
+    const byOperation = innerMap(this.byType, type);
+    let series = byOperation.get(operation);
+    if (series === undefined) byOperation.set(operation, (series = this.latency.series({ operation, type })));
+    return series;
   }
 }
