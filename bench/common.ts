@@ -3,7 +3,7 @@
 // towards 127.0.0.1 only, percentiles and the summary every benchmark adds its figures to.
 import type { ClientResult, WriteRecord } from './watch-client.js';
 import type autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -153,6 +153,19 @@ export function memoryOf(pid: number): Memory {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/**
+ * Binds a process, every thread of it (and the threads it makes later), to the CPUs of `cpuList`
+ * ("0", "1-3") with util-linux's taskset; false where that cannot be done.
+ */
+export function pinProcess(pid: number, cpuList: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat. */

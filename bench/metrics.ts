@@ -21,7 +21,7 @@ function directMetricsWorkUs(): number {
     metrics.requests.enter(false);
     const scope = metricScope(true, 'get', 'bench-get', 'default');
     const verb = reportedVerb('GET', scope, watchParameter('GET', query), undefined);
-    const endpoint = metrics.requests.endpoint(info, '', scope, () => ({ ...info, subresource: '', scope, component: 'apiserver' }));
+    const endpoint = metrics.requests.endpoint(info, '', scope);
     const dryRun = dryRunLabel(url, query);
     const seconds = (performance.now() - started) / 1000;
     endpoint.observe(verb, dryRun, 200, seconds, 420, seconds);

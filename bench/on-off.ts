@@ -1,21 +1,30 @@
 // What a feature costs a GET: two server processes alike but for the feature, on and off, each
-// serving one small ConfigMap; GETs from 32 keep-alive connections (autocannon) in alternating
-// rounds, so that other load on the machine falls on both. Two figures: throughput, and the
-// server's CPU time per request (read from /proc), which other processes on a shared machine skew
-// far less; the cost is the CPU per request pooled over all rounds (each round's own ratio is
-// printed too: they scatter by ±30% on a shared 2-core machine). Used by the metrics and APF benches.
-// The rounds are shared among several pairs of fresh processes (BENCH_<NAME>_PAIRS, 3), started in
+// serving one small ConfigMap to 32 keep-alive connections (autocannon). The cost is the server's
+// CPU time per request (read from /proc), on over off, pooled over all rounds; throughput is
+// printed beside it. Used by the metrics and APF benches.
+//
+// The two servers are measured at once: both bound to one CPU (taskset), which the scheduler shares
+// between them, the clients on the other CPUs. Whatever else happens to the machine then falls on
+// both alike, within milliseconds. On this shared 2-core VM a server's CPU per request moves by up
+// to ±40% from one second to the next (other tenants' memory traffic: a tight loop's time does not
+// move); measured in alternating rounds, one server at a time, each round's on/off ratio scattered
+// by as much, and the pooled cost from one run to the next by ±5% — as large as the costs to tell.
+// Measured at once, the rounds' ratios stay within a few per cent even while the machine runs 3×
+// slower. Sharing its CPU, each server takes about half the throughput it would alone.
+// BENCH_<NAME>_SEQUENTIAL=1 measures in alternating rounds instead (one server at a time, unbound).
+//
+// The rounds are shared among several pairs of fresh processes (BENCH_<NAME>_PAIRS, 6), started in
 // turn in either order: two processes of one build differ by up to ±5% in CPU per request over a
-// whole run (how V8 happened to optimize each, which started first), too much to tell a cost of a
-// few per cent from with one pair.
+// whole run (how V8 happened to optimize each, which started first). Measured at once, that is the
+// larger part of what still scatters, so the pairs are many and their rounds few.
 // BENCH_<NAME>_RATE=<requests per second> offers both servers the same load instead of as much as
 // they take: their CPU per request is then compared at one pace (at saturation, the slower server
 // also reads more requests per turn of its event loop, which moves its CPU per request too).
 import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addThreadCpu, cpuMsOf, figure, here, noThreadCpu, startNode, status, THREAD_PARTS, threadCpuMs, type Child, type ThreadCpu } from './common.js';
+import { addThreadCpu, cpuMsOf, figure, here, noThreadCpu, pinProcess, startNode, status, THREAD_PARTS, threadCpuMs, type Child, type ThreadCpu } from './common.js';
 
 export type Mode = 'on' | 'off';
 
@@ -42,11 +51,17 @@ interface Server {
   dir: string;
 }
 
-async function server(bench: OnOffBench, mode: Mode): Promise<Server> {
+/** The CPU both servers share when measured at once; the clients have the others. */
+const SERVERS_CPU = '0';
+const allCpus = (): string => `0-${cpus().length - 1}`;
+const clientCpus = (): string => `1-${cpus().length - 1}`;
+
+async function server(bench: OnOffBench, mode: Mode, bound: boolean): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), `capstan-bench-${bench.name}-${mode}-`));
   const prof = process.env['BENCH_PROF'];
   const child = await startNode([join(here, bench.script), dir, mode], /serving on (http:\/\/127\.0\.0\.1:\d+)/, prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}/${bench.name}-${mode}`] : []);
   const url = child.match[1]!;
+  if (bound) pinProcess(child.child.pid!, SERVERS_CPU);
   const created = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'bench-get' }, data: { k: 'v' } }),
   });
@@ -69,7 +84,30 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
   const run = (url: string): Promise<Result> => new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: seconds, ...(rate > 0 ? { overallRate: rate } : {}) }, (err, result) => (err ? reject(err) : resolve(result)));
   });
-  const pairs = Math.max(1, Math.min(rounds, Number(process.env[`BENCH_${env}_PAIRS`] ?? 3)));
+  // At once, bound to one CPU (see above), unless asked otherwise or the machine has one CPU or no taskset.
+  const together = process.env[`BENCH_${env}_SEQUENTIAL`] !== '1';
+  const bound = together && cpus().length >= 2 && pinProcess(process.pid, clientCpus());
+  try {
+    await measureOnOff(bench, { seconds, rounds, rate, together, bound, run });
+  } finally {
+    if (bound) pinProcess(process.pid, allCpus());
+  }
+}
+
+interface Measuring {
+  seconds: number;
+  rounds: number;
+  rate: number;
+  /** Both servers measured at once (else in turn). */
+  together: boolean;
+  /** The servers bound to SERVERS_CPU, this process to the others. */
+  bound: boolean;
+  run(url: string): Promise<Result>;
+}
+
+async function measureOnOff(bench: OnOffBench, { seconds, rounds, rate, together, bound, run }: Measuring): Promise<void> {
+  const env = bench.name.toUpperCase();
+  const pairs = Math.max(1, Math.min(rounds, Number(process.env[`BENCH_${env}_PAIRS`] ?? 6)));
   const rates: Record<Mode, number[]> = { on: [], off: [] };
   const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
   // The same by thread and mode (the main thread's own code, its kernel work, V8's and libuv's helpers).
@@ -81,20 +119,20 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
   for (let pair = 0; pair < pairs; pair++) {
     // Started in either order, in turn (BENCH_<NAME>_OFF_FIRST=1 starts the first pair's off server first).
     const offFirst = (pair % 2 === 1) !== (process.env[`BENCH_${env}_OFF_FIRST`] === '1');
-    const early = offFirst ? await server(bench, 'off') : undefined;
-    const servers: Record<Mode, Server> = { on: await server(bench, 'on'), off: early ?? await server(bench, 'off') };
+    const early = offFirst ? await server(bench, 'off', bound) : undefined;
+    const servers: Record<Mode, Server> = { on: await server(bench, 'on', bound), off: early ?? await server(bench, 'off', bound) };
     try {
-      // One warm-up each, not counted.
-      await run(servers.off.url);
-      await run(servers.on.url);
+      // One warm-up each, not counted (at once too, when measured so).
+      if (together) await Promise.all([run(servers.off.url), run(servers.on.url)]);
+      else for (const s of [servers.off, servers.on]) await run(s.url);
       const own: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
       // The rounds spread evenly over the pairs (the first pairs take one more when they do not divide).
       const mine = Math.floor(rounds / pairs) + (pair < rounds % pairs ? 1 : 0);
       for (let round = 0; round < mine; round++) {
-        // Alternating which goes first, so a trend in the machine's load falls on both.
+        // Alternating which goes first (or, at once, which starts first), so a trend in the machine's load falls on both.
         const order: readonly Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
         const perRequest: Record<string, number> = {};
-        for (const mode of order) {
+        const measure = async (mode: Mode): Promise<void> => {
           const pid = servers[mode].child.child.pid!;
           const cpuBefore = cpuMsOf(pid);
           const threadsBefore = threadCpuMs(pid);
@@ -109,7 +147,9 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
           if (process.env['BENCH_VERBOSE']) console.log(`pair ${pair} round ${round} ${bench.name} ${mode}: ${r.requests.average.toFixed(0)} req/s, ${((used * 1000) / r.requests.total).toFixed(1)} µs CPU/request`);
           if (r.non2xx + r.errors > 0) throw new Error(`${bench.name} ${mode}: non-2xx ${r.non2xx}, errors ${r.errors}`);
           rates[mode].push(r.requests.average);
-        }
+        };
+        if (together) await Promise.all(order.map(measure));
+        else for (const mode of order) await measure(mode);
         ratios.push(perRequest['on']! / perRequest['off']!);
       }
       pairCosts.push(own.on.ms / own.on.requests / (own.off.ms / own.off.requests) - 1);
@@ -129,7 +169,7 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
   const target = bench.targetCost === undefined ? undefined : { text: `<= ${bench.targetCost * 100}%`, met: cost <= bench.targetCost };
   const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
   const width = Math.max(bench.labels.on.length, bench.labels.off.length);
-  console.log(`\n== ${bench.name}: GET of one ConfigMap, ${CONNECTIONS} keep-alive connections${rate > 0 ? ` offering ${rate} req/s` : ''}, ${rounds} rounds of ${seconds} s per server over ${pairs} pairs of processes${bench.note ? ` (${bench.note})` : ''}`);
+  console.log(`\n== ${bench.name}: GET of one ConfigMap, ${CONNECTIONS} keep-alive connections${rate > 0 ? ` offering ${rate} req/s` : ''}, ${rounds} rounds of ${seconds} s per server over ${pairs} pairs of processes, ${together ? `both servers at once${bound ? ` sharing CPU ${SERVERS_CPU}, the clients on CPU ${clientCpus()}` : ' (not bound to CPUs)'}` : 'one server at a time'}${bench.note ? ` (${bench.note})` : ''}`);
   for (const mode of ['off', 'on'] as const) {
     console.log(`${bench.labels[mode].padEnd(width)}  ${achieved[mode].toFixed(0).padStart(7)} req/s  ${usPerRequest(mode).toFixed(1)} µs of server CPU per request, ${userUsPerRequest(mode).toFixed(1)} µs of it in user mode  (rounds: ${show(rates[mode])})`);
   }

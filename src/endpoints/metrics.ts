@@ -2,11 +2,13 @@
 // counted with its code, its latency and (for reads) its size once answered — a long-running
 // request (a watch, a stream) once it ends, and in apiserver_longrunning_requests meanwhile — and
 // a deprecated version's series in apiserver_requested_deprecated_apis.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import type { ServerResponse } from 'node:http';
 import { isLongRunningRequest } from '../api/long-running.js';
 import type { WebhookLatencies } from '../metrics/admission.js';
 import { dryRunLabel, metricScope, reportedVerb, watchParameter } from '../metrics/request-labels.js';
-import { APISERVER_COMPONENT, type EndpointMetrics } from '../metrics/requests.js';
+import type { EndpointMetrics } from '../metrics/requests.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import type { Scope } from './handlers/scope.js';
 import { sentBodyLength } from './request.js';
@@ -44,9 +46,7 @@ export function observeRequest(metrics: ServerMetrics, scope: Scope, received: n
   const subresource = r.subresource ?? '';
   const labelScope = metricScope(true, r.verb, r.name ?? r.selectedName, r.namespace);
   const verb = reportedVerb(method, labelScope, r.verb === 'watch' || watchParameter(method, query), req.headers['content-type']);
-  const endpoint = metrics.requests.endpoint(info, subresource, labelScope, () => ({
-    group: info.group, version: info.version, resource: info.resource, subresource, scope: labelScope, component: APISERVER_COMPONENT,
-  }));
+  const endpoint = metrics.requests.endpoint(info, subresource, labelScope);
   if (info.deprecationWarning !== undefined) metrics.requests.deprecatedRequested(info.group, info.version, info.resource, subresource, info.removedRelease ?? '');
   const endLongRunning = isLongRunningRequest(r) ? metrics.requests.beginLongRunning(verb, endpoint.labels) : undefined;
   return new RequestObservation(endpoint, verb, dryRunLabel(req.url ?? '', query), res, received, endLongRunning, scope.webhookLatencies);

@@ -9,6 +9,7 @@ import { protobufObject } from '../encoding/derived.js';
 import { yamlLibrary } from '../encoding/yaml-library.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
 import { contentTypeOf, type Format } from './negotiation.js';
+import { SENT_LENGTH } from './response.js';
 
 /**
  * The request's body, read to its end. Read by its events rather than an async iterator, which
@@ -120,13 +121,6 @@ export function serialize(body: Body, out: Output): Body {
   if (out.pretty) return Buffer.from(JSON.stringify(JSON.parse(joinBody(body).toString('utf8')), null, 2) + '\n');
   return body;
 }
-
-/**
- * The body's length of each answer sendBytes wrote (for apiserver_response_sizes: headers given to
- * writeHead are not kept to be read back), on the response itself: a WeakMap entry per response
- * costs the garbage collector more than the lookup saves.
- */
-const SENT_LENGTH = Symbol('sent body length');
 
 /** How many bytes of body sendBytes wrote to `res` (0 when it wrote none). */
 export function sentBodyLength(res: ServerResponse): number {

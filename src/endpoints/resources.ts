@@ -1,6 +1,8 @@
 // The endpoint of resource paths: a request's RequestInfo goes to its verb's handler (./handlers),
 // after what every verb shares — content negotiation, the resource's lookup, a deprecated
 // version's warning — and every answer, error or not, goes out here.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import { FeatureGates } from '../api/feature-gates.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../admission/chain.js';

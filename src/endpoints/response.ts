@@ -38,6 +38,14 @@ export class PreparedHeader {
   }
 }
 
+/**
+ * The body's length of each answer sendBytes wrote (for apiserver_response_sizes: headers given to
+ * writeHead are not kept to be read back), on the response itself: a WeakMap entry per response
+ * costs the garbage collector more than the lookup saves. A slot of AnswerResponse from the start,
+ * so that setting it does not change the response's shape.
+ */
+export const SENT_LENGTH = Symbol('sent body length');
+
 /** node:http's writer of a head's header lines, given the status line (see above); checked for at load. */
 type StoreHeader = (this: ServerResponse, firstLine: string, headers: unknown) => void;
 const storeHeader = (ServerResponse.prototype as unknown as { _storeHeader?: StoreHeader })._storeHeader;
@@ -51,6 +59,8 @@ export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> e
   private preparedLines = '';
   /** The request's audit event (audit/record.ts auditOf), a slot from the start. */
   [RECORD]: unknown = undefined;
+  /** See SENT_LENGTH. */
+  [SENT_LENGTH]: number | undefined = undefined;
 
   override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
     let own = this.answerHeaders;

@@ -71,15 +71,16 @@ export class RequestMetrics {
   }
 
   /**
-   * The recorder of one endpoint: what `owner` (an object that lives as long as the endpoint, such
-   * as the served version's resource info) serves at `subresource` in `scope`. Looked up by object
-   * identity, then scope and subresource, so a request's lookup builds no string at all.
+   * The recorder of one endpoint of the API: what `info` (an object that lives as long as the
+   * endpoint, such as the served version's resource info) serves at `subresource` in `scope`.
+   * Looked up by object identity, then scope and subresource, so a request's lookup builds no
+   * string (nor a closure) at all.
    */
-  endpoint(owner: object, subresource: string, scope: MetricScope, make: () => Endpoint): EndpointMetrics {
-    const bySubresource = innerMap(innerMap(this.endpoints, owner), scope);
+  endpoint(info: Pick<Endpoint, 'group' | 'version' | 'resource'>, subresource: string, scope: MetricScope): EndpointMetrics {
+    const bySubresource = innerMap(innerMap(this.endpoints, info), scope);
     let m = bySubresource.get(subresource);
     if (!m) {
-      m = new EndpointMetrics(make(), this);
+      m = new EndpointMetrics({ group: info.group, version: info.version, resource: info.resource, subresource, scope, component: APISERVER_COMPONENT }, this);
       bySubresource.set(subresource, m);
     }
     return m;

@@ -1,5 +1,7 @@
 // The storage with etcd_request_duration_seconds recorded around each operation that reaches it
 // (the reference records its etcd calls so), whatever the backend: SQLite, memory, or another.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import type { StorageMetrics, StorageOperation } from '../metrics/storage.js';
 import type { Encode, ListOptions, ListResult, Storage, Stored, WatchListener, Watcher } from './types.js';
 

@@ -1,6 +1,8 @@
 // Who sent the request (client certificate, bearer token, or anonymous); 401 for a bad credential.
 // Each attempt is counted (authentication_attempts, authentication_duration_seconds,
 // authenticated_user_requests) when metrics are on.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage } from 'node:http';
 import { UNAUTHORIZED, type Guard } from '../../auth/guard.js';
 import type { RequestCredentials } from '../../auth/types.js';

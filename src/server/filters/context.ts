@@ -1,5 +1,7 @@
 // What every filter of the chain sees (the request, the answer, and what earlier filters worked
 // out), and how the ordered list of filters becomes one handler.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../../api/request-info.js';
 import type { UserInfo } from '../../api/user.js';
