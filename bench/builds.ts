@@ -1,5 +1,5 @@
 // This build against another (BENCH_BUILD_OTHER=<a checkout of it, built>): GET of one small
-// ConfigMap on both in alternating rounds, and the server's CPU per request (on-off.ts), to tell a
+// ConfigMap on both at once, and the server's CPU per request (on-off.ts), to tell a
 // change of a few percent from the machine's moods. No target: a tool for changes to the GET path.
 //   BENCH_BUILD_OTHER=/work/wt/base node dist/bench/run.js builds
 import { compareOnOff } from './on-off.js';
