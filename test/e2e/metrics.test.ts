@@ -124,9 +124,10 @@ describe('/metrics', { timeout: 180_000 }, () => {
     const refusedBy = samplesMatching(m, 'apiserver_admission_controller_admission_duration_seconds_count', { rejected: 'true' });
     assert.deepEqual(refusedBy.map((s) => [s.labels['name'], s.labels['operation'], s.value]), [['NamespaceLifecycle', 'CREATE', 1]]);
 
-    // Authentication: the refused token is an error; every other request a success.
+    // Authentication: the refused token is an error; every other request a success: the 14 above
+    // and the scrape's (kubectl's dispatcher may ask /version first, or know it from its cache).
     assert.equal(sampleValue(m, 'authentication_attempts', { result: 'error' }), 1);
-    assert.ok(sampleValue(m, 'authentication_attempts', { result: 'success' })! >= 16);
+    assert.ok(sampleValue(m, 'authentication_attempts', { result: 'success' })! >= 15);
     assert.equal(m.get('authentication_duration_seconds')?.type, 'histogram');
 
     assert.deepEqual(samplesMatching(m, 'apiserver_current_inflight_requests').map((s) => s.labels['request_kind']).sort(), ['mutating', 'readOnly']);
