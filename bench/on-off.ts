@@ -77,6 +77,18 @@ async function stop(s: Server): Promise<void> {
 }
 
 export async function compareOnOff(bench: OnOffBench): Promise<void> {
+  // At once, bound to one CPU (see above), unless asked otherwise or the machine has one CPU or no taskset.
+  const together = process.env[`BENCH_${bench.name.toUpperCase()}_SEQUENTIAL`] !== '1';
+  const bound = together && cpus().length >= 2 && pinProcess(process.pid, clientCpus());
+  try {
+    await measureOnOff(bench, together, bound);
+  } finally {
+    if (bound) pinProcess(process.pid, allCpus());
+  }
+}
+
+/** `together`: both servers measured at once (else in turn); `bound`: they are bound to SERVERS_CPU, this process to the others. */
+async function measureOnOff(bench: OnOffBench, together: boolean, bound: boolean): Promise<void> {
   const env = bench.name.toUpperCase();
   const seconds = Number(process.env[`BENCH_${env}_SECONDS`] ?? 2);
   const rounds = Number(process.env[`BENCH_${env}_ROUNDS`] ?? 12);
@@ -84,29 +96,6 @@ export async function compareOnOff(bench: OnOffBench): Promise<void> {
   const run = (url: string): Promise<Result> => new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: seconds, ...(rate > 0 ? { overallRate: rate } : {}) }, (err, result) => (err ? reject(err) : resolve(result)));
   });
-  // At once, bound to one CPU (see above), unless asked otherwise or the machine has one CPU or no taskset.
-  const together = process.env[`BENCH_${env}_SEQUENTIAL`] !== '1';
-  const bound = together && cpus().length >= 2 && pinProcess(process.pid, clientCpus());
-  try {
-    await measureOnOff(bench, { seconds, rounds, rate, together, bound, run });
-  } finally {
-    if (bound) pinProcess(process.pid, allCpus());
-  }
-}
-
-interface Measuring {
-  seconds: number;
-  rounds: number;
-  rate: number;
-  /** Both servers measured at once (else in turn). */
-  together: boolean;
-  /** The servers bound to SERVERS_CPU, this process to the others. */
-  bound: boolean;
-  run(url: string): Promise<Result>;
-}
-
-async function measureOnOff(bench: OnOffBench, { seconds, rounds, rate, together, bound, run }: Measuring): Promise<void> {
-  const env = bench.name.toUpperCase();
   const pairs = Math.max(1, Math.min(rounds, Number(process.env[`BENCH_${env}_PAIRS`] ?? 6)));
   const rates: Record<Mode, number[]> = { on: [], off: [] };
   const cpu: Record<Mode, { ms: number; requests: number }> = { on: { ms: 0, requests: 0 }, off: { ms: 0, requests: 0 } };
