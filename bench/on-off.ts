@@ -1,7 +1,7 @@
 // What a feature costs a GET: two server processes alike but for the feature, on and off, each
 // serving one small ConfigMap to 32 keep-alive connections (autocannon). The cost is the server's
 // CPU time per request (read from /proc), on over off, pooled over all rounds; throughput is
-// printed beside it. Used by the metrics and APF benches.
+// printed beside it. Used by the metrics, APF and audit benches, and to compare two builds.
 //
 // The two servers are measured at once: both bound to one CPU (taskset), which the scheduler shares
 // between them, the clients on the other CPUs. Whatever else happens to the machine then falls on
@@ -43,12 +43,15 @@ export interface OnOffBench {
   readonly targetCost?: number;
   /** Said in the heading after the connections and rounds. */
   readonly note?: string;
+  /** What a server left in its data folder, looked at once it has stopped (the audit bench counts its log's events). */
+  stopped?(dir: string, mode: Mode): void;
 }
 
 interface Server {
   child: Child;
   url: string;
   dir: string;
+  mode: Mode;
 }
 
 /** The CPU both servers share when measured at once; the clients have the others. */
@@ -66,14 +69,18 @@ async function server(bench: OnOffBench, mode: Mode, bound: boolean): Promise<Se
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'bench-get' }, data: { k: 'v' } }),
   });
   if (created.status !== 201) throw new Error(`creating the ConfigMap answered ${created.status}`);
-  return { child, url: `${url}/api/v1/namespaces/default/configmaps/bench-get`, dir };
+  return { child, url: `${url}/api/v1/namespaces/default/configmaps/bench-get`, dir, mode };
 }
 
-async function stop(s: Server): Promise<void> {
+async function stop(bench: OnOffBench, s: Server): Promise<void> {
   const exited = new Promise((r) => s.child.child.once('exit', r));
   s.child.child.kill('SIGTERM');
   await exited;
-  rmSync(s.dir, { recursive: true, force: true });
+  try {
+    bench.stopped?.(s.dir, s.mode);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
 }
 
 export async function compareOnOff(bench: OnOffBench): Promise<void> {
@@ -143,7 +150,7 @@ async function measureOnOff(bench: OnOffBench, together: boolean, bound: boolean
       }
       pairCosts.push(own.on.ms / own.on.requests / (own.off.ms / own.off.requests) - 1);
     } finally {
-      for (const s of Object.values(servers)) await stop(s);
+      for (const s of Object.values(servers)) await stop(bench, s);
     }
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
