@@ -8,13 +8,19 @@ import { BatchingQueue } from './backend.js';
 /** Lines encoded one after another; `ends[i]` is where line i ends. */
 export interface EncodedLines {
   readonly buffer: Buffer;
-  readonly ends: readonly number[];
+  readonly ends: ArrayLike<number> & Iterable<number>;
 }
 
+/**
+ * A buffer of lines and where each ends. The ends are kept in a typed array reused with the chunk:
+ * a fresh array per write lived as long as a chunk fills (longer than a young generation's turn),
+ * so each was copied and promoted, and the old generation grew by some 0.3 MB/s under audited load.
+ */
 interface Chunk {
   buffer: Buffer;
   bytes: number;
-  ends: number[];
+  ends: Uint32Array;
+  lines: number;
 }
 
 export interface EncodedQueueOptions {
@@ -88,37 +94,45 @@ export class EncodedLineQueue extends BatchingQueue<string> {
   private room(room: number): Chunk {
     const chunk = this.current;
     if (chunk.bytes + room <= chunk.buffer.length) return chunk;
-    if (chunk.ends.length) this.full.push(chunk);
+    if (chunk.lines) this.full.push(chunk);
     return (this.current = room > CHUNK_BYTES ? newChunk(room) : this.spare.pop() ?? newChunk(CHUNK_BYTES));
   }
 
   private ended(end: number): void {
     const chunk = this.current;
     chunk.bytes = end;
-    chunk.ends.push(end);
+    if (chunk.lines === chunk.ends.length) {
+      const grown = new Uint32Array(chunk.ends.length * 2);
+      grown.set(chunk.ends);
+      chunk.ends = grown;
+    }
+    chunk.ends[chunk.lines++] = end;
     this.lines++;
   }
 
   /** Writes everything held now. */
   protected async drain(): Promise<void> {
     const chunks = this.full.splice(0);
-    if (this.current.ends.length) {
+    if (this.current.lines) {
       chunks.push(this.current);
       this.current = this.spare.pop() ?? newChunk(CHUNK_BYTES);
     }
-    const lines = chunks.reduce((sum, c) => sum + c.ends.length, 0);
+    const lines = chunks.reduce((sum, c) => sum + c.lines, 0);
     this.lines -= lines;
-    await this.written(lines, this.write(chunks.map((c) => ({ buffer: c.buffer.subarray(0, c.bytes), ends: c.ends }))));
+    await this.written(lines, this.write(chunks.map((c) => ({ buffer: c.buffer.subarray(0, c.bytes), ends: c.ends.subarray(0, c.lines) }))));
     for (const c of chunks) {
       if (c.buffer.length !== CHUNK_BYTES || this.spare.length >= SPARE_CHUNKS) continue;
       c.bytes = 0;
-      c.ends = [];
+      c.lines = 0;
       this.spare.push(c);
       reused++;
     }
   }
 }
 
+/** Room for this many line ends at first (a chunk of 1 MiB holds some 1,700 lines of a GET's events). */
+const FIRST_ENDS = 4096;
+
 function newChunk(bytes: number): Chunk {
-  return { buffer: Buffer.allocUnsafe(bytes), bytes: 0, ends: [] };
+  return { buffer: Buffer.allocUnsafe(bytes), bytes: 0, ends: new Uint32Array(FIRST_ENDS), lines: 0 };
 }

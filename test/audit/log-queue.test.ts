@@ -28,6 +28,31 @@ describe('audit log queue', { timeout: 10_000 }, () => {
     assert.equal(queue.dropped, 0);
   });
 
+  it('keeps where each line ends when a buffer gathers thousands of lines, and again once its buffer is reused', async () => {
+    let release: () => void = () => {};
+    const writes: EncodedLines[][] = [];
+    // The first write waits: meanwhile 9,000 short lines gather in one buffer (past its first room for 4,096 ends).
+    const queue = new EncodedLineQueue({ bufferSize: 20_000, batchLines: 20_000, gatherMs: 1, name: 'log' }, async (chunks) => {
+      writes.push(chunks.map((c) => ({ buffer: Buffer.from(c.buffer), ends: [...c.ends] })));
+      if (writes.length === 1) await new Promise<void>((r) => (release = r));
+    });
+    const sent: string[] = [];
+    const take = (line: string) => {
+      sent.push(line);
+      assert.equal(queue.push(line), true);
+    };
+    take('first\n');
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 9_000; i++) take(`${i}\n`);
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    // The buffers written before are reused now: fewer lines than they held, with ends of their own.
+    for (let i = 0; i < 3; i++) take(`again ${i}\n`);
+    await queue.close();
+    assert.deepEqual(decoded(writes), sent);
+    assert.equal(writes.length, 3);
+  });
+
   it('drops and counts lines past its buffer while the writer is slow, and never waits for it', async () => {
     let release: () => void = () => {};
     const writes: EncodedLines[][] = [];
