@@ -16,4 +16,3 @@ const audit = mode === 'on' ? { auditPolicyFile: policyFile, auditLogPath: join(
 const server = await startServer({ dataDir, insecure: true, port: 0, bindAddress: '127.0.0.1', ...audit });
 process.stdout.write(`serving on ${server.url} (audit ${mode}${omitReceived ? ', no RequestReceived' : ''})\n`);
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
-
