@@ -5,13 +5,14 @@
 // omits the RequestReceived stage, as many policies do (one event per request, not two).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { metadataAuditPolicy } from './common.js';
 import { startServer } from '../src/server/server.js';
 
 const [dataDir, mode] = process.argv.slice(2);
 if (!dataDir || (mode !== 'on' && mode !== 'off')) throw new Error('usage: audit-server.js <data-dir> on|off');
 const omitReceived = process.env['BENCH_AUDIT_OMIT_RECEIVED'] === '1';
 const policyFile = join(dataDir, 'policy.yaml');
-writeFileSync(policyFile, `apiVersion: audit.k8s.io/v1\nkind: Policy\n${omitReceived ? 'omitStages: [RequestReceived]\n' : ''}rules:\n- level: Metadata\n`);
+writeFileSync(policyFile, metadataAuditPolicy(omitReceived));
 const audit = mode === 'on' ? { auditPolicyFile: policyFile, auditLogPath: join(dataDir, 'audit.log') } : {};
 const server = await startServer({ dataDir, insecure: true, port: 0, bindAddress: '127.0.0.1', ...audit });
 process.stdout.write(`serving on ${server.url} (audit ${mode}${omitReceived ? ', no RequestReceived' : ''})\n`);

@@ -168,6 +168,11 @@ export function pinProcess(pid: number, cpuList: string): boolean {
   }
 }
 
+/** The audit benchmark's policy: every request at Metadata level, RequestReceived left out when asked. */
+export function metadataAuditPolicy(omitReceived = false): string {
+  return `apiVersion: audit.k8s.io/v1\nkind: Policy\n${omitReceived ? 'omitStages: [RequestReceived]\n' : ''}rules:\n- level: Metadata\n`;
+}
+
 /** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat. */
 export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -1,6 +1,6 @@
 // A node:test reporter that lists the failed tests once more at the very end of the run, with
 // their files and errors, so a log read from its tail (CI keeps only the tail) says what failed.
-// It runs beside the TAP reporter (see the test scripts in package.json).
+// It runs beside the TAP reporter (package.json's config.test_reporters, which every test script passes).
 
 const MAX_ERROR_LINES = 12;
 
