@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { constants } from 'node:http2';
 import { Agent, createServer, request, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { WatchOutput, type WatchOutputLimits } from '../../src/endpoints/watch-output.js';
 
@@ -345,6 +345,34 @@ describe('WatchOutput', { timeout: 10_000 }, () => {
       assert.equal(next.socket, watched.socket, 'the same connection');
     } finally {
       agent.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('to an HTTP/1.0 client (no chunked encoding) the events go out as the bare body, ended by the close', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.flushHeaders();
+      const out = new WatchOutput<number>(res, (n) => Buffer.from(`${n}\n`), () => undefined, LIMITS);
+      for (let i = 0; i < 5; i++) out.push(i);
+      out.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end('GET /watch HTTP/1.0\r\nHost: x\r\n\r\n'));
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (t: string) => (text += t));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head, body] = raw.split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 200 OK/);
+      assert.doesNotMatch(head!, /transfer-encoding/i);
+      assert.equal(body, '0\n1\n2\n3\n4\n');
+    } finally {
       await new Promise((r) => server.close(r));
     }
   });
