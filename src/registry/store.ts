@@ -966,31 +966,45 @@ export class Registry {
   async delete(info: ResourceInfo, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<WriteResult> {
     const key = objectKey(info, namespace, name);
     const storeInfo = this.storageInfo(info);
+    // As an update (guaranteedUpdate): the first try starts from the watch cache's copy, the
+    // delete's condition on the revision catching a copy the store has moved past (a store read
+    // is a B-tree walk through the file on SQLite, a round trip on etcd). A dry run reads the store.
+    let fromCache = !options.dryRun;
     for (let attempt = 0; ; attempt++) {
-      const current = await this.storage.get(key);
+      const cached = fromCache ? await this.cachedCurrent(info, key) : undefined;
+      fromCache = false;
+      const current = cached ?? (await this.storage.get(key));
       if (!current) throw notFound(qr(info), name);
-      const obj = decodeJson(current.value);
+      // With other servers writing to the store, whatever the copy leads to short of a write may
+      // be the copy's doing (a refusal, nothing to change): the store says.
+      const copyMayLag = cached !== undefined && this.storage.latestRevision !== undefined;
+      const obj = cached?.decoded ?? decodeJson(current.value);
       const meta = metadataOf(obj);
-      checkPreconditions(info, name, meta, options);
-      // propagationPolicy: Foreground and Orphan hold the object with the garbage collector's
-      // finalizer (foregroundDeletion, orphan); an explicit Background drops both. Without one,
-      // the resource's default applies (v1 ReplicationControllers orphan, for compatibility).
-      const policy = options.propagationPolicy ?? info.definition.hooks.defaultPropagation?.(info.version);
-      if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') {
-        const want = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
-        const before = Array.isArray(meta['finalizers']) ? (meta['finalizers'] as unknown[]) : [];
-        const after = before.filter((f) => (f !== 'foregroundDeletion' && f !== 'orphan') || f === want);
-        if (want && !after.includes(want)) after.push(want);
-        if (after.length) meta['finalizers'] = after;
-        else delete meta['finalizers'];
-      }
       const strategy = info.definition.hooks;
-      if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
-      const admission = this.admissionOf('DELETE', info, namespace, name, options, deleteOptionsObject(options));
-      if (admission) {
-        const old = decodeJson(current.value);
-        await admission.mutate(undefined, old);
-        await admission.validate(undefined, old);
+      try {
+        checkPreconditions(info, name, meta, options);
+        // propagationPolicy: Foreground and Orphan hold the object with the garbage collector's
+        // finalizer (foregroundDeletion, orphan); an explicit Background drops both. Without one,
+        // the resource's default applies (v1 ReplicationControllers orphan, for compatibility).
+        const policy = options.propagationPolicy ?? strategy.defaultPropagation?.(info.version);
+        if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') {
+          const want = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
+          const before = Array.isArray(meta['finalizers']) ? (meta['finalizers'] as unknown[]) : [];
+          const after = before.filter((f) => (f !== 'foregroundDeletion' && f !== 'orphan') || f === want);
+          if (want && !after.includes(want)) after.push(want);
+          if (after.length) meta['finalizers'] = after;
+          else delete meta['finalizers'];
+        }
+        if (strategy.beforeDelete) await strategy.beforeDelete(this, obj, options.dryRun ?? false);
+        const admission = this.admissionOf('DELETE', info, namespace, name, options, deleteOptionsObject(options));
+        if (admission) {
+          const old = decodeJson(current.value);
+          await admission.mutate(undefined, old);
+          await admission.validate(undefined, old);
+        }
+      } catch (err) {
+        if (copyMayLag) continue;
+        throw err;
       }
       const gracefully = strategy.gracePeriod ? startGracePeriod(meta, strategy.gracePeriod(obj, options.gracePeriodSeconds)) : false;
       const held = gracefully || holdsDeletion(info, obj);
@@ -1016,6 +1030,7 @@ export class Registry {
           const updated = canonical(obj, storeInfo.kind, storeInfo.apiVersion);
           // A repeated delete that changes nothing writes nothing.
           if (jsonEqual(updated, canonical(decodeJson(current.value), storeInfo.kind, storeInfo.apiVersion))) {
+            if (copyMayLag) continue;
             return { status: options.orphanDependents === false ? 202 : 200, body: await this.served(info, current.value) };
           }
           const result = await this.storage.update(key, current.modRevision, (rev) => encodeAt(updated, storeInfo, rev));

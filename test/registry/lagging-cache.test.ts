@@ -1,7 +1,7 @@
-// Updates start from the watch cache's copy of the object. With other servers writing to the store
-// (etcd), that copy may lag the store: the update must then answer as if it had read the store —
-// no conflict for a resourceVersion the store has, and no write skipped because the body equals
-// the old copy. A store wrapper here holds the cache's feed back, as a slow etcd watch would.
+// Updates and deletes start from the watch cache's copy of the object. With other servers writing
+// to the store (etcd), that copy may lag the store: the write must then answer as if it had read
+// the store — no conflict for a resourceVersion the store has, no write skipped because the body
+// equals the old copy, no delete of a version older than the store's. A store wrapper here holds the cache's feed back, as a slow etcd watch would.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '../../src/json.js';
@@ -98,6 +98,48 @@ describe('updates while the watch cache lags the store', { timeout: 20_000 }, ()
     assert.ok(Number(answered.metadata.resourceVersion) > elsewhere, `written after the other server's write (${answered.metadata.resourceVersion}; created at ${created.metadata.resourceVersion})`);
     const stored = await storage.get(objectKey({ group: GROUP, resource: 'widgets', namespaced: true }, 'ns', 'b'));
     assert.deepEqual((JSON.parse(stored!.value.toString()) as { spec: JsonObject }).spec, { v: 1 });
+    storage.release();
+    await storage.close();
+  });
+});
+
+describe('deletes while the watch cache lags the store', { timeout: 20_000 }, () => {
+  const key = (name: string) => objectKey({ group: GROUP, resource: 'widgets', namespaced: true }, 'ns', name);
+
+  it('accepts a resourceVersion precondition the store has, which the cache does not have yet', async () => {
+    const { storage, registry, info } = setUp();
+    await registry.create(info, 'ns', widget('c', { v: 1 }), { manager: 'test' });
+    await registry.get(info, 'ns', 'c');
+    storage.hold();
+    const elsewhere = await writtenElsewhere(storage, 'c', { v: 2 });
+    const result = await registry.delete(info, 'ns', 'c', { preconditions: { resourceVersion: String(elsewhere) } });
+    assert.equal(result.status, 200);
+    assert.equal(await storage.get(key('c')), undefined);
+    storage.release();
+    await storage.close();
+  });
+
+  it('refuses a resourceVersion precondition the store has moved past, though the cache still has it', async () => {
+    const { storage, registry, info } = setUp();
+    const created = parsed((await registry.create(info, 'ns', widget('d', { v: 1 }), { manager: 'test' })).body);
+    await registry.get(info, 'ns', 'd');
+    storage.hold();
+    await writtenElsewhere(storage, 'd', { v: 2 });
+    await assert.rejects(registry.delete(info, 'ns', 'd', { preconditions: { resourceVersion: created.metadata.resourceVersion } }), (err: { code?: number }) => err.code === 409);
+    assert.deepEqual((JSON.parse((await storage.get(key('d')))!.value.toString()) as { spec: JsonObject }).spec, { v: 2 }, 'still stored');
+    storage.release();
+    await storage.close();
+  });
+
+  it('deletes the object the store has, whose version the cache has not seen', async () => {
+    const { storage, registry, info } = setUp();
+    await registry.create(info, 'ns', widget('e', { v: 1 }), { manager: 'test' });
+    await registry.get(info, 'ns', 'e');
+    storage.hold();
+    await writtenElsewhere(storage, 'e', { v: 2 });
+    const result = await registry.delete(info, 'ns', 'e');
+    assert.equal(result.status, 200);
+    assert.equal(await storage.get(key('e')), undefined);
     storage.release();
     await storage.close();
   });
