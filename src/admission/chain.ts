@@ -2,7 +2,7 @@
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionFor } from '../registry/store.js';
 import type { AdmissionMetrics, AdmissionStep, WebhookLatencies } from '../metrics/admission.js';
-import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from './types.js';
+import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices, Operation } from './types.js';
 
 /** Every plugin name the reference knows, in its fixed order (the order of --enable-admission-plugins does not matter). */
 export const ORDERED_PLUGINS = [
@@ -37,11 +37,21 @@ export function enabledPlugins(enable: string[] = [], disable: string[] = []): S
 
 export class AdmissionChain {
   private readonly plugins: AdmissionPlugin[];
+  /**
+   * Each phase's plugins for each operation, in order: those with the phase that handle the
+   * operation. The reference neither runs nor measures a plugin for an operation it does not handle.
+   */
+  private readonly steps: Record<AdmissionStep, Record<Operation, readonly AdmissionPlugin[]>>;
 
   /** `available` are the implemented plugins; those `enabled` run, in the reference's order. */
   constructor(available: AdmissionPlugin[], enabled: Set<string>, private readonly services: AdmissionServices) {
     const rank = (name: string) => (ORDERED_PLUGINS as readonly string[]).indexOf(name);
     this.plugins = available.filter((p) => enabled.has(p.name)).sort((a, b) => rank(a.name) - rank(b.name));
+    const byOperation = (inPhase: (p: AdmissionPlugin) => boolean): Record<Operation, readonly AdmissionPlugin[]> => {
+      const of = (operation: Operation) => this.plugins.filter((p) => inPhase(p) && (p.operations === undefined || p.operations.includes(operation)));
+      return { CREATE: of('CREATE'), UPDATE: of('UPDATE'), DELETE: of('DELETE'), CONNECT: of('CONNECT') };
+    };
+    this.steps = { admit: byOperation((p) => p.mutate !== undefined), validate: byOperation((p) => p.validate !== undefined) };
   }
 
   names(): string[] {
@@ -62,29 +72,28 @@ export class AdmissionChain {
   }
 
   /**
-   * One phase: each plugin in order, the next once the one before has finished. A plugin that
-   * answers at once (most do, for most writes) is followed at once, without a turn of the
+   * One phase: each of its plugins in order, the next once the one before has finished. A plugin
+   * that answers at once (most do, for most writes) is followed at once, without a turn of the
    * microtask queue per plugin; the first that answers with a promise is waited for. A plugin
    * that throws rejects the phase, as an async plugin's rejection does.
    */
   private phase(step: AdmissionStep, attributes: AdmissionAttributes): Promise<void> {
     try {
+      const plugins = this.steps[step][attributes.operation];
       const metrics = this.services.metrics;
-      const pending = metrics ? this.measuredFrom(metrics, step, attributes, 0, performance.now()) : this.plainFrom(step, attributes, 0);
+      const pending = metrics ? this.measuredFrom(metrics, step, plugins, attributes, 0, performance.now()) : this.plainFrom(step, plugins, attributes, 0);
       return pending ?? Promise.resolve();
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /** The phase's plugins from `from` on; a promise when one of them answers later. */
-  private plainFrom(step: AdmissionStep, attributes: AdmissionAttributes, from: number): Promise<void> | undefined {
-    for (let i = from; i < this.plugins.length; i++) {
-      const p = this.plugins[i]!;
-      const run = step === 'admit' ? p.mutate : p.validate;
-      if (!run) continue;
-      const result = run.call(p, attributes, this.services);
-      if (result) return result.then(() => this.plainFrom(step, attributes, i + 1));
+  /** The phase's `plugins` from `from` on; a promise when one of them answers later. */
+  private plainFrom(step: AdmissionStep, plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes, from: number): Promise<void> | undefined {
+    for (let i = from; i < plugins.length; i++) {
+      const p = plugins[i]!;
+      const result = step === 'admit' ? p.mutate!(attributes, this.services) : p.validate!(attributes, this.services);
+      if (result) return result.then(() => this.plainFrom(step, plugins, attributes, i + 1));
     }
     return undefined;
   }
@@ -93,16 +102,14 @@ export class AdmissionChain {
    * plainFrom with the phase's latency and each plugin's recorded (the reference's step and
    * controller metrics); `phaseStarted` is when the phase began.
    */
-  private measuredFrom(metrics: AdmissionMetrics, step: AdmissionStep, attributes: AdmissionAttributes, from: number, phaseStarted: number): Promise<void> | undefined {
+  private measuredFrom(metrics: AdmissionMetrics, step: AdmissionStep, plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes, from: number, phaseStarted: number): Promise<void> | undefined {
     const operation = attributes.operation;
-    for (let i = from; i < this.plugins.length; i++) {
-      const p = this.plugins[i]!;
-      const run = step === 'admit' ? p.mutate : p.validate;
-      if (!run) continue;
+    for (let i = from; i < plugins.length; i++) {
+      const p = plugins[i]!;
       const started = performance.now();
       let result: Promise<void> | void;
       try {
-        result = run.call(p, attributes, this.services);
+        result = step === 'admit' ? p.mutate!(attributes, this.services) : p.validate!(attributes, this.services);
       } catch (err) {
         metrics.observeController(p.name, step, operation, true, (performance.now() - started) / 1000);
         metrics.observeStep(step, operation, true, (performance.now() - phaseStarted) / 1000);
@@ -113,7 +120,7 @@ export class AdmissionChain {
           () => {
             metrics.observeController(p.name, step, operation, false, (performance.now() - started) / 1000);
             // A throw here rejects the phase (the rest has recorded it).
-            return this.measuredFrom(metrics, step, attributes, i + 1, phaseStarted);
+            return this.measuredFrom(metrics, step, plugins, attributes, i + 1, phaseStarted);
           },
           (err: unknown) => {
             metrics.observeController(p.name, step, operation, true, (performance.now() - started) / 1000);

@@ -5,7 +5,8 @@ import type { AdmissionMetrics, WebhookLatencies } from '../metrics/admission.js
 import type { Registry, WriteTarget } from '../registry/store.js';
 import { type JsonObject } from '../json.js';
 
-export type { Operation } from '../registry/store.js';
+import type { Operation } from '../api/operation.js';
+export type { Operation };
 
 /** One write as admission sees it (the reference's admission.Attributes). */
 export interface AdmissionAttributes extends WriteTarget {
@@ -40,6 +41,11 @@ export interface AdmissionServices {
  */
 export interface AdmissionPlugin {
   readonly name: string;
+  /**
+   * The operations the plugin handles (the reference's Handles); the chain neither runs nor
+   * measures it for others. Absent: every operation.
+   */
+  readonly operations?: readonly Operation[];
   mutate?(attributes: AdmissionAttributes, services: AdmissionServices): Promise<void> | void;
   validate?(attributes: AdmissionAttributes, services: AdmissionServices): Promise<void> | void;
 }

@@ -79,6 +79,26 @@ describe('/metrics (in-process)', { timeout: 60_000 }, () => {
     assert.equal(sampleValue(m, 'apiserver_request_total', { code: '403', component: 'apiserver', dry_run: '', group: '', resource: 'secrets', scope: 'resource', subresource: '', verb: 'POST', version: 'v1' }), 1);
   });
 
+  it('records only the plugins that handle the operation, as the reference chain skips the others', async () => {
+    await mustOk(req('DELETE', '/metrics'));
+    await mustOk(req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'handled' } }), 201);
+    await mustOk(req('DELETE', '/api/v1/namespaces/default/configmaps/handled'));
+    const m = await scrape();
+    const recorded = (operation: string) => samplesMatching(m, 'apiserver_admission_controller_admission_duration_seconds_count', { operation })
+      .map((s) => `${s.labels['type']} ${s.labels['name']}`).sort();
+    // Handles(DELETE): NamespaceLifecycle, Priority and the webhook dispatchers; LimitRanger,
+    // ResourceQuota and the others handle CREATE and UPDATE only.
+    assert.deepEqual(recorded('DELETE'), ['admit MutatingAdmissionWebhook', 'admit NamespaceLifecycle', 'admit Priority', 'validate Priority', 'validate ValidatingAdmissionWebhook']);
+    const created = recorded('CREATE');
+    for (const expected of ['admit LimitRanger', 'validate LimitRanger', 'validate ResourceQuota', 'admit ServiceAccount', 'admit RuntimeClass']) {
+      assert.ok(created.includes(expected), `${expected} in ${created.join(', ')}`);
+    }
+    // CertificateApproval and PersistentVolumeClaimResize handle UPDATE only.
+    assert.ok(!created.some((c) => c.endsWith(' CertificateApproval') || c.endsWith(' PersistentVolumeClaimResize')), created.join(', '));
+    // The configmap was really created and deleted.
+    assert.equal((await req('GET', '/api/v1/namespaces/default/configmaps/handled')).status, 404);
+  });
+
   it('DELETE /metrics resets the server families; they count again from there', async () => {
     await mustOk(req('GET', '/api/v1/namespaces/default/configmaps'));
     const reset = await req('DELETE', '/metrics');

@@ -6,6 +6,7 @@ import { forbidden, isResource, objectOf, plainError, stringOf, type JsonObject 
 
 export const alwaysPullImages: AdmissionPlugin = {
   name: 'AlwaysPullImages',
+  operations: ['CREATE', 'UPDATE'],
   mutate(a) {
     const spec = specToCheck(a);
     if (!spec) return;

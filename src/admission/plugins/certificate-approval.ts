@@ -6,6 +6,7 @@ import { forbidden, isResource, objectOf, stringOf } from './support.js';
 
 export const certificateApproval: AdmissionPlugin = {
   name: 'CertificateApproval',
+  operations: ['UPDATE'],
   validate(a, { authorizer }) {
     if (a.operation !== 'UPDATE' || a.subresource !== 'approval' || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
     // The new object's signer: changing it through this endpoint is invalid anyway.

@@ -7,6 +7,7 @@ import { forbidden, isResource, objectOf, stringOf } from './support.js';
 
 export const certificateSigning: AdmissionPlugin = {
   name: 'CertificateSigning',
+  operations: ['UPDATE'],
   validate(a, { authorizer }) {
     if (a.operation !== 'UPDATE' || a.subresource !== 'status' || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
     const certificate = (o: unknown) => objectOf(objectOf(o)?.['status'])?.['certificate'];

@@ -8,6 +8,7 @@ const API_SERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 
 export const certificateSubjectRestriction: AdmissionPlugin = {
   name: 'CertificateSubjectRestriction',
+  operations: ['CREATE'],
   validate(a) {
     if (a.operation !== 'CREATE' || a.subresource || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
     const spec = objectOf(objectOf(a.object)?.['spec']) ?? {};

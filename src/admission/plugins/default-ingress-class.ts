@@ -9,6 +9,7 @@ const INGRESS_SPEC_ORDER = ['ingressClassName', 'defaultBackend', 'tls', 'rules'
 
 export const defaultIngressClass: AdmissionPlugin = {
   name: 'DefaultIngressClass',
+  operations: ['CREATE'],
   async mutate(a, { registry }) {
     if (a.operation !== 'CREATE' || a.subresource || !isResource(a, 'networking.k8s.io', 'ingresses')) return;
     const ingress = objectOf(a.object);

@@ -9,6 +9,7 @@ const CLAIM_SPEC_ORDER = ['accessModes', 'selector', 'resources', 'volumeName', 
 
 export const defaultStorageClass: AdmissionPlugin = {
   name: 'DefaultStorageClass',
+  operations: ['CREATE'],
   async mutate(a, { registry }) {
     if (a.operation !== 'CREATE' || a.subresource || !isResource(a, '', 'persistentvolumeclaims')) return;
     const claim = objectOf(a.object);

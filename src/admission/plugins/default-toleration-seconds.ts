@@ -11,6 +11,7 @@ const UNREACHABLE = 'node.kubernetes.io/unreachable';
 
 export const defaultTolerationSeconds: AdmissionPlugin = {
   name: 'DefaultTolerationSeconds',
+  operations: ['CREATE', 'UPDATE'],
   mutate(a) {
     if (!isResource(a, '', 'pods') || a.subresource || (a.operation !== 'CREATE' && a.operation !== 'UPDATE')) return;
     const pod = objectOf(a.object);

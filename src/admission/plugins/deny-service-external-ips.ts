@@ -4,6 +4,7 @@ import { arrayOf, forbidden, isResource, objectOf } from './support.js';
 
 export const denyServiceExternalIPs: AdmissionPlugin = {
   name: 'DenyServiceExternalIPs',
+  operations: ['CREATE', 'UPDATE'],
   validate(a) {
     if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.subresource || !isResource(a, '', 'services')) return;
     const ips = (o: unknown) => arrayOf(objectOf(objectOf(o)?.['spec'])?.['externalIPs']);

@@ -6,7 +6,7 @@ import { resourceListOf, type ResourceList } from '../../quota/resource-list.js'
 import { NamespaceIndex } from '../../registry/namespace-index.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
-import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
+import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices, Operation } from '../types.js';
 import { forbidden } from './support.js';
 import { type JsonObject, isObject } from '../../json.js';
 
@@ -237,6 +237,7 @@ function aggregate(errors: string[]): string {
 
 export class LimitRangerAdmission implements AdmissionPlugin {
   readonly name = 'LimitRanger';
+  readonly operations: readonly Operation[] = ['CREATE', 'UPDATE'];
   private ranges: NamespaceIndex | undefined;
   private starting: Promise<NamespaceIndex> | undefined;
 

@@ -43,4 +43,4 @@ async function admit(a: AdmissionAttributes, { registry }: AdmissionServices): P
   }
 }
 
-export const namespaceLifecycle: AdmissionPlugin = { name: 'NamespaceLifecycle', mutate: admit };
+export const namespaceLifecycle: AdmissionPlugin = { name: 'NamespaceLifecycle', operations: ['CREATE', 'UPDATE', 'DELETE'], mutate: admit };

@@ -8,6 +8,7 @@ import { annotationsOf, forbidden, isResource, objectOf, readObject, stringOf, t
 
 export const persistentVolumeClaimResize: AdmissionPlugin = {
   name: 'PersistentVolumeClaimResize',
+  operations: ['UPDATE'],
   async validate(a, { registry }) {
     if (a.operation !== 'UPDATE' || a.subresource || !isResource(a, '', 'persistentvolumeclaims')) return;
     const claim = objectOf(a.object);

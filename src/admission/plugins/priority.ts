@@ -11,6 +11,7 @@ const DEFAULT_PRIORITY = 0;
 
 export const priority: AdmissionPlugin = {
   name: 'Priority',
+  operations: ['CREATE', 'UPDATE', 'DELETE'],
   async mutate(a, { registry }) {
     if (a.subresource || !isResource(a, '', 'pods')) return;
     const pod = objectOf(a.object);

@@ -11,7 +11,7 @@ import { resourceListJson } from '../../quota/resource-list.js';
 import { NamespaceIndex } from '../../registry/namespace-index.js';
 import { metadataOf } from '../../registry/objects.js';
 import { SYSTEM_WRITER, type Registry } from '../../registry/store.js';
-import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '../types.js';
+import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices, Operation } from '../types.js';
 import { forbidden } from './support.js';
 import { type JsonObject } from '../../json.js';
 
@@ -25,6 +25,7 @@ function isStale(err: unknown): boolean {
 
 export class ResourceQuotaAdmission implements AdmissionPlugin {
   readonly name = 'ResourceQuota';
+  readonly operations: readonly Operation[] = ['CREATE', 'UPDATE'];
   private quotas: NamespaceIndex | undefined;
   private starting: Promise<NamespaceIndex> | undefined;
 

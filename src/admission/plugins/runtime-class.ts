@@ -8,6 +8,7 @@ import { forbidden, isResource, objectOf, objectsOf, readObject, stringOf, type 
 
 export const runtimeClass: AdmissionPlugin = {
   name: 'RuntimeClass',
+  operations: ['CREATE'],
   async mutate(a, services) {
     const found = await lookUp(a, services, 'mutate');
     if (!found) return;

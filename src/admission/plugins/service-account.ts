@@ -23,6 +23,7 @@ const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export const serviceAccount: AdmissionPlugin = {
   name: 'ServiceAccount',
+  operations: ['CREATE', 'UPDATE'],
   async mutate(a, services) {
     if (!handles(a) || a.operation !== 'CREATE') return;
     const pod = a.object!;

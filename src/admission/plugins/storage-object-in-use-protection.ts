@@ -11,6 +11,7 @@ const FINALIZERS = new Map([
 
 export const storageObjectInUseProtection: AdmissionPlugin = {
   name: 'StorageObjectInUseProtection',
+  operations: ['CREATE'],
   mutate(a) {
     if (a.operation !== 'CREATE' || a.subresource || a.info.group !== '') return;
     const finalizer = FINALIZERS.get(a.info.resource);

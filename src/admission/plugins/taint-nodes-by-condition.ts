@@ -8,6 +8,7 @@ const NODE_SPEC_ORDER = ['podCIDR', 'podCIDRs', 'providerID', 'unschedulable', '
 
 export const taintNodesByCondition: AdmissionPlugin = {
   name: 'TaintNodesByCondition',
+  operations: ['CREATE'],
   mutate(a) {
     if (a.operation !== 'CREATE' || a.subresource || !isResource(a, '', 'nodes')) return;
     const node = objectOf(a.object);

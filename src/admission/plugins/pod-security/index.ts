@@ -18,6 +18,7 @@ const MAX_PODS_TO_CHECK = 3000;
 
 export const podSecurity: AdmissionPlugin = {
   name: 'PodSecurity',
+  operations: ['CREATE', 'UPDATE'],
   async validate(a, { registry }) {
     if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
     if (isResource(a, '', 'namespaces')) return validateNamespace(a, registry);
