@@ -201,11 +201,15 @@ export async function https(): Promise<void> {
       const times = kinds.map(() => [] as number[]);
       const listCpu = kinds.map(() => 0);
       const firsts: string[] = [];
+      // A list pays for the garbage of the one before it, so every kind must come after every other
+      // as often: round r starts one kind further on and steps through the kinds by the r-th of the
+      // steps coprime with their count (a fixed step of 1 would put each kind always after the same one).
+      const steps = Array.from({ length: kinds.length - 1 }, (_, i) => i + 1).filter((s) => gcd(s, kinds.length) === 1);
       for (let round = -1; round < LIST_ROUNDS; round++) {
-        // Each round starts one kind further on: a list pays for the garbage of the one before it,
-        // and every kind comes after every other as often.
+        const start = Math.max(0, round);
+        const step = steps[start % steps.length]!;
         for (let i = 0; i < kinds.length; i++) {
-          const k = (Math.max(0, round) + i) % kinds.length;
+          const k = (start + i * step) % kinds.length;
           const kind = kinds[k]!;
           const t = performance.now();
           const cpu = cpuMsOf(serverPid!);
@@ -276,4 +280,8 @@ export async function https(): Promise<void> {
     }
     rmSync(certDir, { recursive: true, force: true });
   }
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
