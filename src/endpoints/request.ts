@@ -1,6 +1,7 @@
 // Reading request bodies (bounded) and writing responses in the negotiated serialization.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants as http2, type Http2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
 import { auditOf } from '../audit/record.js';
 import { MAX_BODY_BYTES } from '../encoding/decode.js';
 import { MAX_YAML_DEPTH, valueDepth } from '../encoding/depth.js';
@@ -64,15 +65,57 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * 413 for a body over the limit. The rest of it is never waited for: the connection closes after
  * the answer (HTTP/1, as Go's server closes one whose handler left a large body unread), or the
- * stream is reset once answered (HTTP/2), so a client that stops sending never hangs on it.
+ * stream is reset once answered (HTTP/2), so a client that stops sending never hangs on it. Either
+ * way the client must be able to read the answer while it is still sending: see lingeringClose and
+ * resetOnceAnswered.
  */
 function refuseRestOfBody(req: IncomingMessage): StatusError {
   const message = `Request entity too large: limit is ${MAX_BODY_BYTES}`;
   req.resume();
-  if (req.httpVersionMajor !== 2) return new StatusError(413, 'RequestEntityTooLarge', message, undefined, { Connection: 'close' });
-  const stream = (req as unknown as { stream: Http2Stream }).stream;
-  stream.once('finish', () => stream.close(http2.NGHTTP2_NO_ERROR));
+  if (req.httpVersionMajor !== 2) {
+    lingeringClose(req.socket);
+    return new StatusError(413, 'RequestEntityTooLarge', message, undefined, { Connection: 'close' });
+  }
+  resetOnceAnswered((req as unknown as { stream: Http2Stream }).stream);
   return requestEntityTooLarge(message);
+}
+
+/** How long a connection closed with its request unread is still read from (Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * Makes the close node:http does after a `Connection: close` answer a lingering one, as Go's
+ * server does: its FIN is sent, what the client still sends is read and dropped for LINGER_MS, and
+ * only then is the socket closed. Closed at once with unread bytes, the kernel answers with a
+ * reset, and a client still writing its body (kubectl, node:https) loses the 413 it was sent.
+ */
+function lingeringClose(socket: Socket): void {
+  socket.destroySoon = function lingering(this: Socket): void {
+    this.on('data', ignore);
+    this.resume();
+    this.end();
+    setTimeout(() => this.destroy(), LINGER_MS).unref();
+  };
+}
+
+function ignore(): void {}
+
+/**
+ * Resets the stream with NO_ERROR, which asks the client to stop sending (RFC 9113 §8.1), once the
+ * answer's last frame has gone out: reset as soon as the answer is handed over, nghttp2 sends the
+ * RST_STREAM ahead of the answer's queued DATA, which it then drops, and the client (Go's) reports
+ * a broken stream instead of the 413.
+ */
+function resetOnceAnswered(stream: Http2Stream): void {
+  const givenUpAt = Date.now() + LINGER_MS;
+  const resetWhenSent = (): void => {
+    if (stream.destroyed || stream.closed) return;
+    const state = stream.state.state;
+    const sent = state === http2.NGHTTP2_STREAM_STATE_HALF_CLOSED_LOCAL || state === http2.NGHTTP2_STREAM_STATE_CLOSED;
+    if (sent || Date.now() >= givenUpAt) stream.close(http2.NGHTTP2_NO_ERROR);
+    else setTimeout(resetWhenSent, 1);
+  };
+  stream.once('finish', resetWhenSent);
 }
 
 /** What Go's strconv.ParseBool reads as true; every other value is false or an error (false). */

@@ -1,10 +1,11 @@
 // End to end: the real capstan command on a real database file, driven by the real kubectl.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { referenceDir, until } from '../helpers.js';
+import { kubeconfigTls, referenceDir, until } from '../helpers.js';
 import { kubectl, ok, startCapstan, stopCapstan, type Capstan } from './harness.js';
 
 const manifests = {
@@ -197,6 +198,40 @@ describe('kubectl against capstan', () => {
       await ok(kc, ['delete', 'configmap', mode, '-n', 'cascade', `--cascade=${mode}`]);
       await until(`${mode} and its dependent deleted`, async () => !(await exists(`${mode}-dep`)) && !(await exists(mode)), 20_000, 100);
     }
+  });
+
+  it('answers a body over 3 MiB with the reference\'s 413, which kubectl (HTTP/2) and node:https (HTTP/1.1) both get to read', async () => {
+    const big = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-big', namespace: 'default' }, data: { big: 'x'.repeat(3 * 1024 * 1024 + 1) } });
+    const file = join(dir, 'too-big.json');
+    writeFileSync(file, big);
+    // Reset as soon as answered, the stream lost the answer: "stream error when reading response body".
+    for (let i = 0; i < 3; i++) {
+      const r = await kubectl(capstan.kubeconfig, ['create', '-f', file]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /^Error from server \(RequestEntityTooLarge\): error when creating ".*too-big\.json": Request entity too large: limit is 3145728$/m, r.stderr);
+    }
+    // Closed at once under the client's writes, the connection was reset and the client saw EPIPE.
+    const base = /server: (\S+)/.exec(readFileSync(capstan.kubeconfig, 'utf8'))![1]!;
+    const tls = kubeconfigTls(capstan.kubeconfig);
+    // On fresh and on kept-alive connections (without the fix, 3 of 8 such tries failed).
+    const keptAlive = new HttpsAgent({ keepAlive: true, ...tls });
+    for (let i = 0; i < 8; i++) {
+      const agent = i % 2 ? keptAlive : false;
+      const answer = await new Promise<{ status: number; text: string } | Error>((resolve) => {
+        const req = httpsRequest(`${base}/api/v1/namespaces/default/configmaps`, { method: 'POST', agent, ...tls, headers: { 'Content-Type': 'application/json' } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => { text += d; });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', resolve);
+        req.end(big);
+      });
+      assert.ok(!(answer instanceof Error), `attempt ${i}: ${String(answer)}`);
+      assert.equal(answer.status, 413);
+      assert.equal(JSON.parse(answer.text).reason, 'RequestEntityTooLarge');
+    }
+    keptAlive.destroy();
+    assert.equal((await kubectl(capstan.kubeconfig, ['get', 'configmap', 'too-big'])).code, 1);
   });
 
   it('keeps objects and the revision across a restart of the database file', async () => {
