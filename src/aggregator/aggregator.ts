@@ -35,6 +35,11 @@ export class Aggregator {
     private readonly openApi: OpenApiDownloads | undefined,
   ) {}
 
+  /** Whether the extension servers' OpenAPI documents are fetched (with a front proxy to ask them through). */
+  get downloadsOpenApi(): boolean {
+    return this.openApi !== undefined;
+  }
+
   /** Hands the extension servers' OpenAPI v2 parts to `listener`, now and whenever they change. */
   onOpenApiChange(listener: (parts: readonly ExtensionOpenApi[]) => void): void {
     this.openApi?.onChange(listener);

@@ -1,7 +1,7 @@
 // The checks of /healthz, /livez and /readyz, named and ordered as the reference's. Each is backed
-// by a condition of capstan's own; a reference check whose subject capstan does not have (the
-// aggregator's OpenAPI controllers, the object count tracker, the authentication-info controller
-// on plain HTTP) is not listed.
+// by a condition of capstan's own; a reference check whose subject capstan does not have (on plain
+// HTTP, which has no front proxy: the authentication-info controller and the aggregator's OpenAPI
+// controllers) is not listed.
 import type { HealthCheck, HealthEndpoint } from './health.js';
 
 /** The reference's checks, in its order (/readyz alone has etcd-readiness, informer-sync and shutdown). */
@@ -15,6 +15,7 @@ const REFERENCE_ORDER = [
   'poststarthook/generic-apiserver-start-informers',
   'poststarthook/priority-and-fairness-config-consumer',
   'poststarthook/priority-and-fairness-filter',
+  'poststarthook/max-in-flight-filter',
   'poststarthook/storage-object-count-tracker-hook',
   'poststarthook/start-apiextensions-informers',
   'poststarthook/start-apiextensions-controllers',

@@ -69,6 +69,10 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   },
   { name: 'apf-config-consumer', stage: 'caches', reportsAs: 'priority-and-fairness-config-consumer', create: (c) => c.flowControl },
   { name: 'apf-filter', stage: 'caches', reportsAs: 'priority-and-fairness-filter', create: (c) => (c.flowControl ? task(async () => {}) : undefined) },
+  // The objects counted per resource for the filter's list estimates (recounted by the consumer).
+  { name: 'object-count-tracker', stage: 'caches', reportsAs: 'storage-object-count-tracker-hook', create: (c) => (c.flowControl ? task(async () => {}) : undefined) },
+  // Without APF, the max-in-flight filter in its place (as the reference's).
+  { name: 'max-in-flight-filter', stage: 'caches', reportsAs: 'max-in-flight-filter', create: (c) => (c.flowControl ? undefined : task(async () => {})) },
   { name: 'apiextensions-informers', stage: 'caches', reportsAs: 'start-apiextensions-informers', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
   { name: 'crd-informer-synced', stage: 'caches', reportsAs: 'crd-informer-synced', create: (c) => informerOf(c, 'apiextensions.k8s.io', 'customresourcedefinitions') },
   { name: 'aggregator-informers', stage: 'caches', reportsAs: 'start-kube-aggregator-informers', create: (c) => informerOf(c, 'apiregistration.k8s.io', 'apiservices') },
@@ -98,6 +102,9 @@ export const POST_START_HOOKS: readonly PostStartHook[] = [
   { name: 'apiservice-registration', stage: 'admission', reportsAs: 'apiservice-registration-controller', create: (c) => (c.aggregation ? task(async () => {}) : undefined) },
   { name: 'apiservice-availability', stage: 'admission', reportsAs: 'apiservice-status-available-controller', create: (c) => c.aggregation?.aggregator.availability },
   { name: 'apiservice-autoregistration', stage: 'admission', reportsAs: 'kube-apiserver-autoregistration', create: (c) => (c.aggregation && c.options.localApiServices ? new LocalAPIServices(c.serverRegistry) : undefined) },
+  // The extension servers' OpenAPI, fetched with their availability (only with a front proxy to ask them through).
+  { name: 'apiservice-openapi', stage: 'admission', reportsAs: 'apiservice-openapi-controller', create: (c) => (c.aggregation?.aggregator.downloadsOpenApi ? task(async () => {}) : undefined) },
+  { name: 'apiservice-openapiv3', stage: 'admission', reportsAs: 'apiservice-openapiv3-controller', create: (c) => (c.aggregation?.aggregator.downloadsOpenApi ? task(async () => {}) : undefined) },
   { name: 'namespace', controller: 'namespace', stage: 'admission', create: (c) => new NamespaceController(c.registry) },
   { name: 'resourcequota', controller: 'resourcequota', stage: 'admission', create: (c) => new ResourceQuotaController(c.registry) },
   { name: 'garbagecollector', controller: 'garbagecollector', stage: 'admission', create: (c) => (c.options.garbageCollector ? new GarbageCollector(c.registry) : undefined) },

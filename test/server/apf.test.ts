@@ -367,7 +367,9 @@ describe('API Priority and Fairness', { timeout: 90_000 }, () => {
         // The producer keeps the configuration whether the filter runs or not (as the reference's).
         assert.equal((await call(server.url, 'GET', `${FC}/flowschemas/exempt`)).status, 200);
         const ready = (await mustOk(call(server.url, 'GET', '/readyz?verbose'))).text;
-        assert.doesNotMatch(ready, /priority-and-fairness-filter/);
+        assert.doesNotMatch(ready, /priority-and-fairness-filter|storage-object-count-tracker-hook/);
+        // The max-in-flight filter's hook in its place, as the reference's.
+        assert.match(ready, /^\[\+\]poststarthook\/max-in-flight-filter ok$/m);
         assert.match(ready, /priority-and-fairness-config-producer ok/);
       } finally {
         await server.close();

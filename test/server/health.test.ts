@@ -1,8 +1,12 @@
 // /healthz, /livez and /readyz: the checks capstan lists are the reference's (same names, same
 // order), among them the post-start hooks capstan runs.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
+import { startServer } from '../../src/server/server.js';
 import { call, fixture, memoryServer } from '../helpers.js';
 import { healthEndpoints } from '../../src/server/health-checks.js';
 
@@ -37,13 +41,13 @@ describe('health endpoints', { timeout: 30_000 }, () => {
     });
   }
 
-  // The reference's checks capstan has a subject for; the others (the object count tracker, the
-  // OpenAPI aggregation controllers; the authentication-info controller on plain HTTP, which has no
-  // front proxy) it leaves out.
+  // The reference's checks capstan has a subject for over plain HTTP: there is no front proxy, so
+  // no authentication-info controller and no OpenAPI aggregation controllers.
   const SERVED = [
     'ping', 'log', 'etcd',
     'poststarthook/start-kube-apiserver-admission-initializer', 'poststarthook/generic-apiserver-start-informers',
     'poststarthook/priority-and-fairness-config-consumer', 'poststarthook/priority-and-fairness-filter',
+    'poststarthook/storage-object-count-tracker-hook',
     'poststarthook/start-apiextensions-informers', 'poststarthook/start-apiextensions-controllers', 'poststarthook/crd-informer-synced', 'poststarthook/bootstrap-controller',
     'poststarthook/rbac/bootstrap-roles', 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/priority-and-fairness-config-producer',
     'poststarthook/start-kube-aggregator-informers',
@@ -98,6 +102,30 @@ describe('health endpoints', { timeout: 30_000 }, () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('health endpoints over HTTPS', { timeout: 30_000 }, () => {
+  let dir: string;
+  let server: RunningServer;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-health-'));
+    server = await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: dir });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists every check of the reference, in its order, with the front proxy\'s controllers', async () => {
+    const m = server.material!;
+    const tls = { ca: String(m.caCert), cert: String(m.adminCert), key: String(m.adminKey) };
+    for (const endpoint of ['healthz', 'livez', 'readyz']) {
+      const r = await call(server.url, 'GET', `/${endpoint}?verbose`, { tls });
+      assert.equal(r.status, 200);
+      assert.deepEqual(checkNames(r.text), checkNames(String(fixture(`health/${endpoint}-verbose`).response.body)), endpoint);
+    }
+    assert.equal((await call(server.url, 'GET', '/readyz/poststarthook/apiservice-openapiv3-controller', { tls })).text, 'ok');
   });
 });
 
