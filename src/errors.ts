@@ -99,9 +99,9 @@ export function notAcceptable(message: string): StatusError {
   return new StatusError(406, 'NotAcceptable', message, {});
 }
 
-/** 415 for a request body in a format the server does not read. */
-export function unsupportedMediaType(): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+/** 415 for a request body in a format the server does not read (`accepted`: what it reads there). */
+export function unsupportedMediaType(accepted: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 
 export function requestEntityTooLarge(message = 'the server has rejected the request because it is too large'): StatusError {

@@ -87,18 +87,35 @@ export function namesProtobuf(accept: string | undefined): boolean {
   return accept !== undefined && accept.toLowerCase().includes('vnd.kubernetes.protobuf');
 }
 
-/** The representation to answer with, or 406 when nothing offered is served. */
-export function negotiate(accept: string | undefined, target: Target = 'other', tableAvailable = true, protobufAvailable = false): Negotiated {
+/**
+ * 406 for Protobuf asked of a kind that has no Protobuf message (a custom resource) and nothing
+ * else acceptable: the reference's serializers include Protobuf, so it refuses in its other
+ * wording and, Status having a message, answers in Protobuf.
+ */
+export class ProtobufNotAvailable extends StatusError {
+  constructor() {
+    super(406, 'NotAcceptable', `only the following media types are accepted: ${AVAILABLE}`);
+  }
+}
+
+/**
+ * The representation to answer with, or 406 when nothing offered is served. `kindKnown`: the
+ * request names a served kind, so Protobuf refused for it is refused as ProtobufNotAvailable.
+ */
+export function negotiate(accept: string | undefined, target: Target = 'other', tableAvailable = true, protobufAvailable = false, kindKnown = false): Negotiated {
   if (!accept || !accept.trim()) return { format: 'json' };
   let transform = false;
+  let protobufRefused = false;
   for (const range of parseMediaRanges(accept)) {
     if (range.q <= 0) continue;
     const n = negotiatedOf(range, target, tableAvailable, protobufAvailable);
     if (n) return n;
     if (range.params['as'] !== undefined) transform = true;
+    else if (formatOf(range) === 'protobuf') protobufRefused = true;
   }
   // A transformation nobody serves is refused in the reference's other wording.
   if (transform) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${AVAILABLE}`);
+  if (protobufRefused && kindKnown) throw new ProtobufNotAvailable();
   throw notAcceptableError();
 }
 

@@ -9,7 +9,7 @@ import { bodyLength, joinBody, ProtobufBody, type Body } from '../encoding/lists
 import { protobufObject } from '../encoding/derived.js';
 import { yamlLibrary } from '../encoding/yaml-library.js';
 import { requestEntityTooLarge, StatusError, internalError } from '../errors.js';
-import { contentTypeOf, type Format } from './negotiation.js';
+import { contentTypeOf, ProtobufNotAvailable, type Format } from './negotiation.js';
 import { SENT_LENGTH } from './response.js';
 
 /**
@@ -229,6 +229,7 @@ export function sendStatusError(res: ServerResponse, err: unknown, out: Output =
     return;
   }
   const body = Buffer.from(JSON.stringify(status.toStatus()));
+  if (status instanceof ProtobufNotAvailable) return sendBytes(res, status.code, body, { format: 'protobuf', pretty: false }, status.headers);
   // The reference indents its 406 answer (it cannot negotiate a serializer for it).
   const pretty = status.code === 406 ? true : out.pretty;
   // A 406 cannot use what was asked for; it answers in JSON.

@@ -140,7 +140,7 @@ export class ResourceHandler {
       const target = targetOf(req.method ?? 'GET', r);
       const info = this.definitions.lookup(r.apiGroup, r.apiVersion, r.resource);
       const protobufOk = info !== undefined && namesProtobuf(req.headers.accept) && canEncodeProtobuf(info.apiVersion, target === 'list' ? info.listKind : info.kind);
-      const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk);
+      const negotiated = negotiate(req.headers.accept, target, TABLE_AVAILABLE, protobufOk, info !== undefined);
       out.format = negotiated.format;
       if (!info) throw resourceNotFound();
       if (r.namespace !== undefined && !info.namespaced) throw resourceNotFound();

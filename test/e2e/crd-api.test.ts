@@ -7,7 +7,20 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, firstWatchEvent, memoryServer, until } from '../helpers.js';
+import { call, firstWatchEvent, fixture, memoryServer, until } from '../helpers.js';
+
+/** A request whose answer is kept as bytes (Protobuf). */
+function rawCall(base: string, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; type: string | undefined; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, base), { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 const GROUP = 'stable.example.com';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -115,13 +128,25 @@ describe('CustomResourceDefinitions over HTTP', () => {
     assert.deepEqual(table.json.rows[0].cells, ['c1', '* * * * */5', 4]);
 
     // JSON and YAML only; no strategic merge patch.
-    const proto = await call(server.url, 'GET', `${BASE}/c1`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+    const proto = await rawCall(server.url, 'GET', `${BASE}/c1`, { Accept: 'application/vnd.kubernetes.protobuf' });
     assert.equal(proto.status, 406);
+    // As the reference: refused in its other wording, the Status in Protobuf, byte for byte.
+    const notAcceptable = fixture('protobuf/get-custom-resource-accept-protobuf-only').response;
+    assert.equal(proto.type, notAcceptable.headers['content-type']);
+    assert.equal(proto.body.toString('base64'), (notAcceptable.body as { data: string }).data);
+    // Offered JSON too, JSON it is.
+    assert.equal((await call(server.url, 'GET', `${BASE}/c1`, { headers: { Accept: 'application/vnd.kubernetes.protobuf,application/json' } })).json.kind, 'CronTab');
+    // A Protobuf body: 415 naming what a custom resource reads (the reference crashes on it).
+    const posted = fixture('protobuf/create-custom-resource-protobuf-body').request.body as { data: string };
+    const protoBody = await rawCall(server.url, 'POST', BASE, { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/json' }, Buffer.from(posted.data, 'base64'));
+    assert.equal(protoBody.status, 415);
+    assert.equal(JSON.parse(protoBody.body.toString()).message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
     const yaml = await call(server.url, 'GET', `${BASE}/c1`, { headers: { Accept: 'application/yaml' } });
     assert.match(yaml.text, /kind: CronTab/);
     const smp = await call(server.url, 'PATCH', `${BASE}/c1`, { body: { spec: { replicas: 1 } }, headers: { 'Content-Type': 'application/strategic-merge-patch+json' } });
     assert.equal(smp.status, 415);
     assert.equal(smp.json.message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+    assert.equal(smp.json.details, undefined, 'the reference\'s Status has no details');
 
     // Quota counts it by count/<plural>.<group>.
     const quota = await call(server.url, 'POST', '/api/v1/namespaces/default/resourcequotas', { body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { [`count/crontabs.${GROUP}`]: '1' } } } });

@@ -101,7 +101,7 @@ test('hand-encoded minimal ConfigMap', () => {
   const f = fixture('create-configmap-minimal-protobuf-body');
   const decoded = decodeProtobufObject(base64Body(f.request.body));
   assert.deepEqual(decoded.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'hand-encoded' }, data: { greeting: 'hello' } });
-  // The same bytes posted to a custom resource: still a valid v1 ConfigMap body (the route answers 415).
+  // The same bytes posted to a custom resource: still a valid v1 ConfigMap body (the route answers 415: test/e2e/crd-api).
   const cr = fixture('create-custom-resource-protobuf-body');
   assert.deepEqual(decodeProtobufObject(base64Body(cr.request.body)).object, decoded.object);
 });

@@ -15,6 +15,12 @@ import type { Scope } from './scope.js';
 export async function objectBody(scope: Scope, kind: string, fields?: { level: FieldValidation }): Promise<JsonObject> {
   const { req, info, registry } = scope;
   const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
+  // Custom resources have no Protobuf messages: their bodies are JSON or YAML (the reference, its
+  // serializers listing Protobuf, crashes on one and closes the connection).
+  if (type === PROTOBUF_MEDIA_TYPE && !info.definition.builtin && kind === info.kind) {
+    await readBody(req).catch(() => undefined);
+    throw unsupportedMediaType(['application/json', 'application/yaml']);
+  }
   if (type === PROTOBUF_MEDIA_TYPE) {
     const decoded = decodeProtobufObject(await readBody(req), kind).object;
     auditOf(scope.res)?.logRequestObject(decoded);

@@ -25,9 +25,12 @@ function unsupportedPatchType(): StatusError {
   return new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 }
 
-/** Resources defined at run time (custom resources) take no strategic merge patch, as the reference's. */
+/**
+ * Resources defined at run time (custom resources) take no strategic merge patch, as the
+ * reference's; its Status has no details (unlike the 415 of an unknown patch type).
+ */
 function customResourcePatchType(): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml', {});
+  return new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
 }
 
 /** A merge patch must be an object (as the reference's decoding into a map). */
