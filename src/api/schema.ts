@@ -30,9 +30,9 @@ export type NodeKind =
   | 'map'
   /** A list. */
   | 'list'
-  /** Anything, owned as one piece (RawExtension, JSON, FieldsV1, preserve-unknown-fields). */
+  /** Anything, owned as one piece (RawExtension, JSON, FieldsV1). */
   | 'untyped'
-  /** Schemaless: objects act as granular structs of anything, lists are atomic. */
+  /** Schemaless or preserve-unknown-fields ("deduced"): objects act as granular structs of anything, lists are atomic. */
   | 'unstructured';
 
 export type ListType = 'atomic' | 'set' | 'map';
@@ -170,6 +170,8 @@ interface NodeInit {
   scalarType?: string;
   format?: string;
   raw?: RawSchema;
+  /** struct: the node of the fields it does not declare (x-kubernetes-preserve-unknown-fields). */
+  unknownFields?: SchemaNode;
 }
 
 class Node implements SchemaNode {
@@ -183,6 +185,7 @@ class Node implements SchemaNode {
   readonly scalarType?: string;
   readonly format?: string;
   private readonly raw?: RawSchema;
+  private readonly unknownFields?: SchemaNode;
   private fieldCache?: Map<string, SchemaNode | undefined>;
   private itemNode?: SchemaNode;
 
@@ -197,6 +200,7 @@ class Node implements SchemaNode {
     if (init.scalarType) this.scalarType = init.scalarType;
     if (init.format) this.format = init.format;
     this.raw = init.raw;
+    if (init.unknownFields) this.unknownFields = init.unknownFields;
   }
 
   /** The same node as held by a property with its own markers. */
@@ -206,7 +210,7 @@ class Node implements SchemaNode {
     const mapType = p['x-kubernetes-map-type'];
     if (ps === undefined && mk === undefined && mapType === undefined) return this;
     const atomic = (this.kind === 'struct' || this.kind === 'map') && mapType !== undefined ? mapType === 'atomic' : this.atomic;
-    const n = new Node({ kind: this.kind, atomic, listType: this.listType, keys: this.keys, patchStrategy: ps, mergeKey: mk, defName: this.defName, scalarType: this.scalarType, format: this.format, raw: this.raw });
+    const n = new Node({ kind: this.kind, atomic, listType: this.listType, keys: this.keys, patchStrategy: ps, mergeKey: mk, defName: this.defName, scalarType: this.scalarType, format: this.format, raw: this.raw, unknownFields: this.unknownFields });
     return n;
   }
 
@@ -218,7 +222,7 @@ class Node implements SchemaNode {
     this.fieldCache ??= new Map();
     if (this.fieldCache.has(name)) return this.fieldCache.get(name);
     const p = this.raw.properties && Object.hasOwn(this.raw.properties, name) ? this.raw.properties[name] : undefined;
-    const n = p ? nodeFor(p) : undefined;
+    const n = p ? nodeFor(p) : this.unknownFields;
     this.fieldCache.set(name, n);
     return n;
   }
@@ -294,13 +298,16 @@ function defNode(name: string): Node {
 }
 
 function buildNode(raw: RawSchema, defName?: string): Node {
-  if (raw['x-kubernetes-preserve-unknown-fields']) return new Node({ kind: 'untyped', atomic: true, defName });
+  // x-kubernetes-preserve-unknown-fields: what the schema does not declare is "deduced", as the
+  // reference's: objects are walked field by field (their fields owned apart), lists and scalars whole.
+  const preserved = raw['x-kubernetes-preserve-unknown-fields'] === true;
   if (raw.properties) {
-    return new Node({ kind: 'struct', atomic: raw['x-kubernetes-map-type'] === 'atomic', defName, raw });
+    return new Node({ kind: 'struct', atomic: raw['x-kubernetes-map-type'] === 'atomic', defName, raw, unknownFields: preserved ? UNSTRUCTURED : undefined });
   }
   if (raw.additionalProperties !== undefined && raw.additionalProperties !== false) {
     return new Node({ kind: 'map', atomic: raw['x-kubernetes-map-type'] === 'atomic', defName, raw });
   }
+  if (preserved && raw.type !== 'array') return raw['x-kubernetes-map-type'] === 'atomic' ? new Node({ kind: 'untyped', atomic: true, defName }) : new Node({ kind: 'unstructured', atomic: false, defName });
   if (raw.type === 'array') {
     const itemsRaw = raw.items ?? {};
     const itemNode = nodeFor(itemsRaw);
@@ -329,7 +336,7 @@ function buildNode(raw: RawSchema, defName?: string): Node {
 function nodeFor(p: RawSchema): SchemaNode {
   const ref = p.$ref ?? (p.allOf && p.allOf.length === 1 ? p.allOf[0].$ref : undefined);
   if (ref !== undefined) return defNode(refName(ref)).withProperty(p);
-  if (!p.type && !p.properties && !p.items && p.additionalProperties === undefined) return UNTYPED;
+  if (!p.type && !p.properties && !p.items && p.additionalProperties === undefined && !p['x-kubernetes-preserve-unknown-fields']) return UNTYPED;
   if (p.type && p.type !== 'object' && p.type !== 'array') return scalarNode(p);
   const n = buildNode(p);
   return n.withProperty(p);

@@ -7,7 +7,12 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { RunningServer } from '../../src/server/server.js';
-import { call, firstWatchEvent, fixture, memoryServer, until } from '../helpers.js';
+import { call, firstWatchEvent, fixture, memoryServer, placeholders, until } from '../helpers.js';
+
+async function mustOkCall(server: RunningServer, method: string, path: string, body: unknown, status: number, headers?: Record<string, string>): Promise<void> {
+  const r = await call(server.url, method, path, { body, headers });
+  assert.equal(r.status, status, r.text);
+}
 
 /** A request whose answer is kept as bytes (Protobuf). */
 function rawCall(base: string, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; type: string | undefined; body: Buffer }> {
@@ -191,6 +196,32 @@ describe('CustomResourceDefinitions over HTTP', () => {
     assert.deepEqual([event.type, event.object.apiVersion, event.object.kind], ['ADDED', `${GROUP}/v1`, 'CronTab']);
 
     for (const name of names) assert.equal((await call(server.url, 'DELETE', `${BASE}/${name}`)).status, 200);
+  });
+
+  it('owns fields under x-kubernetes-preserve-unknown-fields one by one ("deduced"), as the reference', { timeout: 10_000 }, async () => {
+    // The recorder's CRD: a root that preserves unknown fields and declares none.
+    await mustOkCall(server, 'POST', CRDS, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'things.ref.example.com' }, spec: { group: 'ref.example.com', scope: 'Namespaced', names: { plural: 'things', singular: 'thing', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } }, 201);
+    await established(server, 'things.ref.example.com');
+    await mustOkCall(server, 'POST', '/api/v1/namespaces', { metadata: { name: 'ref-protobuf' } }, 201);
+    const things = '/apis/ref.example.com/v1/namespaces/ref-protobuf/things';
+    const f = fixture('protobuf/get-custom-resource-accept-protobuf-or-json');
+    await mustOkCall(server, 'POST', things, { apiVersion: 'ref.example.com/v1', kind: 'Thing', metadata: { name: 't1' }, spec: { a: 1 } }, 201, { 'User-Agent': 'recorder/1.0 (record.mjs; node)' });
+    const got = await call(server.url, 'GET', `${things}/t1`, { headers: f.request.headers as Record<string, string> });
+    assert.equal(got.headers['content-type'], f.response.headers['content-type']);
+    assert.deepEqual(placeholders(got.json), f.response.body);
+    // Two appliers of different unknown fields share the object (owned whole, the second conflicted).
+    const apply = (manager: string, spec: Record<string, unknown>) => call(server.url, 'PATCH', `${things}/t2?fieldManager=${manager}`, {
+      body: JSON.stringify({ apiVersion: 'ref.example.com/v1', kind: 'Thing', metadata: { name: 't2' }, spec }), headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    assert.equal((await apply('one', { a: 1, nested: { x: 1 } })).status, 201);
+    const second = await apply('two', { b: 2, nested: { y: 2 } });
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(second.json.spec, { a: 1, nested: { x: 1, y: 2 }, b: 2 });
+    const owned = Object.fromEntries((second.json.metadata.managedFields as Array<{ manager: string; fieldsV1: unknown }>).map((m) => [m.manager, m.fieldsV1]));
+    assert.deepEqual(owned['two'], { 'f:spec': { 'f:b': {}, 'f:nested': { 'f:y': {} } } });
+    // A list under it is owned whole: changing another's list conflicts.
+    assert.equal((await apply('one', { a: 1, nested: { x: 1 }, items: [1, 2] })).status, 200);
+    assert.equal((await apply('two', { b: 2, nested: { y: 2 }, items: [3] })).status, 409);
   });
 
   it('a second CRD with a clashing short name is refused its names', { timeout: 10_000 }, async () => {

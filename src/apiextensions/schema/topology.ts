@@ -2,11 +2,9 @@
 // api/schema.ts's registerSchema takes (an OpenAPI v2 schema without $refs but ObjectMeta's), with
 // x-kubernetes-list-type / -list-map-keys / -map-type kept so that apply merges lists and maps
 // as the CRD says, and value validations and nullable left out (as the reference's type converter
-// is built: v2, value validations and nullable stripped, unknown-field subtrees kept typed).
-//
-// Differences from the reference that the field manager's model imposes: a node with
-// x-kubernetes-preserve-unknown-fields is owned as one atomic value (the reference tracks its
-// unknown fields granularly, as "deduced" types).
+// is built: v2, value validations and nullable stripped, unknown-field subtrees kept typed). Under
+// x-kubernetes-preserve-unknown-fields the fields a node does not declare are "deduced", as the
+// reference's: objects owned field by field, lists and scalars whole (api/schema.ts).
 import type { JsonObject } from '../../json.js';
 import type { Structural } from './types.js';
 
