@@ -138,6 +138,11 @@ export function compare(lhs: unknown, rhs: unknown, node: SchemaNode): Compariso
 }
 
 function compareInto(l: unknown, r: unknown, node: SchemaNode, path: string[], res: Comparison): void {
+  // A null where a list or an object is walked is Go's nil one (the stored `conditions: null` of
+  // a CRD's status): the other side's items or fields are added (or removed) one by one, not the
+  // list or object itself, as in the reference's compare.
+  if (l === null && r !== undefined && r !== null && shape(node, r) !== 'leaf') l = Array.isArray(r) ? [] : {};
+  else if (r === null && l !== undefined && l !== null && shape(node, l) !== 'leaf') r = Array.isArray(l) ? [] : {};
   const lp = l !== undefined;
   const rp = r !== undefined;
   if (!lp && !rp) return;

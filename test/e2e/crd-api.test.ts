@@ -102,6 +102,12 @@ describe('CustomResourceDefinitions over HTTP', () => {
     assert.deepEqual([byType['NamesAccepted']?.status, byType['NamesAccepted']?.reason, byType['NamesAccepted']?.message], ['True', 'NoConflicts', 'no conflicts found']);
     assert.deepEqual([byType['Established']?.reason, byType['Established']?.message], ['InitialNamesAccepted', 'the initial names have been accepted']);
     assert.deepEqual(crd.status.acceptedNames, { plural: 'crontabs', singular: 'crontab', shortNames: ['ct'], kind: 'CronTab', listKind: 'CronTabList', categories: ['all'] });
+    // The status writer owns each condition, not the list ("." there): Go's stored status had
+    // `conditions: null`, so the reference adds its items one by one.
+    const managed = (crd as unknown as { metadata: { managedFields: Array<{ manager: string; subresource?: string; fieldsV1: { 'f:status': Record<string, Record<string, unknown>> } }> } }).metadata.managedFields;
+    const statusWriter = managed.find((m) => m.subresource === 'status')!;
+    assert.equal(statusWriter.manager, 'kube-apiserver');
+    assert.deepEqual(Object.keys(statusWriter.fieldsV1['f:status']['f:conditions']!).sort(), ['k:{"type":"Established"}', 'k:{"type":"NamesAccepted"}']);
 
     const discovery = (await call(server.url, 'GET', `/apis/${GROUP}/v1`)).json as { resources: Array<{ name: string; verbs: string[]; shortNames?: string[]; categories?: string[]; singularName: string }> };
     assert.deepEqual(discovery.resources.map((r) => r.name).sort(), ['crontabs', 'crontabs/scale', 'crontabs/status']);
