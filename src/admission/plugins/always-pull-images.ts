@@ -26,7 +26,6 @@ export const alwaysPullImages: AdmissionPlugin = {
 /** The pod spec to hold to Always: pods and their ephemeral containers, unless an update brings no new image. */
 function specToCheck(a: AdmissionAttributes): JsonObject | undefined {
   if (!isResource(a, '', 'pods') || (a.subresource && a.subresource !== 'ephemeralcontainers')) return undefined;
-  if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return undefined;
   const spec = objectOf(objectOf(a.object)?.['spec']);
   if (!spec) return undefined;
   if (a.operation === 'UPDATE') {

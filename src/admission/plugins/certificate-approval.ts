@@ -8,7 +8,7 @@ export const certificateApproval: AdmissionPlugin = {
   name: 'CertificateApproval',
   operations: ['UPDATE'],
   validate(a, { authorizer }) {
-    if (a.operation !== 'UPDATE' || a.subresource !== 'approval' || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
+    if (a.subresource !== 'approval' || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
     // The new object's signer: changing it through this endpoint is invalid anyway.
     const signerName = stringOf(objectOf(objectOf(a.object)?.['spec'])?.['signerName']) ?? '';
     if (authorizer && !authorizedForSigner(authorizer, a.user, 'approve', signerName)) {

@@ -9,7 +9,7 @@ export const certificateSigning: AdmissionPlugin = {
   name: 'CertificateSigning',
   operations: ['UPDATE'],
   validate(a, { authorizer }) {
-    if (a.operation !== 'UPDATE' || a.subresource !== 'status' || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
+    if (a.subresource !== 'status' || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
     const certificate = (o: unknown) => objectOf(objectOf(o)?.['status'])?.['certificate'];
     if (isDeepStrictEqual(certificate(a.object), certificate(a.oldObject))) return;
     const signerName = stringOf(objectOf(objectOf(a.oldObject)?.['spec'])?.['signerName']) ?? '';

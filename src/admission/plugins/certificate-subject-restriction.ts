@@ -10,7 +10,7 @@ export const certificateSubjectRestriction: AdmissionPlugin = {
   name: 'CertificateSubjectRestriction',
   operations: ['CREATE'],
   validate(a) {
-    if (a.operation !== 'CREATE' || a.subresource || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
+    if (a.subresource || !isResource(a, 'certificates.k8s.io', 'certificatesigningrequests')) return;
     const spec = objectOf(objectOf(a.object)?.['spec']) ?? {};
     if (stringOf(spec['signerName']) !== API_SERVER_CLIENT_SIGNER) return;
     let organizations: string[];

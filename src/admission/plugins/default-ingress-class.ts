@@ -11,7 +11,7 @@ export const defaultIngressClass: AdmissionPlugin = {
   name: 'DefaultIngressClass',
   operations: ['CREATE'],
   async mutate(a, { registry }) {
-    if (a.operation !== 'CREATE' || a.subresource || !isResource(a, 'networking.k8s.io', 'ingresses')) return;
+    if (a.subresource || !isResource(a, 'networking.k8s.io', 'ingresses')) return;
     const ingress = objectOf(a.object);
     if (!ingress) return;
     if (typeof objectOf(ingress['spec'])?.['ingressClassName'] === 'string' || CLASS_ANNOTATION in annotationsOf(ingress)) return;

@@ -11,7 +11,7 @@ export const defaultStorageClass: AdmissionPlugin = {
   name: 'DefaultStorageClass',
   operations: ['CREATE'],
   async mutate(a, { registry }) {
-    if (a.operation !== 'CREATE' || a.subresource || !isResource(a, '', 'persistentvolumeclaims')) return;
+    if (a.subresource || !isResource(a, '', 'persistentvolumeclaims')) return;
     const claim = objectOf(a.object);
     // An explicit class, even "", is the user's choice.
     if (!claim || hasClass(claim)) return;

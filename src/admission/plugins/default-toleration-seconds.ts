@@ -13,7 +13,7 @@ export const defaultTolerationSeconds: AdmissionPlugin = {
   name: 'DefaultTolerationSeconds',
   operations: ['CREATE', 'UPDATE'],
   mutate(a) {
-    if (!isResource(a, '', 'pods') || a.subresource || (a.operation !== 'CREATE' && a.operation !== 'UPDATE')) return;
+    if (!isResource(a, '', 'pods') || a.subresource) return;
     const pod = objectOf(a.object);
     if (!pod) return;
     const spec = podSpecOf(pod);

@@ -6,7 +6,7 @@ export const denyServiceExternalIPs: AdmissionPlugin = {
   name: 'DenyServiceExternalIPs',
   operations: ['CREATE', 'UPDATE'],
   validate(a) {
-    if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.subresource || !isResource(a, '', 'services')) return;
+    if (a.subresource || !isResource(a, '', 'services')) return;
     const ips = (o: unknown) => arrayOf(objectOf(objectOf(o)?.['spec'])?.['externalIPs']);
     const old = new Set(ips(a.oldObject));
     if (ips(a.object).every((ip) => old.has(ip))) return;

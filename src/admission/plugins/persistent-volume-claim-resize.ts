@@ -10,7 +10,7 @@ export const persistentVolumeClaimResize: AdmissionPlugin = {
   name: 'PersistentVolumeClaimResize',
   operations: ['UPDATE'],
   async validate(a, { registry }) {
-    if (a.operation !== 'UPDATE' || a.subresource || !isResource(a, '', 'persistentvolumeclaims')) return;
+    if (a.subresource || !isResource(a, '', 'persistentvolumeclaims')) return;
     const claim = objectOf(a.object);
     const old = objectOf(a.oldObject);
     if (!claim || !old) return;

@@ -33,7 +33,6 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const { operation, namespace, object } = attributes;
     // Subresources (status, scale, …) and cluster-scoped objects are never charged.
     if (attributes.subresource || namespace === undefined || !object) return;
-    if (operation !== 'CREATE' && operation !== 'UPDATE') return;
     const evaluator = attributes.info.definition.hooks.quota;
     if (!evaluator?.handles(operation)) return;
     const index = this.quotas ?? await this.index(services.registry);

@@ -37,7 +37,7 @@ function sameOverhead(a: JsonObject | undefined, b: JsonObject | undefined): boo
 
 /** The pod's spec and its RuntimeClass (undefined when it names none); refused when the class does not exist. */
 async function lookUp(a: AdmissionAttributes, { registry }: AdmissionServices, phase: 'mutate' | 'validate'): Promise<{ spec: JsonObject; rc?: JsonObject } | undefined> {
-  if (a.operation !== 'CREATE' || a.subresource || !isResource(a, '', 'pods')) return undefined;
+  if (a.subresource || !isResource(a, '', 'pods')) return undefined;
   const pod = objectOf(a.object);
   if (!pod) return undefined;
   const spec = podSpecOf(pod);

@@ -13,7 +13,7 @@ export const storageObjectInUseProtection: AdmissionPlugin = {
   name: 'StorageObjectInUseProtection',
   operations: ['CREATE'],
   mutate(a) {
-    if (a.operation !== 'CREATE' || a.subresource || a.info.group !== '') return;
+    if (a.subresource || a.info.group !== '') return;
     const finalizer = FINALIZERS.get(a.info.resource);
     const obj = objectOf(a.object);
     if (!finalizer || !obj) return;

@@ -10,7 +10,7 @@ export const taintNodesByCondition: AdmissionPlugin = {
   name: 'TaintNodesByCondition',
   operations: ['CREATE'],
   mutate(a) {
-    if (a.operation !== 'CREATE' || a.subresource || !isResource(a, '', 'nodes')) return;
+    if (a.subresource || !isResource(a, '', 'nodes')) return;
     const node = objectOf(a.object);
     if (!node) return;
     const spec = child(node, 'spec');

@@ -20,7 +20,6 @@ export const podSecurity: AdmissionPlugin = {
   name: 'PodSecurity',
   operations: ['CREATE', 'UPDATE'],
   async validate(a, { registry }) {
-    if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
     if (isResource(a, '', 'namespaces')) return validateNamespace(a, registry);
     if (isResource(a, '', 'pods')) return validatePod(a, registry);
     if (a.info.definition.hooks.podTemplate) return validateWorkload(a, registry);
