@@ -48,6 +48,8 @@ export function parseMediaRanges(header: string): MediaRange[] {
 }
 
 const AVAILABLE = 'application/json, application/yaml, application/vnd.kubernetes.protobuf';
+/** The reference's other wording of a 406 (a transformation, or Protobuf of a kind without messages). */
+const ONLY_ACCEPTED = `only the following media types are accepted: ${AVAILABLE}`;
 
 function formatOf(range: MediaRange): Format | undefined {
   const { type, subtype } = range;
@@ -94,7 +96,7 @@ export function namesProtobuf(accept: string | undefined): boolean {
  */
 export class ProtobufNotAvailable extends StatusError {
   constructor() {
-    super(406, 'NotAcceptable', `only the following media types are accepted: ${AVAILABLE}`);
+    super(406, 'NotAcceptable', ONLY_ACCEPTED);
   }
 }
 
@@ -114,7 +116,7 @@ export function negotiate(accept: string | undefined, target: Target = 'other', 
     else if (formatOf(range) === 'protobuf') protobufRefused = true;
   }
   // A transformation nobody serves is refused in the reference's other wording.
-  if (transform) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${AVAILABLE}`);
+  if (transform) throw new StatusError(406, 'NotAcceptable', ONLY_ACCEPTED);
   if (protobufRefused && kindKnown) throw new ProtobufNotAvailable();
   throw notAcceptableError();
 }

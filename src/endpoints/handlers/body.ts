@@ -17,18 +17,15 @@ export async function objectBody(scope: Scope, kind: string, fields?: { level: F
   const type = mediaTypeOf(req.headers['content-type']) || 'application/json';
   // Custom resources have no Protobuf messages: their bodies are JSON or YAML (the reference, its
   // serializers listing Protobuf, crashes on one and closes the connection).
-  if (type === PROTOBUF_MEDIA_TYPE && !info.definition.builtin && kind === info.kind) {
-    await readBody(req).catch(() => undefined);
-    throw unsupportedMediaType(['application/json', 'application/yaml']);
-  }
-  if (type === PROTOBUF_MEDIA_TYPE) {
+  const protobufRead = info.definition.builtin || kind !== info.kind;
+  if (type === PROTOBUF_MEDIA_TYPE && protobufRead) {
     const decoded = decodeProtobufObject(await readBody(req), kind).object;
     auditOf(scope.res)?.logRequestObject(decoded);
     return decoded;
   }
   if (type !== 'application/json' && type !== 'application/yaml') {
     await readBody(req).catch(() => undefined);
-    throw unsupportedMediaType();
+    throw protobufRead ? unsupportedMediaType() : unsupportedMediaType(['application/json', 'application/yaml']);
   }
   const text = (await readBody(req)).toString('utf8');
   const body = decodeObject(text, type, kind);
