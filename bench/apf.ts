@@ -5,7 +5,7 @@
 // both, compared as on-off.ts compares (target at most 5%).
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { compareOnOff } from './on-off.js';
+import { compareOnOff, type OnOffServers } from './on-off.js';
 import { bootstrapConfiguration } from '../src/server/flowcontrol/bootstrap.js';
 import { FlowControl } from '../src/server/flowcontrol/controller.js';
 import { priorityAndFairness } from '../src/server/filters/priority-and-fairness.js';
@@ -69,9 +69,8 @@ export async function directApfWorkUs(): Promise<number> {
   return us;
 }
 
+export const apfServers = { name: 'apf', script: 'apf-server.js', labels: { off: 'APF off (max-in-flight)', on: 'APF on (global-default)' }, targetCost: 0.05 } as const satisfies OnOffServers;
+
 export function apf(): Promise<void> {
-  return compareOnOff({
-    name: 'apf', script: 'apf-server.js', labels: { off: 'APF off (max-in-flight)', on: 'APF on (global-default)' }, direct: directApfWorkUs, targetCost: 0.05,
-    note: 'metrics on in both',
-  });
+  return compareOnOff({ ...apfServers, direct: directApfWorkUs, note: 'metrics on in both' });
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { metadataAuditPolicy } from './common.js';
-import { compareOnOff } from './on-off.js';
+import { compareOnOff, type OnOffServers } from './on-off.js';
 import { Auditor } from '../src/audit/auditor.js';
 import { LogBackend } from '../src/audit/log-backend.js';
 import { parsePolicy, PolicyEvaluator } from '../src/audit/policy.js';
@@ -93,11 +93,13 @@ export async function directAuditWorkUs(): Promise<number> {
   return us;
 }
 
+export const auditServers = { name: 'audit', script: 'audit-server.js', labels: { off: 'no audit policy', on: 'audit at Metadata' }, targetCost: TARGET_COST } as const satisfies OnOffServers;
+
 export function audit(): Promise<void> {
   const omitReceived = process.env['BENCH_AUDIT_OMIT_RECEIVED'] === '1';
   const logged = { events: 0, bytes: 0, files: 0 };
   return compareOnOff({
-    name: 'audit', script: 'audit-server.js', labels: { off: 'no audit policy', on: 'audit at Metadata' }, direct: directAuditWorkUs, targetCost: TARGET_COST,
+    ...auditServers, direct: directAuditWorkUs,
     note: `to a log file${omitReceived ? ', RequestReceived omitted (BENCH_AUDIT_OMIT_RECEIVED)' : ', every stage'}`,
     // Its log, written out by the stop (past 100 MB it has rotated: the backups count too).
     stopped: (dir, mode) => {

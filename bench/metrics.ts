@@ -1,7 +1,7 @@
 // What recording metrics costs a GET (on-off.ts: two servers alike but for their metrics, in
 // alternating rounds; target at most 5%), and the metrics work of one GET timed directly, in this
 // process, as a figure the machine's load barely moves.
-import { compareOnOff } from './on-off.js';
+import { compareOnOff, type OnOffServers } from './on-off.js';
 import { dryRunLabel, metricScope, reportedVerb, watchParameter } from '../src/metrics/request-labels.js';
 import { ServerMetrics } from '../src/metrics/server-metrics.js';
 
@@ -36,6 +36,8 @@ function directMetricsWorkUs(): number {
   return us;
 }
 
+export const metricsServers = { name: 'metrics', script: 'metrics-server.js', labels: { off: 'metrics off', on: 'metrics on' }, targetCost: 0.05 } as const satisfies OnOffServers;
+
 export function metrics(): Promise<void> {
-  return compareOnOff({ name: 'metrics', script: 'metrics-server.js', labels: { off: 'metrics off', on: 'metrics on' }, direct: directMetricsWorkUs, targetCost: 0.05 });
+  return compareOnOff({ ...metricsServers, direct: directMetricsWorkUs });
 }

@@ -30,17 +30,21 @@ export type Mode = 'on' | 'off';
 
 const CONNECTIONS = 32;
 
-export interface OnOffBench {
+/** A feature's two servers: a script of bench/ started as `node <script> <data dir> on|off`. */
+export interface OnOffServers {
   /** The bench's name (figures, temporary folders, profiles, BENCH_<NAME>_SECONDS/_ROUNDS). */
   readonly name: string;
   /** The server script in bench/ (given its data folder and the mode; prints `serving on http://…`). */
   readonly script: string;
   /** How each side is printed ("metrics on", "APF on (global-default)"). */
   readonly labels: Record<Mode, string>;
-  /** The feature's work of one GET timed directly, in this process: µs (none when `on` is no feature, as another build). */
-  direct?(): Promise<number> | number;
   /** Allowed cost (0.05: 5%); none for a comparison without a target. */
   readonly targetCost?: number;
+}
+
+export interface OnOffBench extends OnOffServers {
+  /** The feature's work of one GET timed directly, in this process: µs (none when `on` is no feature, as another build). */
+  direct?(): Promise<number> | number;
   /** Said in the heading after the connections and rounds. */
   readonly note?: string;
   /** What a server left in its data folder, looked at once it has stopped (the audit bench counts its log's events). */
@@ -65,11 +69,16 @@ async function server(bench: OnOffBench, mode: Mode, bound: boolean): Promise<Se
   const child = await startNode([join(here, bench.script), dir, mode], /serving on (http:\/\/127\.0\.0\.1:\d+)/, prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}/${bench.name}-${mode}`] : []);
   const url = child.match[1]!;
   if (bound) pinProcess(child.child.pid!, SERVERS_CPU);
-  const created = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
+  return { child, url: await createBenchObject(url), dir, mode };
+}
+
+/** Makes the one small ConfigMap the GETs read, on the server at `base`; its URL. */
+export async function createBenchObject(base: string): Promise<string> {
+  const created = await fetch(`${base}/api/v1/namespaces/default/configmaps`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'bench-get' }, data: { k: 'v' } }),
   });
   if (created.status !== 201) throw new Error(`creating the ConfigMap answered ${created.status}`);
-  return { child, url: `${url}/api/v1/namespaces/default/configmaps/bench-get`, dir, mode };
+  return `${base}/api/v1/namespaces/default/configmaps/bench-get`;
 }
 
 async function stop(bench: OnOffBench, s: Server): Promise<void> {
