@@ -2,6 +2,8 @@
 // written once per stage as the reference's JSON. The layers below the audit filter reach it by
 // the response (`auditOf(res)`): the request's body, its answer, annotations. A request that is
 // not audited has none, and every hook costs a WeakMap lookup.
+// performance from its module, not the global: the global is an accessor, called at each use.
+import { performance } from 'node:perf_hooks';
 import type { UserInfo } from '../api/user.js';
 import type { JsonObject } from '../json.js';
 import { atLeast, LEVELS, STAGES, type AuditConfig, type Level, type Stage } from './policy.js';
