@@ -107,6 +107,8 @@ export class AuditRecord {
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
   private responseObject: string | undefined;
+  /** Whether the audit ID is written in JSON as it is (nothing escaped): asked once, when a template would take it. */
+  private plainID: boolean | undefined;
 
   constructor(readonly config: AuditConfig, readonly facts: RequestFacts) {
     this.level = config.level;
@@ -287,7 +289,7 @@ export class AuditRecord {
     const cache = f.bodyCache;
     const code = this.templateCode(stage);
     const template = cache !== undefined && epoch !== NOT_SHARED && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
-    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), code)) {
+    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), code) && (this.plainID ??= PLAIN_JSON_TEXT.test(f.auditID))) {
       const end = template.writeInto(buf, at, f.auditID, f.receivedMicros, stageMicros);
       if (end >= 0) {
         if (stage !== 'RequestReceived') this.shared = undefined;
@@ -899,9 +901,9 @@ class LineTemplate {
   }
 
   /**
-   * The line with `auditID` and the timestamps' microseconds written in, at `at`; returns its
-   * end, or -1 when the ID's length, an ID character to escape or a timestamp's second differs
-   * (the caller writes the line itself, over whatever this wrote).
+   * The line with `auditID` (plain: written as it is, PLAIN_JSON_TEXT) and the timestamps'
+   * microseconds written in, at `at`; returns its end, or -1 when the ID's length or a timestamp's
+   * second differs (the caller writes the line itself, over whatever this wrote).
    */
   writeInto(buf: Buffer, at: number, auditID: string, receivedMicros: number, stageMicros: number): number {
     const n = auditID.length;
@@ -910,12 +912,9 @@ class LineTemplate {
     const stageSecond = Math.floor(stageMicros / 1_000_000);
     if (receivedSecond !== this.receivedSecond || stageSecond !== this.stageSecond) return -1;
     const end = this.line.copyTo(buf, at);
-    const id = at + this.idAt;
-    for (let i = 0; i < n; i++) {
-      const c = auditID.charCodeAt(i);
-      if (c < 0x20 || c === QUOTE || c === 0x5c || c > 0x7f) return -1;
-      buf[id + i] = c;
-    }
+    // Copied by Node at once: read character by character, an ID (a slice of audit-id.ts's batch)
+    // cost ~60 instructions each, a sixth of the audit work of a GET.
+    buf.write(auditID, at + this.idAt, n, 'latin1');
     putMicros(buf, at + this.receivedAt + MICROS_AT, receivedMicros, receivedSecond);
     putMicros(buf, at + this.stageAt + MICROS_AT, stageMicros, stageSecond);
     return end;
@@ -943,6 +942,9 @@ class LineTemplate {
     this.stageSecond = Math.floor(stageMicros / 1_000_000);
   }
 }
+
+/** Text JSON writes as it is: printable ASCII (and DEL) but the quote and the backslash. */
+const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/;
 
 /** Whether `text` is at `at` as it is (printable ASCII, nothing escaped), and its closing quote after it. */
 function plainAt(buf: Buffer, at: number, text: string): boolean {

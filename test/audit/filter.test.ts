@@ -93,6 +93,39 @@ describe('audit filter', { timeout: 30_000 }, () => {
     assert.deepEqual(completes.map((e) => e.sourceIPs), [['127.0.0.1'], ['10.0.0.1', '10.0.0.3', '10.0.0.2', '127.0.0.1'], ['127.0.0.1']]);
   });
 
+  it('each event carries its own audit ID over one connection, a given one with characters JSON escapes too', { timeout: 20_000 }, async () => {
+    // 36 characters, as a UUID: the length a connection's last line (its template) was written with.
+    const given = ['a'.repeat(34) + '"\\', 'b'.repeat(35) + '\u00e9', `${'c'.repeat(17)}\t${'c'.repeat(18)}`, 'd'.repeat(36), 'e'.repeat(36)];
+    const answered: string[] = [];
+    const text = await serve('rules:\n- level: Metadata\n', {}, async (base) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const get = (headers: Record<string, string>) => new Promise<void>((resolve, reject) => {
+        request(`${base}/api/v1/namespaces/default/configmaps/x`, { agent, headers }, (res) => {
+          answered.push(String(res.headers['audit-id']));
+          res.resume();
+          res.on('end', resolve);
+        }).on('error', reject).end();
+      });
+      await get({});
+      await get({});
+      for (const id of given) await get({ 'Audit-ID': id });
+      await get({});
+      agent.destroy();
+      // A user without extras, whose lines a connection keeps (with extras, each line is written whole).
+    }, (ctx, next) => {
+      ctx.user = { name: 'carol', groups: ['system:authenticated'] };
+      return next();
+    });
+    const events = text.trim().split('\n').map((l) => JSON.parse(l) as { auditID: string; stage: string; stageTimestamp: string });
+    const ids = [...new Set(events.map((e) => e.auditID))];
+    // Each request's two events, in order, with the ID its answer carried.
+    assert.deepEqual(events.map((e) => e.stage), answered.flatMap(() => ['RequestReceived', 'ResponseComplete']));
+    assert.deepEqual(events.map((e) => e.auditID), answered.flatMap((id) => [id, id]));
+    assert.equal(ids.length, answered.length);
+    assert.deepEqual(answered.slice(2, 2 + given.length), given);
+    for (const e of events) assert.match(e.stageTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
   it('the user of each event is its request\'s, for one name with other groups and uid from request to request', async () => {
     const fromHeaders: Filter = (ctx, next) => {
       const groups = String(ctx.req.headers['x-groups'] ?? '');
