@@ -40,6 +40,8 @@ export interface RequestFacts {
   receivedMicros: number;
   /** The connection's cache of its last request's shared fields (HTTP/1.1: one per socket). */
   bodyCache?: BodyCache;
+  /** True: the audit ID is the server's own (a UUID, written as it is); otherwise it is looked at when a line's template would take it. */
+  auditIDPlain?: boolean;
 }
 
 // On the response itself: a WeakMap of every response audited costs the garbage collector far more.
@@ -292,7 +294,7 @@ export class AuditRecord {
     const cache = f.bodyCache;
     const code = this.templateCode(stage);
     const template = cache !== undefined && epoch !== NOT_SHARED && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
-    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), code) && (this.plainID ??= PLAIN_JSON_TEXT.test(f.auditID))) {
+    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), code) && (this.plainID ??= f.auditIDPlain === true || PLAIN_JSON_TEXT.test(f.auditID))) {
       const end = template.writeInto(buf, at, f.auditID, f.receivedMicros, stageMicros);
       if (end >= 0) {
         if (stage !== 'RequestReceived') this.shared = undefined;

@@ -131,6 +131,8 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
   const record = new AuditRecord(config, {
     auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
     userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros, bodyCache: bodyCacheOf(ctx.req),
+    // Without an Audit-ID header the ID is one of newAuditId()'s.
+    auditIDPlain: ctx.req.headers['audit-id'] === undefined,
   });
   record.attachTo(ctx.res);
   return record;
