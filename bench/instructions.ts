@@ -2,8 +2,9 @@
 // off servers of its on/off bench (on-off.ts) run under valgrind's callgrind, which counts every
 // instruction the server's main thread executes. The count does not move with the machine's load,
 // which on this shared VM moves CPU time per request by more than the costs to tell (see
-// on-off.ts); two runs of one build differ by about a point (what V8's optimizer and collector
-// happened to do). Not a target: the targets are the time figures; this says how much of a time cost is
+// on-off.ts). It does move with what V8 did in that process: a function left in baseline code or
+// deoptimized moves thousands of instructions, and two runs of one build have differed by up to 8
+// points (APF: 4.3% and 12.5%). A difference that repeats, or the functions' own counts, say more. Not a target: the targets are the time figures; this says how much of a time cost is
 // the feature's own work, and how much is the machine (caches, wake-ups, other tenants).
 //
 // Each server serves WARM GETs (its code optimized; under callgrind a GET takes ~50× as long),
