@@ -951,12 +951,8 @@ class LineTemplate {
 /** Text JSON writes as it is: printable ASCII (and DEL) but the quote and the backslash. */
 const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/;
 
-/** Whether `text` is at `at` as it is (printable ASCII, nothing escaped), and its closing quote after it. */
+/** Whether `text` is at `at` as it is (plain, nothing escaped) between its quotes. */
 function plainAt(buf: Buffer, at: number, text: string): boolean {
-  if (buf[at - 1] !== QUOTE || buf[at + text.length] !== QUOTE) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === QUOTE || c === 0x5c || c > 0x7f || buf[at + i] !== c) return false;
-  }
-  return true;
+  const end = at + text.length;
+  return buf[at - 1] === QUOTE && buf[end] === QUOTE && PLAIN_JSON_TEXT.test(text) && buf.toString('latin1', at, end) === text;
 }
