@@ -52,9 +52,10 @@ export interface Child {
   match: RegExpExecArray;
 }
 
-/** Starts `node <args>` and resolves once its stdout matches `ready`. */
-export function startNode(args: string[], ready: RegExp, nodeFlags: string[] = [], env: Record<string, string> = {}): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+/** Starts `node <args>` (under `launcher`, such as valgrind and its flags, when given) and resolves once its stdout matches `ready`. */
+export function startNode(args: string[], ready: RegExp, nodeFlags: string[] = [], env: Record<string, string> = {}, launcher: string[] = []): Promise<Child> {
+  const command = [...launcher, process.execPath, ...nodeFlags, ...args];
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {

@@ -4,8 +4,9 @@
 // which on this shared VM moves CPU time per request by more than the costs to tell (see
 // on-off.ts). It does move with what V8 did in that process: a function left in baseline code or
 // deoptimized moves thousands of instructions, and two runs of one build have differed by up to 8
-// points (APF: 4.3% and 12.5%). A difference that repeats, or the functions' own counts, say more. Not a target: the targets are the time figures; this says how much of a time cost is
-// the feature's own work, and how much is the machine (caches, wake-ups, other tenants).
+// points (APF: 4.3% and 12.5%). A difference that repeats, or the functions' own counts, say more.
+// Not a target: the targets are the time figures; this says how much of a time cost is the
+// feature's own work, and how much is the machine (caches, wake-ups, other tenants).
 //
 // Each server serves WARM GETs (its code optimized; under callgrind a GET takes ~50× as long),
 // then its counters are zeroed and it serves MEASURED more, whose count is read. Garbage
@@ -13,14 +14,14 @@
 // moves a run by ~5%), so they are counted apart, by the names of V8's functions, and the figure
 // is given both with and without them. `node dist/bench/run.js instructions`; not in the default
 // run (about 2 minutes a feature). BENCH_INSTRUCTIONS_FEATURES=metrics,audit picks features.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apfServers } from './apf.js';
 import { auditServers } from './audit.js';
-import { figure, here } from './common.js';
+import { figure, here, startNode } from './common.js';
 import { metricsServers } from './metrics.js';
 import { createBenchObject, type Mode, type OnOffServers } from './on-off.js';
 
@@ -97,20 +98,11 @@ async function count(servers: OnOffServers, mode: Mode): Promise<Count> {
   const out = join(dir, 'callgrind');
   let child: ChildProcess | undefined;
   try {
-    child = spawn('valgrind', [
-      '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`,
-      process.execPath, join(here, servers.script), dir, mode,
-    ], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const started = child;
-    const base = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      started.stdout!.on('data', (c: Buffer) => {
-        const m = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec((text += c.toString()));
-        if (m) resolve(m[1]!);
-      });
-      started.once('exit', (code) => reject(new Error(`${servers.script} under valgrind exited ${code}`)));
-    });
-    const url = await createBenchObject(base);
+    const started = await startNode([join(here, servers.script), dir, mode], /serving on (http:\/\/127\.0\.0\.1:\d+)/, [], {}, [
+      'valgrind', '--quiet', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`,
+    ]);
+    child = started.child;
+    const url = await createBenchObject(started.match[1]!);
     await run(url, WARM);
     execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
     await run(url, MEASURED);
