@@ -14,6 +14,7 @@ import {
   CERT_FILES,
   ensureServingMaterial,
   issueClientCertificate,
+  servingNames,
   type ServingMaterial,
 } from '../../src/server/certs.js';
 import { authenticator, credentialsFromRequest, type PeerCredentials } from '../../src/auth/authenticators.js';
@@ -156,6 +157,17 @@ describe('ensureServingMaterial', () => {
     for (const leaf of [m.serverCert, m.adminCert]) {
       const x = new X509Certificate(leaf);
       assert.ok(x.checkIssued(ca) && x.verify(ca.publicKey));
+    }
+  });
+});
+
+describe('servingNames', () => {
+  it('takes a name with a colon for an IPv6 address only when it is one', () => {
+    const { dnsNames, ipAddresses } = servingNames(['[fd00::5]', '2001:DB8::7', 'fe80::1:2:3:4', 'api.example.test:6443', '1::2::3', '192.0.2.7']);
+    for (const ip of ['::1', 'fd00::5', '2001:DB8::7', 'fe80::1:2:3:4', '192.0.2.7']) assert.ok(ipAddresses.includes(ip), `IP ${ip} in ${ipAddresses.join(' ')}`);
+    for (const dns of ['api.example.test:6443', '1::2::3']) {
+      assert.ok(dnsNames.includes(dns), `DNS ${dns} in ${dnsNames.join(' ')}`);
+      assert.ok(!ipAddresses.includes(dns));
     }
   });
 });
