@@ -126,13 +126,21 @@ for (const [label, Store] of [['values shared with memory storage', MemoryStorag
       await put(storage, '/r/c', 'c1'); // 5
       const full = await start(storage);
       assert.deepEqual(texts(full.list({ prefix: PREFIX, revision: 2 }).items), ['a1', 'b1']);
+      // Keys created within the replayed history are absent before their creates.
+      assert.deepEqual(texts(full.list({ prefix: PREFIX, revision: 1 }).items), ['a1']);
+      assert.deepEqual(texts(full.list({ prefix: PREFIX, revision: 4 }).items), ['a2']);
+      // A replayed create, changed after the start: both versions stay readable.
+      await put(storage, '/r/c', 'c2'); // 6
+      await until('the change', () => full.get('/r/c')?.toString() === JSON.stringify('c2'), 2000, 1);
+      assert.deepEqual(texts(full.list({ prefix: PREFIX, revision: 5 }).items), ['a2', 'c1']);
+      assert.deepEqual(texts(full.list({ prefix: PREFIX, revision: 6 }).items), ['a2', 'c2']);
 
       await storage.compact(3);
       const later = await start(storage);
       assert.equal(later.oldestRevision(), 3);
       assert.deepEqual(texts(later.list({ prefix: PREFIX, revision: 3 }).items), ['a2', 'b1']);
       assert.deepEqual(texts(later.list({ prefix: PREFIX, revision: 4 }).items), ['a2']);
-      assert.deepEqual(texts(later.list({ prefix: PREFIX }).items), ['a2', 'c1']);
+      assert.deepEqual(texts(later.list({ prefix: PREFIX }).items), ['a2', 'c2']);
       assert.throws(() => later.list({ prefix: PREFIX, revision: 2 }), isCompacted(3));
     });
 
