@@ -66,14 +66,13 @@ interface KvRow {
   mod_rev: number;
 }
 
-interface EventRow {
-  rev: number;
-  key: string;
-  type: number;
-  value: Buffer;
-  prev_value: Buffer | null;
-  create_rev: number;
-}
+/**
+ * Rows of the reads that scan (lists, the history) come as arrays, in the SELECT's column order
+ * (better-sqlite3's raw mode): an object per row, its properties set one by one, took a third of
+ * the read of 10,000 changes at a start (~35 of ~95 ms here).
+ */
+type KvTuple = [key: string, value: Buffer, createRev: number, modRev: number];
+type EventTuple = [rev: number, key: string, type: number, value: Buffer, prevValue: Buffer | null, createRev: number];
 
 type Params = Record<string, string | number>;
 
@@ -89,15 +88,19 @@ function toStored(row: KvRow): Stored {
   return { key: row.key, value: row.value, createRevision: row.create_rev, modRevision: row.mod_rev };
 }
 
-function toEvent(row: EventRow): StorageEvent {
+function tupleToStored([key, value, createRevision, modRevision]: KvTuple): Stored {
+  return { key, value, createRevision, modRevision };
+}
+
+function toEvent([rev, key, type, value, prevValue, createRevision]: EventTuple): StorageEvent {
   const event: StorageEvent = {
-    type: EVENT_TYPES[row.type] ?? 'update',
-    key: row.key,
-    value: row.value,
-    createRevision: row.create_rev,
-    modRevision: row.rev,
+    type: EVENT_TYPES[type] ?? 'update',
+    key,
+    value,
+    createRevision,
+    modRevision: rev,
   };
-  if (row.prev_value !== null) event.prevValue = row.prev_value;
+  if (prevValue !== null) event.prevValue = prevValue;
   return event;
 }
 
@@ -127,6 +130,52 @@ function sqliteLibrary(): typeof Database {
   return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
 }
 
+/** A key's first two segments ("/registry/pods/" of "/registry/pods/ns/name"), or undefined when it has fewer. */
+function headOf(key: string): string | undefined {
+  const first = key.indexOf('/', 1);
+  const second = first < 0 ? -1 : key.indexOf('/', first + 1);
+  return second < 0 ? undefined : key.slice(0, second + 1);
+}
+
+/**
+ * The changes after a revision, as historySince read them, grouped by their keys' first two
+ * segments when a watch first asks: each of the ~60 watch caches of a start is handed its group,
+ * not every change to test (10,000 changes: 600,000 prefix tests, ~13 ms).
+ */
+class ReadHistory {
+  private groups: Map<string | undefined, StorageEvent[]> | undefined;
+
+  constructor(
+    readonly from: number,
+    /** The store's revision when read: the changes are all there is while it stays the same. */
+    readonly at: number,
+    readonly events: StorageEvent[],
+    readonly release: NodeJS.Timeout,
+  ) {}
+
+  /** The changes that may be under `prefix` (all of them for a prefix shorter than two segments). */
+  groupOf(prefix: string): readonly StorageEvent[] {
+    const head = headOf(prefix);
+    if (head === undefined) return this.events;
+    if (!this.groups) {
+      const groups = new Map<string | undefined, StorageEvent[]>();
+      // Changes to one resource tend to come together: a key that starts with the last head has it.
+      let head: string | undefined;
+      let group: StorageEvent[] | undefined;
+      for (const e of this.events) {
+        if (head === undefined || !e.key.startsWith(head)) {
+          head = headOf(e.key);
+          group = groups.get(head);
+          if (!group) groups.set(head, (group = []));
+        }
+        group!.push(e);
+      }
+      this.groups = groups;
+    }
+    return this.groups.get(head) ?? [];
+  }
+}
+
 export class SqliteStorage implements Storage {
   private readonly hub = new WatchHub();
   private readonly statements = new Map<string, Database.Statement<[Params], unknown>>();
@@ -146,7 +195,7 @@ export class SqliteStorage implements Storage {
   private readonly mxFrame = Buffer.alloc(4);
   private walFd: number | undefined;
   /** The changes after a revision, as historySince last read them. */
-  private history: { from: number; at: number; events: StorageEvent[]; release: NodeJS.Timeout } | undefined;
+  private history: ReadHistory | undefined;
   private dbFd: number | undefined;
   private readonly walPath: string | undefined;
   /** Whether this store checkpoints its log itself (a database file, until a checkpoint failed). */
@@ -260,11 +309,11 @@ export class SqliteStorage implements Storage {
     if (options.maxModRevision !== undefined) params['maxMod'] = options.maxModRevision;
     // LIMIT -1 is "no limit" in SQLite; one extra row tells whether more follow.
     params['limit'] = limit === undefined ? -1 : limit + 1;
-    const read = () => this.stmt(sql).all(params) as KvRow[];
+    const read = () => this.stmt(sql).raw(true).all(params) as KvTuple[];
     const rows = limit === undefined ? this.scanning(read) : read();
     const more = limit !== undefined && rows.length > limit;
     if (more) rows.length = limit;
-    return { items: rows.map(toStored), revision: this.revision, more };
+    return { items: rows.map(tupleToStored), revision: this.revision, more };
   }
 
   async count(prefix: string): Promise<number> {
@@ -289,10 +338,8 @@ export class SqliteStorage implements Storage {
     this.assertOpen();
     if (fromRevision < this.compacted) throw compactedError(fromRevision, this.compacted);
     // Read synchronously: no commit can land between this read and the registration below. The
-    // keys in [prefix, prefixEnd(prefix)) are those that start with it: a native test, where two
-    // key comparisons for each of 10,000 changes and ~60 watch caches took 20-40 ms of a start.
-    const history = this.historySince(fromRevision).filter((e) => e.key.startsWith(prefix));
-    return this.hub.add(prefix, fromRevision, history, listener);
+    // hub takes the changes under the prefix (a startsWith test) from those of its group.
+    return this.hub.add(prefix, fromRevision, this.historySince(fromRevision).groupOf(prefix), listener);
   }
 
   /**
@@ -301,18 +348,17 @@ export class SqliteStorage implements Storage {
    * the compacted revision, one after another, and each reading the table for its own keys scanned
    * every change again (the table has no index by key: one would cost every write).
    */
-  private historySince(revision: number): StorageEvent[] {
+  private historySince(revision: number): ReadHistory {
     const kept = this.history;
     if (kept?.from === revision && kept.at === this.revision) {
       kept.release.refresh();
-      return kept.events;
+      return kept;
     }
-    const rows = this.scanning(() => this.stmt('SELECT rev, key, type, value, prev_value, create_rev FROM events WHERE rev > @rev ORDER BY rev').all({ rev: revision }) as EventRow[]);
-    const events = rows.map(toEvent);
+    const rows = this.scanning(() => this.stmt('SELECT rev, key, type, value, prev_value, create_rev FROM events WHERE rev > @rev ORDER BY rev').raw(true).all({ rev: revision }) as EventTuple[]);
     if (kept) clearTimeout(kept.release);
     const release = setTimeout(() => (this.history = undefined), HISTORY_KEPT_MS).unref();
-    this.history = { from: revision, at: this.revision, events, release };
-    return events;
+    this.history = new ReadHistory(revision, this.revision, rows.map(toEvent), release);
+    return this.history;
   }
 
   async compact(revision: number): Promise<void> {

@@ -248,6 +248,22 @@ for (const backend of backends) {
       future.stop();
     });
 
+    it('watches of prefixes at several depths, started together, replay exactly the history under each', async () => {
+      const keys = ['/registry/pods/ns1/a', '/registry/pods/ns2/b', '/registry/pods2/ns1/c', '/registry/apps/deployments/ns1/d', '/registry/apps/replicasets/ns1/e', '/registry/f', '/g'];
+      for (const key of keys) await store.create(key, enc(key));
+      await store.update('/registry/pods/ns1/a', R(1), enc('a2'));
+      const prefixes = ['/registry/pods/', '/registry/pods/ns1/', '/registry/pods', '/registry/apps/', '/registry/apps/deployments/', '/registry/', '/', ''];
+      const watches = prefixes.map((prefix) => ({ prefix, w: collect(store, prefix, R(0)) }));
+      const written = [...keys, '/registry/pods/ns1/a'];
+      for (const { prefix, w } of watches) {
+        const expected = written.filter((k) => k.startsWith(prefix));
+        await until(`${expected.length} events under ${JSON.stringify(prefix)}`, () => w.events.length >= expected.length, 2000, 1);
+        await sleep(5);
+        assert.deepEqual(w.events.map((e) => e.key), expected, `under ${JSON.stringify(prefix)}`);
+        w.stop();
+      }
+    });
+
     it('watch misses and repeats nothing while writes are in flight', async () => {
       const watchers: { from: number; events: StorageEvent[]; stop: () => void }[] = [];
       const writes: Promise<unknown>[] = [];
