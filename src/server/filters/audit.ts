@@ -17,15 +17,12 @@ import { addAnswerHeader } from '../../endpoints/response.js';
 import { internalError, StatusError } from '../../errors.js';
 import type { Filter, RequestContext } from './context.js';
 
-function auditIdOf(req: IncomingMessage): string {
-  const given = req.headers['audit-id'];
-  return (Array.isArray(given) ? given[0] : given) || newAuditId();
-}
-
-/** The request's audit ID, kept on its context and answered in Audit-Id. */
+/** The request's audit ID (its Audit-ID header's, or a new UUID), kept on its context and answered in Audit-Id. */
 function setAuditId(ctx: RequestContext): string {
-  const id = auditIdOf(ctx.req);
+  const given = headerValue(ctx.req, 'audit-id');
+  const id = given || newAuditId();
   ctx.auditID = id;
+  ctx.auditIDMade = !given;
   addAnswerHeader(ctx.res, 'Audit-Id', id);
   return id;
 }
@@ -131,8 +128,8 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
   const record = new AuditRecord(config, {
     auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
     userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros, bodyCache: bodyCacheOf(ctx.req),
-    // Without an Audit-ID header the ID is one of newAuditId()'s.
-    auditIDPlain: ctx.req.headers['audit-id'] === undefined,
+    // One of newAuditId()'s: written as it is.
+    auditIDPlain: ctx.auditIDMade,
   });
   record.attachTo(ctx.res);
   return record;

@@ -17,6 +17,8 @@ export class RequestContext {
   private userValue: UserInfo | undefined;
   /** The request's audit ID (the Audit-Id of its answer): set by the audit ID filter. */
   auditID: string | undefined = undefined;
+  /** Whether the audit ID is the server's own (the request gave none). */
+  auditIDMade = false;
 
   constructor(readonly req: IncomingMessage, readonly res: ServerResponse) {}
 
