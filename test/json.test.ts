@@ -36,6 +36,18 @@ describe('copyJson and deepFreeze', { timeout: 10_000 }, () => {
     assert.equal(({} as JsonObject)['polluted'], undefined);
   });
 
+  it('copyJson of a frozen value: a copy to change at any depth, the original as it was (what copies of informers\' objects rely on)', () => {
+    const frozen = deepFreeze(JSON.parse(SAMPLES[0]!) as JsonObject);
+    const copy = copyJson(frozen);
+    const spec = copy['spec'] as { containers: Array<{ ports: Array<{ containerPort: number }> }> };
+    spec.containers[0]!.ports[0]!.containerPort = 8080;
+    spec.containers.push({ ports: [] });
+    (copy['metadata'] as JsonObject)['name'] = 'b';
+    assert.equal(Object.isFrozen(spec.containers), false);
+    assert.equal(JSON.stringify(frozen), SAMPLES[0]);
+    assert.equal((copy['metadata'] as JsonObject)['name'], 'b');
+  });
+
   it('deepFreeze: every object and array at any depth frozen, the value the same', () => {
     for (const text of SAMPLES) {
       const value = deepFreeze(JSON.parse(text) as unknown);

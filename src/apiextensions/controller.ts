@@ -7,7 +7,7 @@
 // them before it is ready. The reference waits 5 s before establishing only when several servers
 // share the storage (HA); one server establishes at once.
 import { StatusError } from '../errors.js';
-import { decodeJson, type JsonObject, jsonEqual } from '../json.js';
+import { decodeJson, type JsonObject, jsonEqual, copyJson } from '../json.js';
 import type { Informer, ObjectVersion, Subscription } from '../registry/informers.js';
 import { metadataOf } from '../registry/objects.js';
 import type { ResourceDefinitions, ResourceInfo } from '../registry/definitions.js';
@@ -126,7 +126,7 @@ export class CrdController {
       if (finalizersOf(crd).includes(CLEANUP_FINALIZER)) await this.finalize(crd);
       return;
     }
-    const next = structuredClone(crd);
+    const next = copyJson(crd);
     await this.computeStatus(next);
     if (!jsonEqual(statusOfCrd(next), statusOfCrd(crd))) {
       await this.registry.update(this.crdInfo, undefined, name, next, 'status', WRITER);
@@ -288,7 +288,7 @@ export class CrdController {
   /** Deletes every custom resource of a deleted CRD, then lets the CRD go (the reference's CRD finalizer). */
   private async finalize(crd: JsonObject): Promise<void> {
     const name = crdName(crd);
-    let next = structuredClone(crd);
+    let next = copyJson(crd);
     const terminating = (reason: string, message: string, status: Condition['status'] = 'True') => setCondition(next, { type: 'Terminating', status, reason, message });
     terminating('InstanceDeletionInProgress', 'CustomResource deletion is in progress');
     next = await this.writeStatus(name, next, crd);

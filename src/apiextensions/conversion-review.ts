@@ -5,7 +5,7 @@
 // original's metadata but for labels and annotations, which the webhook may change (validated).
 import { validateLabels, isQualifiedName } from '../api/names.js';
 import type { FieldError } from '../errors.js';
-import { type JsonObject, isObject } from '../json.js';
+import { type JsonObject, isObject, copyJson } from '../json.js';
 
 export type ReviewVersion = 'v1' | 'v1beta1';
 
@@ -103,7 +103,7 @@ export function checkConvertedObject(original: JsonObject, raw: unknown, desired
     // Not wrapped by the reference: its decoder's own error.
     throw new UnwrappedReviewError(`Object 'Kind' is missing in '${JSON.stringify(raw)}'`);
   }
-  const converted = structuredClone(raw);
+  const converted = copyJson(raw);
   const apiVersion = str(converted['apiVersion']);
   if (apiVersion !== desiredAPIVersion) throw new ConvertedObjectError(`invalid object at index 0: invalid groupVersion (expected ${desiredAPIVersion}, received ${apiVersion})`);
   const kind = str(original['kind']);
@@ -121,7 +121,7 @@ export function checkConvertedObject(original: JsonObject, raw: unknown, desired
 function restoredMetadata(original: JsonObject, answered: unknown): JsonObject {
   if (answered === undefined) throw new ConvertedObjectError('invalid metadata: missing metadata in converted object');
   if (!isObject(answered)) throw new ConvertedObjectError(`invalid metadata: invalid metadata of type ${goTypeOf(answered)} in converted object`);
-  const out = structuredClone(original);
+  const out = copyJson(original);
   for (const field of ['labels', 'annotations'] as const) {
     const given = answered[field];
     if (given === undefined || given === null) {

@@ -4,7 +4,7 @@
 // is the `None` strategy's (the object unchanged but for apiVersion, set by the caller), or the
 // CRD's conversion webhook's on every read and write (webhook-converter.ts).
 import { badRequest, internalError } from '../errors.js';
-import { type JsonObject, isObject, jsonEqual } from '../json.js';
+import { type JsonObject, isObject, jsonEqual, copyJson } from '../json.js';
 import { storageVersionHash, type ResourceDefinition, type ResourceHooks, type ScaleView, type SubresourceInfo, type VersionSpec } from '../registry/definitions.js';
 import { metadataOf } from '../registry/objects.js';
 import { objectCountEvaluator } from '../quota/evaluators.js';
@@ -139,7 +139,7 @@ export function customResourceDefinitionFor(crd: JsonObject, engine: CrdSchemaEn
     // An object read in another version than stored gets that version's defaults too, as the
     // reference defaults what it converts (readStored has read it in its own version first).
     convert(obj, _from, to) {
-      const out = structuredClone(obj);
+      const out = copyJson(obj);
       schemaOf(to).default(out);
       return out;
     },

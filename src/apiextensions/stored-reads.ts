@@ -9,7 +9,7 @@
 // once, and what reading made of it is kept with it (the stored bytes themselves when nothing
 // changed); every later get, list and watcher shares that.
 import { parsedObject } from '../encoding/derived.js';
-import { type JsonObject, jsonEqual } from '../json.js';
+import { type JsonObject, jsonEqual, copyJson } from '../json.js';
 import { canonical, encodeKept } from '../registry/objects.js';
 import type { CrdVersionSchema } from './schema-engine.js';
 
@@ -32,7 +32,7 @@ export function storedReads(schemaOf: (version: string) => CrdVersionSchema, ver
 
   const decode = (bytes: Buffer): Buffer => {
     const stored = parsedObject(bytes);
-    const obj = structuredClone(stored);
+    const obj = copyJson(stored);
     const schema = schemaOf(versionOf(obj));
     try {
       schema.prune(obj);

@@ -1,7 +1,7 @@
 // CustomResourceValidationExpressions off, as apiextensions-apiserver 1.25 has it: a CRD written
 // then loses its x-kubernetes-validations (every version's schema), unless the CRD it replaces
 // already had some; and custom resources are served without evaluating any rule a stored CRD has.
-import { isObject, type JsonObject } from '../json.js';
+import { isObject, type JsonObject, copyJson } from '../json.js';
 import type { CrdSchemaEngine } from './schema-engine.js';
 
 const RULES = 'x-kubernetes-validations';
@@ -48,7 +48,7 @@ export function withoutValidationRules(engine: CrdSchemaEngine): CrdSchemaEngine
     ...engine,
     compile(schema, kind) {
       if (!schema) return engine.compile(schema, kind);
-      const copy = structuredClone(schema);
+      const copy = copyJson(schema);
       dropRules(copy);
       return engine.compile(copy, kind);
     },

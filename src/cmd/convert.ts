@@ -11,7 +11,7 @@ import { convertEvent } from '../api/conversion/events.js';
 import { fromRemovedVersion, NoReplacement } from '../api/conversion/removed.js';
 import { parseYaml } from '../encoding/yaml-decode.js';
 import { goYaml } from '../endpoints/request.js';
-import { isObject, type JsonObject } from '../json.js';
+import { isObject, type JsonObject, copyJson } from '../json.js';
 
 export class ConvertError extends Error {}
 
@@ -92,7 +92,7 @@ function convertOne(o: JsonObject, outputVersion: string | undefined): JsonObjec
   if (groupOf(from) !== groupOf(outputVersion) || !servesKind(outputVersion, kind)) {
     throw new ConvertError(`error: ${kind} in version "${from}" cannot be converted to "${outputVersion}": no kind "${kind}" is registered for version "${outputVersion}"`);
   }
-  const converted = kind === 'HorizontalPodAutoscaler' ? convertHorizontalPodAutoscaler(current, versionOf(from), versionOf(outputVersion)) : structuredClone(current);
+  const converted = kind === 'HorizontalPodAutoscaler' ? convertHorizontalPodAutoscaler(current, versionOf(from), versionOf(outputVersion)) : copyJson(current);
   return { ...converted, apiVersion: outputVersion };
 }
 

@@ -13,7 +13,7 @@ import type { ObjectVersion, Subscription } from '../registry/informers.js';
 import { NamespaceIndex } from '../registry/namespace-index.js';
 import { metadataOf } from '../registry/objects.js';
 import { type Registry, CONTROLLER_WRITER } from '../registry/store.js';
-import { type JsonObject, isObject, jsonEqual } from '../json.js';
+import { type JsonObject, isObject, jsonEqual, copyJson } from '../json.js';
 
 /** Changes that come together (a namespace's objects deleted one by one) are measured once. */
 const BATCH_MS = 10;
@@ -214,7 +214,7 @@ export class ResourceQuotaController {
     const next: JsonObject = {};
     if (hard.size) next['hard'] = resourceListJson(hard);
     if (used.size) next['used'] = resourceListJson(used);
-    const meta = metadataOf(structuredClone(quota));
+    const meta = metadataOf(copyJson(quota));
     await this.registry.update(this.quotaInfo(), namespace, String(meta['name']), { ...quota, metadata: meta, status: next }, 'status', CONTROLLER_WRITER);
   }
 }

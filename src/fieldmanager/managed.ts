@@ -6,7 +6,7 @@ import { PathSet, fieldPE, pathString } from './pathset.js';
 import { compare, deepEqual, fieldSetOf, merge, prune, sharedZeroValue, tooDeep } from './typed.js';
 import { typedPatchError } from './typecheck.js';
 import { MAX_JSON_DEPTH } from './mergepatch.js';
-import { isObject, now } from '../json.js';
+import { isObject, now, copyJson } from '../json.js';
 
 export interface ManagedFieldsEntry {
   manager: string;
@@ -417,7 +417,7 @@ function sortedJson(v: unknown): string {
 }
 
 function buildLastApplied(applied: Record<string, unknown>): string {
-  const copy = structuredClone(applied);
+  const copy = copyJson(applied);
   if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) {
     delete copy.metadata.annotations[LAST_APPLIED];
     if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
@@ -438,8 +438,8 @@ export function apply(
   const schema = schemaFor(gvk);
   validateApplied(gvk, schema, applied);
   const ignored = ignoredFor(schema, options);
-  const config = structuredClone(applied);
-  const base = live ? (structuredClone(withoutManagedFields(live)) as Record<string, unknown>) : {};
+  const config = copyJson(applied);
+  const base = live ? (copyJson(withoutManagedFields(live)) as Record<string, unknown>) : {};
   const managers = liveManagers(live);
 
   const self: Manager = { manager, operation: 'Apply', apiVersion: apiVersionOf(gvk), set: clean(fieldSetOf(config, schema), ignored) };

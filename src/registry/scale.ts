@@ -3,7 +3,7 @@
 import { formatLabelSelector, formatLabels } from '../api/printers/format.js';
 import { badRequest, fieldInvalid, invalid } from '../errors.js';
 import { metadataOf } from './objects.js';
-import { type JsonObject, isObject } from '../json.js';
+import { type JsonObject, isObject, copyJson } from '../json.js';
 
 function selectorOf(obj: JsonObject, resource: string): string {
   const spec = isObject(obj['spec']) ? obj['spec'] : {};
@@ -55,7 +55,7 @@ export function applyScale(parent: JsonObject, scale: unknown, withReplicas?: (o
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
     throw invalid('Scale', 'autoscaling', name, [fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
-  let next = structuredClone(parent);
+  let next = copyJson(parent);
   if (withReplicas) next = withReplicas(next, replicas);
   else next['spec'] = { ...(isObject(next['spec']) ? next['spec'] : {}), replicas };
   const version = stringOrUndefined(metadataOf(scale)['resourceVersion']);

@@ -655,7 +655,7 @@ export class Registry {
     const strategy = info.definition.hooks;
     const admission = this.admissionOf('CREATE', info, namespace, explicitName ?? '', ctx, ctx.options && writeOptionsObject(ctx.options));
     for (let attempt = 0; ; attempt++) {
-      const obj = structuredClone(body);
+      const obj = copyJson(body);
       // A body without apiVersion is in the endpoint's version: said so, so that conversions
       // (to storage, for webhooks of an equivalent resource) know what they convert from.
       obj['apiVersion'] ??= info.apiVersion;
@@ -830,7 +830,7 @@ export class Registry {
       // The body is decoded (and so defaulted) whole, then only the subresource's part is kept;
       // a binding is the server's own computation.
       if (subresource !== 'binding') this.applyDefaults(info, desired);
-      next = part(structuredClone(current), desired);
+      next = part(copyJson(current), desired);
       if (ctx.applied) metadataOf(next)['managedFields'] = metadataOf(desired)['managedFields'];
       else if (subresource !== 'binding') recordUpdate(gvkOf(info), current, next, ctx.manager, { subresource, now: now(), ...resetFieldsOf(info, subresource), ...this.otherVersions(info) });
       await admission?.mutate(next, current);

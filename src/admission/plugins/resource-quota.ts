@@ -13,7 +13,7 @@ import { metadataOf } from '../../registry/objects.js';
 import { SYSTEM_WRITER, type Registry } from '../../registry/store.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices, Operation } from '../types.js';
 import { forbidden } from './support.js';
-import { type JsonObject } from '../../json.js';
+import { type JsonObject, copyJson } from '../../json.js';
 
 /** The server's own status writes, as the reference's loopback client records them. */
 const MAX_RETRIES = 8;
@@ -85,7 +85,7 @@ function quotaInfo(registry: Registry): ResourceInfo {
 /** Writes a quota's new status.used, on the condition that the quota has not changed since it was read. */
 async function recordUsage(registry: Registry, charge: Charge): Promise<void> {
   const quota = charge.quota;
-  const meta = metadataOf(structuredClone(quota));
+  const meta = metadataOf(copyJson(quota));
   const status = { ...(quota['status'] as JsonObject | undefined), used: resourceListJson(charge.used) };
   await registry.update(quotaInfo(registry), String(meta['namespace']), String(meta['name']), { ...quota, metadata: meta, status }, 'status', SYSTEM_WRITER);
 }

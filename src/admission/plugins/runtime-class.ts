@@ -5,6 +5,7 @@ import type { AdmissionAttributes, AdmissionPlugin, AdmissionServices } from '..
 import { podSpecOf, setSpecField } from './pods.js';
 import { mergeTolerations } from './tolerations.js';
 import { forbidden, isResource, objectOf, objectsOf, readObject, stringOf, type JsonObject } from './support.js';
+import { copyJson } from '../../json.js';
 
 export const runtimeClass: AdmissionPlugin = {
   name: 'RuntimeClass',
@@ -56,7 +57,7 @@ function setOverhead(a: AdmissionAttributes, spec: JsonObject, rc: JsonObject | 
   if (podOverhead && Object.keys(podOverhead).length && !sameOverhead(podFixed, podOverhead)) {
     throw forbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead", 'mutate');
   }
-  if (podFixed) setSpecField(spec, 'overhead', structuredClone(podFixed));
+  if (podFixed) setSpecField(spec, 'overhead', copyJson(podFixed));
   else delete spec['overhead'];
 }
 

@@ -10,7 +10,7 @@
 // - v1 → v2: the annotations are read back (a value that does not parse is ignored, as there) and
 //   dropped; the annotated metrics come first, then the CPU target.
 // Objects in v2 never carry those annotations: they are dropped on the way to v2 too.
-import { isObject, type JsonObject } from '../../json.js';
+import { isObject, type JsonObject, copyJson } from '../../json.js';
 
 const METRICS = 'autoscaling.alpha.kubernetes.io/metrics';
 const CURRENT_METRICS = 'autoscaling.alpha.kubernetes.io/current-metrics';
@@ -216,7 +216,7 @@ function parsed(annotations: Obj | undefined, key: string): unknown {
 }
 
 export function hpaToV1(hpa: Obj): Obj {
-  const out = structuredClone(hpa);
+  const out = copyJson(hpa);
   withoutRoundTripAnnotations(out);
   const spec = obj(hpa['spec']) ?? {};
   const status = obj(hpa['status']);
@@ -255,7 +255,7 @@ export function hpaToV1(hpa: Obj): Obj {
 }
 
 export function hpaToV2(hpa: Obj): Obj {
-  const out = structuredClone(hpa);
+  const out = copyJson(hpa);
   const annotations = annotationsOf(hpa);
   withoutRoundTripAnnotations(out);
   const spec = obj(hpa['spec']) ?? {};
@@ -292,7 +292,7 @@ export function convertHorizontalPodAutoscaler(hpa: Obj, from: string, to: strin
   if (from === to) return hpa;
   if (to === 'v1') return hpaToV1(hpa);
   if (from === 'v1') return hpaToV2(hpa);
-  const out = structuredClone(hpa);
+  const out = copyJson(hpa);
   withoutRoundTripAnnotations(out);
   return out;
 }

@@ -8,7 +8,7 @@
 // Each side comes out as Go writes its struct: its fields in the struct's order, zero values of
 // omitempty fields left out, struct values (the reference, the source) and times without
 // omitempty written even when empty ({} or null).
-import type { JsonObject } from '../../json.js';
+import { copyJson, type JsonObject } from '../../json.js';
 
 /** How Go writes a field of the target struct. */
 type Emit = 'always' | 'omitempty';
@@ -68,13 +68,13 @@ function isEmpty(v: unknown): boolean {
 
 function convert(obj: JsonObject, fields: readonly FieldMap[], kind: string, apiVersion: string): JsonObject {
   const out: JsonObject = { kind, apiVersion };
-  if (obj['metadata'] !== undefined) out['metadata'] = structuredClone(obj['metadata']);
+  if (obj['metadata'] !== undefined) out['metadata'] = copyJson(obj['metadata']);
   for (const f of fields) {
     const value = obj[f.from];
     if (f.emit === 'omitempty') {
-      if (!isEmpty(value)) out[f.name] = structuredClone(value);
+      if (!isEmpty(value)) out[f.name] = copyJson(value);
     } else {
-      out[f.name] = value === undefined || value === null ? structuredClone(f.zero) : structuredClone(value);
+      out[f.name] = value === undefined || value === null ? copyJson(f.zero) : copyJson(value);
     }
   }
   return out;

@@ -15,7 +15,7 @@
 // - CustomResourceDefinition apiextensions.k8s.io/v1beta1: the CRD-wide version, schema,
 //   subresources and printer columns go to each version.
 // PodSecurityPolicy went in 1.25 with no replacement.
-import { isObject, type JsonObject } from '../../json.js';
+import { isObject, type JsonObject, copyJson } from '../../json.js';
 import { metricSpecToV2, metricStatusToV2 } from './autoscaling.js';
 
 type Converter = (obj: JsonObject) => JsonObject;
@@ -37,7 +37,7 @@ function ingressBackend(b: unknown): unknown {
 }
 
 const ingress: Converter = (o) => {
-  const out = structuredClone(o);
+  const out = copyJson(o);
   const spec = obj(out['spec']);
   if (spec) {
     if ('backend' in spec) {
@@ -56,7 +56,7 @@ const ingress: Converter = (o) => {
 };
 
 const workload: Converter = (o) => {
-  const out = structuredClone(o);
+  const out = copyJson(o);
   const spec = obj(out['spec']);
   if (spec) {
     delete spec['rollbackTo'];
@@ -68,7 +68,7 @@ const workload: Converter = (o) => {
 };
 
 const hpaV2beta1: Converter = (o) => {
-  const out = structuredClone(o);
+  const out = copyJson(o);
   const spec = obj(out['spec']);
   if (spec && Array.isArray(spec['metrics'])) spec['metrics'] = spec['metrics'].filter(isObject).map(metricSpecToV2);
   const status = obj(out['status']);
@@ -80,7 +80,7 @@ const ZONE = 'topology.kubernetes.io/zone';
 const HOSTNAME = 'kubernetes.io/hostname';
 
 const endpointSlice: Converter = (o) => {
-  const out = structuredClone(o);
+  const out = copyJson(o);
   for (const e of Array.isArray(out['endpoints']) ? out['endpoints'].filter(isObject) : []) {
     const topology = obj(e['topology']);
     delete e['topology'];
@@ -97,14 +97,14 @@ const endpointSlice: Converter = (o) => {
 };
 
 const csr: Converter = (o) => {
-  const out = structuredClone(o);
+  const out = copyJson(o);
   const spec = obj(out['spec']);
   if (spec) spec['signerName'] ??= 'kubernetes.io/legacy-unknown';
   return out;
 };
 
 const crd: Converter = (o) => {
-  const out = structuredClone(o);
+  const out = copyJson(o);
   const spec = obj(out['spec']);
   if (!spec) return out;
   const versions = Array.isArray(spec['versions']) && spec['versions'].length
@@ -190,6 +190,6 @@ export function replacementOf(apiVersion: string, kind: string): Replacement | u
 export function fromRemovedVersion(o: JsonObject): JsonObject {
   const replacement = replacementOf(String(o['apiVersion'] ?? ''), String(o['kind'] ?? ''));
   if (!replacement) return o;
-  const out = replacement.convert ? replacement.convert(o) : structuredClone(o);
+  const out = replacement.convert ? replacement.convert(o) : copyJson(o);
   return { ...out, apiVersion: replacement.apiVersion };
 }

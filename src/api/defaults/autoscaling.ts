@@ -2,7 +2,7 @@
 // target is a conversion matter); v2 and v2beta2 add the 80% CPU metric and, when a behavior
 // is given, complete its scaling rules.
 import { ensureObject, setIfNil, type Obj } from './fields.js';
-import { isObject } from '../../json.js';
+import { isObject, copyJson } from '../../json.js';
 
 const DEFAULT_CPU_UTILIZATION = 80;
 
@@ -25,7 +25,7 @@ const SCALE_DOWN_RULES = {
 /** The given rules' fields, the defaults for the others (a wrongly typed rule is kept as is). */
 function scalingRules(given: unknown, defaults: Obj): unknown {
   if (given !== undefined && given !== null && !isObject(given)) return given;
-  const rules = structuredClone(defaults);
+  const rules = copyJson(defaults);
   if (isObject(given)) {
     for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies']) {
       if (given[key] !== undefined && given[key] !== null) rules[key] = given[key];

@@ -2,7 +2,7 @@
 import { ensureObject, entriesOf, noEntries, objectAt, objectsAt, setIfEmpty, setIfNil, type Obj } from './fields.js';
 import { defaultPodTemplateAt } from './pod.js';
 import { defaultSharedSources } from './volumes.js';
-import { isObject } from '../../json.js';
+import { isObject, copyJson } from '../../json.js';
 
 /** Seconds of ClientIP session affinity when none are given (3 hours). */
 const CLIENT_IP_AFFINITY_SECONDS = 10800;
@@ -45,7 +45,7 @@ export function defaultReplicationController(rc: Obj): void {
     if (labels) {
       if (noEntries(spec['selector'])) spec['selector'] = labels;
       const meta = ensureObject(rc, 'metadata');
-      if (meta && noEntries(meta['labels'])) meta['labels'] = structuredClone(labels);
+      if (meta && noEntries(meta['labels'])) meta['labels'] = copyJson(labels);
     }
     setIfNil(spec, 'replicas', 1);
     defaultPodTemplateAt(spec, 'template', false);

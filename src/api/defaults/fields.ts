@@ -4,7 +4,7 @@
 // The setters follow the reference's checks, which depend on the Go type of the field:
 // a pointer is defaulted when nil (absent or null), a string when "" (Go decodes null to ""),
 // a number when 0, a list or map when it has no items.
-import { isObject } from '../../json.js';
+import { isObject, copyJson } from '../../json.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -14,7 +14,7 @@ function nil(v: unknown): boolean {
 
 /** A fresh copy of a default, so that no two objects share one. */
 function fresh<T>(value: T): T {
-  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
+  return typeof value === 'object' && value !== null ? copyJson(value) : value;
 }
 
 /** The object at `obj[key]`; undefined when absent or not an object. */
@@ -76,7 +76,7 @@ export function noEntries(v: unknown): boolean {
 
 /** A copy of a map with entries, or undefined (Go's `len(m) == 0`). */
 export function entriesOf(v: unknown): Obj | undefined {
-  return isObject(v) && Object.keys(v).length > 0 ? structuredClone(v) : undefined;
+  return isObject(v) && Object.keys(v).length > 0 ? copyJson(v) : undefined;
 }
 
 /** Go's ObjectMeta zero value: every field is omitempty, but a zero Time is written as null. */

@@ -6,7 +6,7 @@ import { validateLabelSelector } from './label-selector.js';
 import { child, dnsSubdomain, enumField, immutable, key, obj, type Obj, present, str, strings } from './helpers.js';
 import { goCmpDiff, semanticallyEqual } from './go-cmp.js';
 import { type GoType, structType } from './go-types.js';
-import { isObject } from '../../json.js';
+import { isObject, copyJson } from '../../json.js';
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce'];
 const VOLUME_MODES = ['Block', 'Filesystem'];
@@ -59,8 +59,8 @@ const PV_SOURCE_TYPE: GoType = structType('PersistentVolumeSource')!;
  */
 export function validatePVCUpdate(pvc: Obj, old: Obj): FieldError[] {
   const errs = validatePVC(pvc);
-  const spec: Obj = structuredClone(obj(pvc['spec']));
-  const oldSpec: Obj = structuredClone(obj(old['spec']));
+  const spec: Obj = copyJson(obj(pvc['spec']));
+  const oldSpec: Obj = copyJson(obj(old['spec']));
   if (str(oldSpec['volumeName']) === '') oldSpec['volumeName'] = spec['volumeName'];
   // The beta annotation may become the storageClassName field once.
   const oldAnnotation = obj(obj(old['metadata'])['annotations'])['volume.beta.kubernetes.io/storage-class'];

@@ -8,7 +8,7 @@ import { metadataOf } from '../../registry/objects.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Informer, Subscription } from '../../registry/informers.js';
 import type { Registry } from '../../registry/store.js';
-import { type JsonObject, decodeJson, isObject, jsonEqual, rfc3339 } from '../../json.js';
+import { type JsonObject, decodeJson, isObject, jsonEqual, rfc3339, copyJson } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { controllerOf, controllerReference } from '../kit/owned.js';
 import { WorkQueue, keyOf, splitKey } from '../kit/work-queue.js';
@@ -134,7 +134,7 @@ export class CronJobController {
       return ref?.['kind'] === 'CronJob' && ref['name'] === name;
     });
     const before = isObject(cronJob['status']) ? cronJob['status'] : {};
-    const status: JsonObject = structuredClone(before);
+    const status: JsonObject = copyJson(before);
     const { requeueAfter, error } = await this.reconcile(cronJob, status, owned);
     await this.cleanupFinishedJobs(cronJob, status, owned);
     if (!jsonEqual(status, before)) await this.writeStatus(cronJob, status);
@@ -294,11 +294,11 @@ export class CronJobController {
     const template = isObject(spec['jobTemplate']) ? spec['jobTemplate'] : {};
     const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
     const metadata: JsonObject = { name };
-    if (isObject(tmeta['labels'])) metadata['labels'] = structuredClone(tmeta['labels']);
-    if (isObject(tmeta['annotations'])) metadata['annotations'] = structuredClone(tmeta['annotations']);
+    if (isObject(tmeta['labels'])) metadata['labels'] = copyJson(tmeta['labels']);
+    if (isObject(tmeta['annotations'])) metadata['annotations'] = copyJson(tmeta['annotations']);
     metadata['creationTimestamp'] = rfc3339(scheduled);
     metadata['ownerReferences'] = [controllerReference(cronJob)];
-    return { apiVersion: 'batch/v1', kind: 'Job', metadata, spec: structuredClone(isObject(template['spec']) ? template['spec'] : {}) };
+    return { apiVersion: 'batch/v1', kind: 'Job', metadata, spec: copyJson(isObject(template['spec']) ? template['spec'] : {}) };
   }
 
   /** Deletes a Job (its pods in the background); false when it could not. */

@@ -6,7 +6,7 @@ import { metadataOf } from '../../registry/objects.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { ObjectVersion, Subscription } from '../../registry/informers.js';
 import type { Registry } from '../../registry/store.js';
-import { type JsonObject, decodeJson, isObject } from '../../json.js';
+import { type JsonObject, decodeJson, isObject, copyJson } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { POD_REVISION_LABEL, truncateHistory } from '../kit/history.js';
 import { claim, controllerOf, isPodAvailable, isPodReady, podFromTemplate } from '../kit/owned.js';
@@ -187,7 +187,7 @@ export class DaemonSetController {
     const r = this.resources!;
     const meta = metadataOf(ds);
     const ns = String(meta['namespace']);
-    const template = structuredClone(templateOfSet(ds));
+    const template = copyJson(templateOfSet(ds));
     const tspec = isObject(template['spec']) ? template['spec'] : (template['spec'] = {});
     tspec['tolerations'] = withDaemonTolerations(tspec);
     const tmeta = metadataOf(template);

@@ -5,7 +5,7 @@ import { StatusError } from '../../errors.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Registry, WriteContext } from '../../registry/store.js';
-import { type JsonObject, decodeJson, isObject, jsonEqual } from '../../json.js';
+import { type JsonObject, decodeJson, isObject, jsonEqual, copyJson } from '../../json.js';
 import type { EventRecorder } from '../kit/events.js';
 import { podTemplateHash } from '../kit/hash.js';
 import { controllerReference, isControlledBy } from '../kit/owned.js';
@@ -79,7 +79,7 @@ export async function replicaSetsWithRevision(ctx: DeploymentContext, d: JsonObj
   const { newRS: existing, oldRSs } = splitReplicaSets(d, list);
   const newRevision = maxRevision(oldRSs) + 1;
   if (existing) {
-    let rs = structuredClone(existing);
+    let rs = copyJson(existing);
     const changed = [copyAnnotations(d, rs), setRevision(rs, newRevision)].some(Boolean);
     const minReady = specOf(d)['minReadySeconds'] ?? 0;
     const minReadyChanged = (specOf(rs)['minReadySeconds'] ?? 0) !== minReady;
@@ -104,10 +104,10 @@ async function createNewReplicaSet(ctx: DeploymentContext, d: JsonObject, oldRSs
   const spec = specOf(d);
   const collisionCount = typeof statusOf(d)['collisionCount'] === 'number' ? (statusOf(d)['collisionCount'] as number) : undefined;
   const hash = podTemplateHash(isObject(spec['template']) ? spec['template'] : {}, collisionCount);
-  const template = structuredClone(isObject(spec['template']) ? spec['template'] : {});
+  const template = copyJson(isObject(spec['template']) ? spec['template'] : {});
   const tmeta = isObject(template['metadata']) ? template['metadata'] : (template['metadata'] = {});
   tmeta['labels'] = { ...(isObject(tmeta['labels']) ? tmeta['labels'] : {}), [HASH_LABEL]: hash };
-  const selector = structuredClone(isObject(spec['selector']) ? spec['selector'] : {});
+  const selector = copyJson(isObject(spec['selector']) ? spec['selector'] : {});
   selector['matchLabels'] = { ...(isObject(selector['matchLabels']) ? selector['matchLabels'] : {}), [HASH_LABEL]: hash };
   const name = `${nameOf(d)}-${hash}`;
   const rsSpec: JsonObject = { replicas: 0, selector, template };
@@ -163,7 +163,7 @@ async function createNewReplicaSet(ctx: DeploymentContext, d: JsonObject, oldRSs
 /** Sets a ReplicaSet's replicas (and its replica annotations), recording the scaling; the ReplicaSet as written. */
 export async function scaleReplicaSet(ctx: DeploymentContext, rs: JsonObject, replicas: number, d: JsonObject): Promise<{ scaled: boolean; rs: JsonObject }> {
   const sizeChanged = replicasOf(rs) !== replicas;
-  const next = structuredClone(rs);
+  const next = copyJson(rs);
   const annotationsChanged = setReplicaAnnotations(d, next);
   if (!sizeChanged && !annotationsChanged) return { scaled: false, rs };
   const direction = replicasOf(rs) < replicas ? 'up' : 'down';

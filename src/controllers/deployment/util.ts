@@ -2,7 +2,7 @@
 // the rollout bounds (maxSurge rounds up, maxUnavailable down, as the reference), the annotations
 // it keeps on ReplicaSets, and templates compared ignoring the pod-template-hash label.
 import { metadataOf } from '../../registry/objects.js';
-import { type JsonObject, isObject, jsonEqual } from '../../json.js';
+import { type JsonObject, isObject, jsonEqual, copyJson } from '../../json.js';
 
 export const HASH_LABEL = 'pod-template-hash';
 export const REVISION = 'deployment.kubernetes.io/revision';
@@ -83,7 +83,7 @@ export function maxUnavailable(d: JsonObject): number {
 
 /** The template without the pod-template-hash label (an empty label map as none), for comparing. */
 function withoutHash(template: unknown): unknown {
-  const t = isObject(template) ? structuredClone(template) : {};
+  const t = isObject(template) ? copyJson(template) : {};
   const meta = isObject(t['metadata']) ? t['metadata'] : undefined;
   if (meta && isObject(meta['labels'])) {
     delete meta['labels'][HASH_LABEL];

@@ -1,7 +1,7 @@
 // Indexed Jobs: each pod carries its completion index (annotation, hostname, JOB_COMPLETION_INDEX),
 // and the Job's status.completedIndexes lists the indexes done as intervals ("1,3-5,7").
 import { metadataOf } from '../../registry/objects.js';
-import { type JsonObject, isObject } from '../../json.js';
+import { type JsonObject, isObject, copyJson } from '../../json.js';
 
 export const COMPLETION_INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
 
@@ -63,7 +63,7 @@ export function podsWithBadIndexes(activePods: JsonObject[], succeeded: Set<numb
 
 /** The pod template of an Indexed Job: every container gets JOB_COMPLETION_INDEX from the annotation (unless it sets it). */
 export function withCompletionIndexEnv(template: JsonObject): JsonObject {
-  const copy = structuredClone(template);
+  const copy = copyJson(template);
   const spec = isObject(copy['spec']) ? copy['spec'] : {};
   for (const field of ['initContainers', 'containers']) {
     const containers = spec[field];

@@ -6,7 +6,7 @@ import { StatusError } from '../../errors.js';
 import { metadataOf } from '../../registry/objects.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Registry, WriteContext } from '../../registry/store.js';
-import { type JsonObject, decodeJson, isObject, jsonEqual } from '../../json.js';
+import { type JsonObject, decodeJson, isObject, jsonEqual, copyJson } from '../../json.js';
 import { fnv32, safeEncode } from './hash.js';
 import { controllerReference } from './owned.js';
 
@@ -56,7 +56,7 @@ function goString(text: string): string {
  */
 export function templatePatch(owner: JsonObject): JsonObject {
   const spec = isObject(owner['spec']) ? owner['spec'] : {};
-  const template = structuredClone(isObject(spec['template']) ? spec['template'] : {});
+  const template = copyJson(isObject(spec['template']) ? spec['template'] : {});
   const metadata = isObject(template['metadata']) ? template['metadata'] : {};
   if (!('creationTimestamp' in metadata)) metadata['creationTimestamp'] = null;
   template['metadata'] = metadata;
@@ -80,7 +80,7 @@ export function revisionName(prefix: string, hash: string): string {
 export function templateOf(revision: JsonObject): JsonObject {
   const data = isObject(revision['data']) ? revision['data'] : {};
   const spec = isObject(data['spec']) ? data['spec'] : {};
-  const template = structuredClone(isObject(spec['template']) ? spec['template'] : {});
+  const template = copyJson(isObject(spec['template']) ? spec['template'] : {});
   delete template['$patch'];
   return template;
 }

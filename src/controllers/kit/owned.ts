@@ -7,7 +7,7 @@ import { metadataOf } from '../../registry/objects.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Registry, WriteContext } from '../../registry/store.js';
 import { StatusError } from '../../errors.js';
-import { type JsonObject, decodeJson, isObject } from '../../json.js';
+import { type JsonObject, decodeJson, isObject, copyJson } from '../../json.js';
 
 /** The controller reference to `owner` (a whole object with kind and apiVersion). */
 export function controllerReference(owner: JsonObject): JsonObject {
@@ -35,9 +35,9 @@ export function podFromTemplate(template: unknown, owner: JsonObject, naming: { 
   const t = isObject(template) ? template : {};
   const tmeta = isObject(t['metadata']) ? t['metadata'] : {};
   const metadata: JsonObject = { ...naming };
-  for (const field of ['labels', 'annotations', 'finalizers'] as const) if (tmeta[field] !== undefined) metadata[field] = structuredClone(tmeta[field]);
+  for (const field of ['labels', 'annotations', 'finalizers'] as const) if (tmeta[field] !== undefined) metadata[field] = copyJson(tmeta[field]);
   metadata['ownerReferences'] = [controllerReference(owner)];
-  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(isObject(t['spec']) ? t['spec'] : {}) };
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: copyJson(isObject(t['spec']) ? t['spec'] : {}) };
 }
 
 function statusOf(pod: JsonObject): JsonObject {

@@ -7,7 +7,7 @@ import { metadataOf } from '../../registry/objects.js';
 import type { ResourceInfo } from '../../registry/definitions.js';
 import type { ObjectVersion, Subscription } from '../../registry/informers.js';
 import type { Registry } from '../../registry/store.js';
-import { type JsonObject, isObject, jsonEqual } from '../../json.js';
+import { type JsonObject, isObject, jsonEqual, copyJson } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
 import { templateOf, truncateHistory } from '../kit/history.js';
 import { claim, controllerOf } from '../kit/owned.js';
@@ -259,7 +259,7 @@ export class StatefulSetController {
     if (!storageMatches(set, pod, ordinal)) await this.createClaims(set, podName, ordinal);
     try {
       await this.registry.patch(this.resources!.pods, String(pmeta['namespace']), podName, (cur) => {
-        const next = structuredClone(cur);
+        const next = copyJson(cur);
         setIdentity(set, next, ordinal);
         if (!storageMatches(set, next, ordinal)) setStorage(set, next, ordinal);
         return next;

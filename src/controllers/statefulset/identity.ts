@@ -2,7 +2,7 @@
 // hostname and subdomain (the governing Service), and the claims of volumeClaimTemplates named
 // `<claim>-<set>-<ordinal>` mounted as the template's volumes.
 import { metadataOf } from '../../registry/objects.js';
-import { type JsonObject, isObject } from '../../json.js';
+import { type JsonObject, isObject, copyJson } from '../../json.js';
 import { podFromTemplate } from '../kit/owned.js';
 import { POD_REVISION_LABEL } from '../kit/history.js';
 
@@ -42,11 +42,11 @@ export function claimsFor(set: JsonObject, ordinal: number): Map<string, JsonObj
   for (const template of claimTemplates(set)) {
     const tmeta = metadataOf(template);
     const templateName = String(tmeta['name'] ?? '');
-    const metadata: JsonObject = { ...structuredClone(tmeta), name: `${templateName}-${podName(set, ordinal)}`, namespace: metadataOf(set)['namespace'] };
+    const metadata: JsonObject = { ...copyJson(tmeta), name: `${templateName}-${podName(set, ordinal)}`, namespace: metadataOf(set)['namespace'] };
     delete metadata['creationTimestamp'];
     const labels = { ...(isObject(tmeta['labels']) ? tmeta['labels'] : {}), ...matchLabels };
     if (Object.keys(labels).length) metadata['labels'] = labels;
-    claims.set(templateName, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata, spec: structuredClone(isObject(template['spec']) ? template['spec'] : {}) });
+    claims.set(templateName, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata, spec: copyJson(isObject(template['spec']) ? template['spec'] : {}) });
   }
   return claims;
 }

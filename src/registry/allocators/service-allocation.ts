@@ -16,7 +16,7 @@ import { normalizeClusterIps, patchAllocatedValues, readSpec, serviceSpec } from
 import { ServiceIpPools } from './service-ips.js';
 import { ServiceNodePorts } from './service-node-ports.js';
 import { orderServiceSpec } from './spec-order.js';
-import { type JsonObject } from '../../json.js';
+import { type JsonObject, copyJson } from '../../json.js';
 import type { Storage } from '../../storage/types.js';
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
@@ -147,7 +147,7 @@ export class ServiceAllocators {
     const durable = this.durable;
     if (!durable || dryRun) return this.run(svc, dryRun, allocate);
     return new Promise((resolve, reject) => {
-      this.pending.push({ svc, before: structuredClone(svc), allocate, resolve, reject });
+      this.pending.push({ svc, before: copyJson(svc), allocate, resolve, reject });
       if (this.batchQueued) return;
       this.batchQueued = true;
       durable.exclusive(() => this.runBatch(durable)).catch((err: unknown) => console.error('service allocation:', err));
@@ -169,7 +169,7 @@ export class ServiceAllocators {
       for (const p of round) {
         if (attempt > 1) {
           for (const key of Object.keys(p.svc)) delete p.svc[key];
-          Object.assign(p.svc, structuredClone(p.before));
+          Object.assign(p.svc, copyJson(p.before));
         }
         try {
           made.push([p, this.run(p.svc, false, p.allocate)]);

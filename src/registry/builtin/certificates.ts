@@ -4,7 +4,7 @@ import { certificateSigningRequestFields } from '../../api/selectable-fields.js'
 import { validateCertificateSigningRequest, validateCertificateSigningRequestUpdate } from '../../api/validation/certificates.js';
 import type { Strategy } from '../strategies.js';
 import type { BuiltinGroup } from './types.js';
-import { now, type JsonObject } from '../../json.js';
+import { now, type JsonObject, copyJson } from '../../json.js';
 
 /**
  * What each endpoint resets, as the reference's strategies: spec is fixed at creation and status
@@ -26,7 +26,7 @@ const certificateSigningRequestStrategy: Strategy = {
     spec['username'] = user.name;
     if (user.uid) spec['uid'] = user.uid;
     if (user.groups.length) spec['groups'] = [...user.groups];
-    if (user.extra && Object.keys(user.extra).length) spec['extra'] = structuredClone(user.extra);
+    if (user.extra && Object.keys(user.extra).length) spec['extra'] = copyJson(user.extra);
     obj['spec'] = spec;
   },
 };

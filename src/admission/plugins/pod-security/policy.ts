@@ -26,12 +26,14 @@ export interface Policy {
 
 export const LABEL_PREFIX = 'pod-security.kubernetes.io/';
 
-/** The policy without labels (the reference's defaults with no AdmissionConfiguration): privileged:latest everywhere. */
-export const DEFAULT_POLICY: Policy = {
-  enforce: { level: 'privileged', version: LATEST },
-  audit: { level: 'privileged', version: LATEST },
-  warn: { level: 'privileged', version: LATEST },
-};
+/** The policy without labels (the reference's defaults with no AdmissionConfiguration): privileged:latest everywhere; a new one to change. */
+function defaultPolicy(): Policy {
+  return {
+    enforce: { level: 'privileged', version: LATEST },
+    audit: { level: 'privileged', version: LATEST },
+    warn: { level: 'privileged', version: LATEST },
+  };
+}
 
 export function versionString(v: Version): string {
   return v.minor === undefined ? 'latest' : `v1.${v.minor}`;
@@ -66,7 +68,7 @@ function parseVersion(value: string): { version: Version; error?: string } {
 
 /** The namespace's effective policy, and the errors of its labels (metadata.labels[…]: Invalid value). */
 export function policyFromLabels(labels: Record<string, unknown>): { policy: Policy; errors: FieldError[] } {
-  const policy: Policy = structuredClone(DEFAULT_POLICY);
+  const policy = defaultPolicy();
   const errors: FieldError[] = [];
   const label = (mode: string, suffix = '') => {
     const key = `${LABEL_PREFIX}${mode}${suffix}`;
