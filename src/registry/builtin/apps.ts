@@ -9,7 +9,7 @@ import { annotationsOf, metadataOf } from '../objects.js';
 import type { Strategy } from '../strategies.js';
 import { podTemplateAt } from './pod-template.js';
 import type { BuiltinGroup, BuiltinSpec } from './types.js';
-import { type JsonObject, copyJson } from '../../json.js';
+import { isObject, type JsonObject } from '../../json.js';
 
 // apps/v1 carries a DaemonSet's template generation in an annotation: read at decoding (0 when
 // absent), 1 at creation, and one more for every change of the template.
@@ -28,7 +28,10 @@ const daemonSetStrategy: Strategy = {
     annotationsOf(obj)[TEMPLATE_GENERATION] = '1';
   },
   prepareForUpdate(next, current) {
-    const before = Number(annotationsOf(copyJson(current))[TEMPLATE_GENERATION]) || 0;
+    // Read without annotationsOf, which would add the maps it reads to the stored object.
+    const meta = current['metadata'];
+    const annotations = isObject(meta) && isObject(meta['annotations']) ? meta['annotations'] : {};
+    const before = Number(annotations[TEMPLATE_GENERATION]) || 0;
     const changed = JSON.stringify(templateOf(next)) !== JSON.stringify(templateOf(current));
     annotationsOf(next)[TEMPLATE_GENERATION] = String(changed ? before + 1 : before);
   },
