@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { createSecureServer } from 'node:http2';
+import { createSecureServer, type ServerHttp2Session } from 'node:http2';
 import { TLSSocket } from 'node:tls';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { FeatureGates } from '../api/feature-gates.js';
@@ -236,15 +236,26 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     timeout(options.requestTimeoutMs),
   ], routes);
 
-  // Requests in flight, so that a graceful shutdown lets them finish.
-  let inFlight = 0;
+  // Answers in flight, so that a graceful shutdown lets them finish. One counts until its handler
+  // has settled and it is closed: a client that goes away closes the answer while the handler may
+  // still be writing to the store.
+  const inFlight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
+  // Once a graceful shutdown drains, HTTP/1.1 connections close after their answer, as Go's server
+  // does once shutting down (a keep-alive client would otherwise send its next request in).
+  let draining = false;
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    inFlight++;
+    inFlight.add(res);
+    let open = 2;
+    const settled = () => {
+      if (--open === 0 && inFlight.delete(res) && inFlight.size === 0) drained?.();
+    };
+    if (draining) closeAfterAnswer(res);
     res.once('close', () => {
-      if (--inFlight === 0) drained?.();
+      if (draining && req.httpVersionMajor === 1) req.socket.end();
+      settled();
     });
-    void handle(new RequestContext(req, res));
+    handle(new RequestContext(req, res)).then(settled, settled);
   };
   // As the reference's http.Server: headers of up to 1 MiB (and the 4 KiB Go reads beyond its
   // MaxHeaderBytes), sent within ReadHeaderTimeout (which bounds the TLS handshake too).
@@ -277,6 +288,14 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, upgradeResponse(req, socket, head)));
   // Every connection, so that close() ends them (HTTP/2 sessions and keep-alive sockets alike).
   const sockets = new Set<Socket>();
+  // And HTTP/2 sessions, told to take no new streams (GOAWAY) when a graceful shutdown drains.
+  const sessions = new Set<ServerHttp2Session>();
+  if (material) {
+    server.on('session', (session: ServerHttp2Session) => {
+      sessions.add(session);
+      session.once('close', () => sessions.delete(session));
+    });
+  }
   server.on(material ? 'secureConnection' : 'connection', (socket: Socket) => {
     // As Go's TLS server, which never renegotiates: a connection's client certificate is the handshake's (authentication reads it once).
     if (socket instanceof TLSSocket) socket.disableRenegotiation();
@@ -329,9 +348,12 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
     async shutdown() {
       shuttingDown = true;
       if (options.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      draining = true;
+      for (const res of inFlight) closeAfterAnswer(res);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.close();
       registry.endWatches();
-      if (inFlight > 0) {
+      if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {
           const limit = setTimeout(resolve, DRAIN_LIMIT_MS);
           drained = () => {
@@ -340,15 +362,21 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
           };
         });
       }
+      // No request may come in while the server's own parts stop and the store closes.
+      for (const socket of sockets) socket.destroy();
       compactor.stop();
       firstState?.stop();
       await hooks.stop();
-      for (const socket of sockets) socket.destroy();
       await closed;
       await auditor?.close();
       await storage.close();
     },
   };
+}
+
+/** Has an HTTP/1.1 answer not yet begun say `Connection: close` (Node's writer reads shouldKeepAlive). */
+function closeAfterAnswer(res: ServerResponse): void {
+  if (res.req.httpVersionMajor === 1 && !res.headersSent) res.shouldKeepAlive = false;
 }
 
 function listen(server: Server, port: number, address: string): Promise<void> {

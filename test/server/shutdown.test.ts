@@ -1,0 +1,122 @@
+// A graceful shutdown (what SIGTERM starts) on an in-process server: a request whose client went
+// away while an admission webhook held it is still waited for before the store closes, and an
+// HTTP/1.1 answer given while the server drains closes its connection, so that a keep-alive client
+// sends nothing more in.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensureServingMaterial } from '../../src/server/certs.js';
+import type { RunningServer } from '../../src/server/server.js';
+import { call, memoryServer, mustOk, readReply, sleep, until, type Reply } from '../helpers.js';
+
+const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
+
+describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
+  let hooks: Server;
+  let dir: string;
+  let caBundle: string;
+  // Reviews the webhook holds, each answered (allowed) when released.
+  const held: (() => void)[] = [];
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'capstan-shutdown-'));
+    const material = await ensureServingMaterial(dir, []);
+    caBundle = Buffer.from(material.caCert).toString('base64');
+    hooks = createServer({ key: material.serverKey, cert: material.serverCert }, (r, res) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: { uid: string } };
+        held.push(() => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } })));
+      });
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+  });
+
+  after(async () => {
+    for (const release of held.splice(0)) release();
+    hooks.closeAllConnections();
+    await new Promise((resolve) => hooks.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A server whose ConfigMap creates wait for the holding webhook. */
+  async function heldServer(): Promise<RunningServer> {
+    const server = await memoryServer();
+    const port = (hooks.address() as AddressInfo).port;
+    await mustOk(call(server.url, 'POST', `${REGISTRATION}/validatingwebhookconfigurations`, {
+      body: {
+        metadata: { name: 'hold' },
+        webhooks: [{
+          name: 'hold.example.com', clientConfig: { url: `https://127.0.0.1:${port}/hold`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        }],
+      },
+    }), 201);
+    return server;
+  }
+
+  /** console.error's lines while `run` runs. */
+  async function errorsDuring(run: () => Promise<void>): Promise<string[]> {
+    const lines: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
+    try {
+      await run();
+    } finally {
+      console.error = original;
+    }
+    return lines;
+  }
+
+  it('waits for a request whose client went away before it closes the store', async () => {
+    const server = await heldServer();
+    const errors = await errorsDuring(async () => {
+      const client = request(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+      client.on('error', () => {});
+      client.end(JSON.stringify({ metadata: { name: 'abandoned' } }));
+      await until('the webhook holds the create', () => held.length === 1);
+      client.destroy();
+      await sleep(100);
+      let stopped = false;
+      const stopping = server.shutdown().then(() => (stopped = true));
+      await sleep(300);
+      assert.equal(stopped, false, 'the shutdown waits for the create the webhook holds');
+      held.shift()!();
+      await stopping;
+    });
+    assert.deepEqual(errors, [], 'the create finished on an open store');
+  });
+
+  it('closes an HTTP/1.1 connection after the answer it gives while draining', async () => {
+    const server = await heldServer();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // The connection is kept open between requests until the shutdown.
+      const first = await new Promise<Reply>((resolve, reject) => request(`${server.url}/api/v1/namespaces`, { agent }, (res) => resolve(readReply(res))).on('error', reject).end());
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.connection, 'keep-alive');
+      const created = new Promise<Reply>((resolve, reject) => {
+        request(`${server.url}/api/v1/namespaces/default/configmaps`, { agent, method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => resolve(readReply(res)))
+          .on('error', reject)
+          .end(JSON.stringify({ metadata: { name: 'while-draining' } }));
+      });
+      await until('the webhook holds the create', () => held.length === 1);
+      const stopping = server.shutdown();
+      await sleep(100);
+      held.shift()!();
+      const reply = await created;
+      assert.equal(reply.status, 201);
+      assert.equal(reply.json.metadata.name, 'while-draining');
+      assert.equal(reply.headers.connection, 'close', 'the client is told to send no more on this connection');
+      await stopping;
+    } finally {
+      agent.destroy();
+    }
+  });
+});
