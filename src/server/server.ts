@@ -96,6 +96,8 @@ export interface RunningServer {
 
 /** How long a graceful shutdown waits for requests in flight (the reference's --request-timeout). */
 const DRAIN_LIMIT_MS = 60_000;
+/** How long an immediate close waits for handlers whose connections it ended. */
+const CLOSE_DRAIN_LIMIT_MS = 5_000;
 
 export async function startServer(given: ServerOptions = {}): Promise<RunningServer> {
   // The start the livez grace period counts from.
@@ -244,6 +246,15 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
   // Once a graceful shutdown drains, HTTP/1.1 connections close after their answer, as Go's server
   // does once shutting down (a keep-alive client would otherwise send its next request in).
   let draining = false;
+  /** Resolves once no answer is in flight, or after `limitMs`. */
+  const drain = (limitMs: number) => new Promise<void>((resolve) => {
+    if (inFlight.size === 0) return resolve();
+    const limit = setTimeout(resolve, limitMs);
+    drained = () => {
+      clearTimeout(limit);
+      resolve();
+    };
+  });
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     inFlight.add(res);
     let open = 2;
@@ -342,6 +353,8 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       });
+      // Handlers whose clients are now gone finish on an open store.
+      await drain(CLOSE_DRAIN_LIMIT_MS);
       await auditor?.close();
       await storage.close();
     },
@@ -353,15 +366,7 @@ export async function startServer(given: ServerOptions = {}): Promise<RunningSer
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
       registry.endWatches();
-      if (inFlight.size > 0) {
-        await new Promise<void>((resolve) => {
-          const limit = setTimeout(resolve, DRAIN_LIMIT_MS);
-          drained = () => {
-            clearTimeout(limit);
-            resolve();
-          };
-        });
-      }
+      await drain(DRAIN_LIMIT_MS);
       // No request may come in while the server's own parts stop and the store closes.
       for (const socket of sockets) socket.destroy();
       compactor.stop();

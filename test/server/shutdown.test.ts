@@ -1,7 +1,8 @@
 // A graceful shutdown (what SIGTERM starts) on an in-process server: a request whose client went
 // away while an admission webhook held it is still waited for before the store closes, and an
 // HTTP/1.1 answer given while the server drains closes its connection, so that a keep-alive client
-// sends nothing more in.
+// sends nothing more in. An immediate close ends connections and watches at once but also lets
+// running handlers finish before the store closes.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -89,6 +90,32 @@ describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
       assert.equal(stopped, false, 'the shutdown waits for the create the webhook holds');
       held.shift()!();
       await stopping;
+    });
+    assert.deepEqual(errors, [], 'the create finished on an open store');
+  });
+
+  it('an immediate close ends open watches at once and still lets a running create finish on an open store', async () => {
+    const server = await heldServer();
+    const errors = await errorsDuring(async () => {
+      const watchEnded = new Promise<void>((resolve) => {
+        request(`${server.url}/api/v1/namespaces/default/configmaps?watch=true`, (res) => {
+          res.resume();
+          res.on('close', resolve);
+        }).on('error', () => resolve()).end();
+      });
+      const client = request(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+      client.on('error', () => {});
+      client.end(JSON.stringify({ metadata: { name: 'cut-off' } }));
+      await until('the webhook holds the create', () => held.length === 1);
+      const begun = Date.now();
+      let closed = false;
+      const closing = server.close().then(() => (closed = true));
+      await watchEnded;
+      await sleep(200);
+      assert.equal(closed, false, 'the close waits for the create the webhook holds');
+      held.shift()!();
+      await closing;
+      assert.ok(Date.now() - begun < 3_000, 'the open watch did not hold the close up');
     });
     assert.deepEqual(errors, [], 'the create finished on an open store');
   });
