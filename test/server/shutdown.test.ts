@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
+import { connect, constants } from 'node:http2';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureServingMaterial } from '../../src/server/certs.js';
-import type { RunningServer } from '../../src/server/server.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
 import { call, memoryServer, mustOk, readReply, sleep, until, type Reply } from '../helpers.js';
 
 const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
@@ -46,11 +47,13 @@ describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** A server whose ConfigMap creates wait for the holding webhook. */
-  async function heldServer(): Promise<RunningServer> {
-    const server = await memoryServer();
+  /** A server whose ConfigMap creates wait for the holding webhook (`tls`: served over HTTPS and HTTP/2). */
+  async function heldServer(tls = false): Promise<RunningServer> {
+    const server = tls ? await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '' }) : await memoryServer();
+    const m = server.material;
     const port = (hooks.address() as AddressInfo).port;
     await mustOk(call(server.url, 'POST', `${REGISTRATION}/validatingwebhookconfigurations`, {
+      tls: m && { ca: m.caCert, cert: m.adminCert, key: m.adminKey },
       body: {
         metadata: { name: 'hold' },
         webhooks: [{
@@ -144,6 +147,36 @@ describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
       await stopping;
     } finally {
       agent.destroy();
+    }
+  });
+
+  it('tells an HTTP/2 client to open no more streams (GOAWAY) and finishes the one in flight', async () => {
+    const server = await heldServer(true);
+    const m = server.material!;
+    const session = connect(server.url, { ca: m.caCert, cert: m.adminCert, key: m.adminKey });
+    session.on('error', () => {});
+    try {
+      const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => resolve(code)));
+      const created = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const stream = session.request({ [constants.HTTP2_HEADER_METHOD]: 'POST', [constants.HTTP2_HEADER_PATH]: '/api/v1/namespaces/default/configmaps', 'content-type': 'application/json' });
+        let status = 0;
+        let body = '';
+        stream.on('response', (h) => (status = Number(h[':status'])));
+        stream.on('data', (c: Buffer) => (body += c.toString()));
+        stream.on('end', () => resolve({ status, body }));
+        stream.on('error', reject);
+        stream.end(JSON.stringify({ metadata: { name: 'over-h2' } }));
+      });
+      await until('the webhook holds the create', () => held.length === 1);
+      const stopping = server.shutdown();
+      assert.equal(await goaway, constants.NGHTTP2_NO_ERROR);
+      held.shift()!();
+      const reply = await created;
+      assert.equal(reply.status, 201, reply.body);
+      assert.equal((JSON.parse(reply.body) as { metadata: { name: string } }).metadata.name, 'over-h2');
+      await stopping;
+    } finally {
+      session.destroy();
     }
   });
 });
