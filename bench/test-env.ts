@@ -15,12 +15,12 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureServingMaterial } from '../src/server/certs.js';
 import { writeEnvtestAssets } from '../src/cmd/envtest-assets.js';
 import { figure, here, memoryOf, message, mib, ms, quantile, sleep, startNode, status } from './common.js';
+import { freePort } from '../test/storage/etcd-process.js';
 
 const START_TARGET_MS = 150;
 const RSS_TARGET = 80 * 1024 * 1024;
@@ -31,15 +31,6 @@ const repo = join(here, '..', '..');
 
 function median(values: number[]): number {
   return quantile([...values].sort((a, b) => a - b), 0.5);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The status of one GET (TLS unverified, as envtest's probe), 0 when nothing answers. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { call, probeStatus, repoRoot, until } from '../helpers.js';
+import { freePort } from '../storage/etcd-process.js';
 
 
 const KUBE_APISERVER = join(repoRoot, 'dist/src/cmd/kube-apiserver.js');
@@ -127,13 +128,3 @@ describe('kube-apiserver and etcd for test environments', { timeout: 90_000 }, (
     assert.match(bad.stderr, /the stand-in serves http only/);
   });
 });
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createVerify, X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,24 +16,13 @@ import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { ensureServingMaterial, issueClientCertificate } from '../../src/server/certs.js';
 import { call, fixturesDir, mustOk, probeStatus, repoRoot, until, type ClientTls } from '../helpers.js';
+import { freePort } from '../storage/etcd-process.js';
 
 const run = promisify(execFile);
 const envtest = JSON.parse(readFileSync(join(fixturesDir, 'envtest', 'controller-runtime.json'), 'utf8')) as {
   etcd: { args: Record<string, string[]>; argsWhenHelpLists: Record<string, string[]> };
   'kube-apiserver': { args: Record<string, string[]>; argsWhenHelpLists: Record<string, string[]> };
 };
-
-/** A free port, as envtest's addr.Suggest finds one (listen on :0, close). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** BinPathFinder: TEST_ASSET_<NAME>, else KUBEBUILDER_ASSETS/<name>. */
 function binPath(name: string, env: NodeJS.ProcessEnv): string {

@@ -16,17 +16,30 @@ export const etcdMissing: string | undefined = existsSync(ETCD_BINARY)
   ? undefined
   : `etcd is not installed (${ETCD_BINARY}; Debian: apt-get install etcd-server) — etcd tests skipped`;
 
-/** A free TCP port on 127.0.0.1 (free when asked; etcd binds it right after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
+/** Ports this process has handed out: never handed out twice (see freePort). */
+const handedOut = new Set<number>();
+
+/**
+ * A free TCP port on 127.0.0.1 (free when asked; its user binds it right after). Never one handed
+ * out before in this process, as envtest's addr.Suggest keeps the ports it suggested: a port is
+ * free again between this close and its user's bind, and a second caller in that moment (twenty
+ * environments started at once) was given the same one.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const address = srv.address();
+        const given = typeof address === 'object' && address ? address.port : 0;
+        srv.close(() => resolve(given));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 export interface EtcdServerTls {
