@@ -2,7 +2,9 @@
 // (grace 0) the oldest terminated pods (phase neither Pending, Running nor Unknown) beyond
 // --terminated-pod-gc-threshold, pods bound to a node that has been missing for 40 seconds (and
 // is still missing when asked), and terminating pods never scheduled. It keeps its own tally of
-// pods as they change, so a pass over a quiet cluster reads nothing.
+// pods as they change (how many are terminated, how many each node holds, which terminate unscheduled),
+// so a pass over a quiet cluster reads nothing and looks at each node once, not at each pod: over
+// 150,000 pods a pass that went through them all held the event loop for ~80 ms every 20 s.
 import { StatusError } from '../errors.js';
 import { metadataOf } from '../registry/objects.js';
 import type { ResourceInfo } from '../registry/definitions.js';
@@ -35,6 +37,11 @@ interface Tallied {
 export class PodGcController {
   private readonly writer = controllerWriter('pod-garbage-collector');
   private readonly pods = new Map<string, Tallied>();
+  private terminatedCount = 0;
+  /** Pods by the node they are bound to. */
+  private readonly podsOnNode = new Map<string, number>();
+  /** Pods terminating that were never bound to a node. */
+  private readonly terminatingUnscheduled = new Set<string>();
   private readonly missingSince = new Map<string, number>();
   /** Pods already deleted at this revision (held by finalizers): not deleted again until they change. */
   private readonly attempted = new Map<string, string>();
@@ -65,7 +72,7 @@ export class PodGcController {
       const meta = metadataOf(pod);
       const phase = isObject(pod['status']) ? pod['status']['phase'] : undefined;
       const spec = isObject(pod['spec']) ? pod['spec'] : {};
-      this.pods.set(keyOf(String(meta['namespace']), String(meta['name'])), {
+      this.tally(keyOf(String(meta['namespace']), String(meta['name'])), {
         created: String(meta['creationTimestamp'] ?? ''),
         terminated: phase !== 'Pending' && phase !== 'Running' && phase !== 'Unknown',
         node: typeof spec['nodeName'] === 'string' ? spec['nodeName'] : '',
@@ -79,7 +86,7 @@ export class PodGcController {
       updated: (p) => tally(p.frozen),
       deleted: (p) => {
         const key = keyOf(p.namespace, p.name);
-        this.pods.delete(key);
+        this.tally(key, undefined);
         this.attempted.delete(key);
       },
     }));
@@ -97,14 +104,40 @@ export class PodGcController {
     await this.running;
   }
 
+  /** A pod's new state (undefined: deleted), its old one taken out of the counts and the new one put in. */
+  private tally(key: string, pod: Tallied | undefined): void {
+    const old = this.pods.get(key);
+    if (old) {
+      if (old.terminated) this.terminatedCount--;
+      if (old.node) {
+        const left = this.podsOnNode.get(old.node)! - 1;
+        if (left === 0) this.podsOnNode.delete(old.node);
+        else this.podsOnNode.set(old.node, left);
+      }
+      if (old.terminating && !old.node) this.terminatingUnscheduled.delete(key);
+    }
+    if (!pod) {
+      this.pods.delete(key);
+      return;
+    }
+    this.pods.set(key, pod);
+    if (pod.terminated) this.terminatedCount++;
+    if (pod.node) this.podsOnNode.set(pod.node, (this.podsOnNode.get(pod.node) ?? 0) + 1);
+    if (pod.terminating && !pod.node) this.terminatingUnscheduled.add(key);
+  }
+
   /** One collection (tests call it). */
   async pass(): Promise<void> {
     if (this.threshold > 0) await this.collectTerminated();
     await this.collectOrphaned();
-    for (const [key, pod] of this.pods) if (pod.terminating && !pod.node) await this.forceDelete(key, pod);
+    for (const key of [...this.terminatingUnscheduled]) {
+      const pod = this.pods.get(key);
+      if (pod?.terminating && !pod.node) await this.forceDelete(key, pod);
+    }
   }
 
   private async collectTerminated(): Promise<void> {
+    if (this.terminatedCount <= this.threshold) return;
     const terminated = [...this.pods].filter(([, p]) => p.terminated);
     const excess = terminated.length - this.threshold;
     if (excess <= 0) return;
@@ -116,7 +149,7 @@ export class PodGcController {
   private async collectOrphaned(): Promise<void> {
     const now = Date.now();
     const missing = new Set<string>();
-    for (const pod of this.pods.values()) if (pod.node && !this.nodes.has(undefined, pod.node)) missing.add(pod.node);
+    for (const node of this.podsOnNode.keys()) if (!this.nodes.has(undefined, node)) missing.add(node);
     for (const node of [...this.missingSince.keys()]) if (!missing.has(node)) this.missingSince.delete(node);
     const deleted = new Set<string>();
     for (const node of missing) {

@@ -83,6 +83,9 @@ describe('pod garbage collector', { timeout: 30_000 }, () => {
     await mustOk(call(server.url, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'here' } } }), 201);
     await mustOk(call(server.url, 'POST', NS, { body: { metadata: { name: 'on-here' }, spec: { nodeName: 'here', containers: [{ name: 'c', image: 'busybox' }] } } }), 201);
     await mustOk(call(server.url, 'POST', NS, { body: { metadata: { name: 'on-gone' }, spec: { nodeName: 'gone', containers: [{ name: 'c', image: 'busybox' }] } } }), 201);
+    // A second pod on the missing node, deleted meanwhile: the node still holds the first.
+    await mustOk(call(server.url, 'POST', NS, { body: { metadata: { name: 'on-gone-2' }, spec: { nodeName: 'gone', containers: [{ name: 'c', image: 'busybox' }] } } }), 201);
+    await mustOk(call(server.url, 'DELETE', `${NS}/on-gone-2?gracePeriodSeconds=0`));
     await pod('held', { finalizers: ['example.com/hold'] });
     await mustOk(call(server.url, 'DELETE', `${NS}/held`));
     await sleep(100);
