@@ -5,9 +5,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -20,70 +17,16 @@ import type { RunningServer } from '../../src/server/server.js';
 import { Registry } from '../../src/registry/store.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { call, memoryServer, mustOk, sleep } from '../helpers.js';
+import { answer, WebhookServer, type Handler, type Review } from './webhook-server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- reviews are checked field by field */
-type Review = { apiVersion: string; kind: string; request: any };
-/** The body to answer with, or undefined when the handler wrote the response itself. */
-type Handler = (review: Review, res: ServerResponse) => unknown | Promise<unknown>;
 
 const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
 const SERVICE_NAME = 'hook';
 const SERVICE_NAMESPACE = 'webhooks';
 
-function answer(review: Review, response: Record<string, unknown>): unknown {
-  return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } };
-}
-
 function jsonPatch(ops: unknown[]): Record<string, unknown> {
   return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };
-}
-
-/** An HTTPS server answering reviews by path, recording every review it gets. */
-class WebhookServer {
-  readonly calls = new Map<string, Review[]>();
-  private readonly handlers = new Map<string, Handler>();
-  private server!: Server;
-  port = 0;
-
-  async start(material: ServingMaterial): Promise<void> {
-    this.server = createServer({ key: material.serverKey, cert: material.serverCert }, (req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  on(path: string, handler: Handler): string {
-    this.handlers.set(path, handler);
-    return `https://127.0.0.1:${this.port}${path}`;
-  }
-
-  reviews(path: string): Review[] {
-    return this.calls.get(path) ?? [];
-  }
-
-  reset(): void {
-    this.calls.clear();
-    this.handlers.clear();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url ?? '/', 'https://x');
-    const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
-    (review as any).query = url.search;
-    const list = this.calls.get(url.pathname) ?? [];
-    list.push(review);
-    this.calls.set(url.pathname, list);
-    const handler = this.handlers.get(url.pathname);
-    const body = handler ? await handler(review, res) : answer(review, { allowed: true });
-    if (body === undefined || res.writableEnded) return;
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-  }
 }
 
 describe('admission webhooks', () => {

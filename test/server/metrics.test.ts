@@ -3,13 +3,12 @@
 // and a server started with metrics off answering /metrics as an unknown path.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureServingMaterial } from '../../src/server/certs.js';
 import type { RunningServer } from '../../src/server/server.js';
+import { answer, WebhookServer } from '../admission/webhook-server.js';
 import { call, memoryServer, mustOk } from '../helpers.js';
 import { parsePrometheusText, sampleValue, samplesMatching } from '../prometheus-text.js';
 
@@ -17,7 +16,7 @@ const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
 
 describe('/metrics (in-process)', { timeout: 60_000 }, () => {
   let server: RunningServer;
-  let hooks: Server;
+  const hooks = new WebhookServer();
   let dir: string;
   let caBundle: string;
   const req = (method: string, path: string, body?: unknown) => call(server.url, method, path, { body });
@@ -27,32 +26,21 @@ describe('/metrics (in-process)', { timeout: 60_000 }, () => {
     dir = await mkdtemp(join(tmpdir(), 'capstan-metrics-'));
     const material = await ensureServingMaterial(dir, []);
     caBundle = Buffer.from(material.caCert).toString('base64');
-    // Allows at /allow, denies (403) at /deny.
-    hooks = createServer({ key: material.serverKey, cert: material.serverCert }, (r, res) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => {
-        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: { uid: string } };
-        const allowed = r.url?.startsWith('/allow') ?? false;
-        const response = allowed ? { uid: review.request.uid, allowed } : { uid: review.request.uid, allowed, status: { code: 403, message: 'no' } };
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
-      });
-    });
-    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    await hooks.start(material);
+    hooks.on('/allow', (review) => answer(review, { allowed: true }));
+    hooks.on('/deny', (review) => answer(review, { allowed: false, status: { code: 403, message: 'no' } }));
     server = await memoryServer();
   });
 
   after(async () => {
     await server?.close();
-    hooks.closeAllConnections();
-    await new Promise((resolve) => hooks.close(resolve));
+    await hooks.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
   it('records each webhook call: latency by name, type, operation and rejection, and the call with its code', async () => {
-    const port = (hooks.address() as AddressInfo).port;
     const webhook = (name: string, path: string, resource: string) => ({
-      name, clientConfig: { url: `https://127.0.0.1:${port}${path}`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+      name, clientConfig: { url: `https://127.0.0.1:${hooks.port}${path}`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
       rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: [resource] }],
     });
     await mustOk(req('POST', `${REGISTRATION}/mutatingwebhookconfigurations`, { metadata: { name: 'm' }, webhooks: [webhook('allow.example.com', '/allow', 'configmaps')] }), 201);

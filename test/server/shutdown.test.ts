@@ -7,19 +7,18 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { connect, constants } from 'node:http2';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureServingMaterial } from '../../src/server/certs.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
+import { answer, WebhookServer } from '../admission/webhook-server.js';
 import { call, memoryServer, mustOk, readReply, sleep, until, type Reply } from '../helpers.js';
 
 const REGISTRATION = '/apis/admissionregistration.k8s.io/v1';
 
 describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
-  let hooks: Server;
+  const hooks = new WebhookServer();
   let dir: string;
   let caBundle: string;
   // Reviews the webhook holds, each answered (allowed) when released.
@@ -29,21 +28,13 @@ describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
     dir = await mkdtemp(join(tmpdir(), 'capstan-shutdown-'));
     const material = await ensureServingMaterial(dir, []);
     caBundle = Buffer.from(material.caCert).toString('base64');
-    hooks = createServer({ key: material.serverKey, cert: material.serverCert }, (r, res) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => {
-        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: { uid: string } };
-        held.push(() => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } })));
-      });
-    });
-    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    await hooks.start(material);
+    hooks.on('/hold', (review) => new Promise((resolve) => held.push(() => resolve(answer(review, { allowed: true })))));
   });
 
   after(async () => {
     for (const release of held.splice(0)) release();
-    hooks.closeAllConnections();
-    await new Promise((resolve) => hooks.close(resolve));
+    await hooks.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -51,13 +42,12 @@ describe('graceful shutdown (in-process)', { timeout: 60_000 }, () => {
   async function heldServer(tls = false): Promise<RunningServer> {
     const server = tls ? await startServer({ bindAddress: '127.0.0.1', port: 0, storage: 'memory', dataDir: '' }) : await memoryServer();
     const m = server.material;
-    const port = (hooks.address() as AddressInfo).port;
     await mustOk(call(server.url, 'POST', `${REGISTRATION}/validatingwebhookconfigurations`, {
       tls: m && { ca: m.caCert, cert: m.adminCert, key: m.adminKey },
       body: {
         metadata: { name: 'hold' },
         webhooks: [{
-          name: 'hold.example.com', clientConfig: { url: `https://127.0.0.1:${port}/hold`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+          name: 'hold.example.com', clientConfig: { url: `https://127.0.0.1:${hooks.port}/hold`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
           rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
         }],
       },
