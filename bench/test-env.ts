@@ -68,19 +68,29 @@ interface Environment {
   readyAt: number;
 }
 
+/** The etcd and kube-apiserver processes running: killed when the bench ends, failed or not (they are detached, as envtest's). */
+const running = new Set<ChildProcess>();
+
+/** `child`, counted among the running until it exits. */
+function tracked(child: ChildProcess): ChildProcess {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 /** An envtest environment as envtest starts one: etcd, then kube-apiserver with its argv. */
 async function environment(assets: string, certs: string): Promise<Environment> {
   const [etcdPort, peerPort, port] = [await freePort(), await freePort(), await freePort()];
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'k8s_test_framework_'));
   const spawnedAt = performance.now();
-  const etcd = spawn(join(assets, 'etcd'), [`--advertise-client-urls=${etcdUrl}`, `--data-dir=${dataDir}`, `--listen-client-urls=${etcdUrl}`, `--listen-peer-urls=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync=true'], { stdio: 'ignore', detached: true });
+  const etcd = tracked(spawn(join(assets, 'etcd'), [`--advertise-client-urls=${etcdUrl}`, `--data-dir=${dataDir}`, `--listen-client-urls=${etcdUrl}`, `--listen-peer-urls=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync=true'], { stdio: 'ignore', detached: true }));
   const etcdReadyAt = await until200(`${etcdUrl}/health`);
-  const apiserver = spawn(join(assets, 'kube-apiserver'), [
+  const apiserver = tracked(spawn(join(assets, 'kube-apiserver'), [
     '--allow-privileged=true', '--authorization-mode=RBAC', '--bind-address=127.0.0.1', `--cert-dir=${certs}`, `--client-ca-file=${certs}/client-cert-auth-ca.crt`,
     '--disable-admission-plugins=ServiceAccount', `--etcd-servers=${etcdUrl}`, `--secure-port=${port}`, `--service-account-issuer=https://127.0.0.1:${port}/`,
     `--service-account-key-file=${certs}/sa-signer.crt`, `--service-account-signing-key-file=${certs}/sa-signer.key`, '--service-cluster-ip-range=10.0.0.0/24',
-  ], { stdio: 'ignore', detached: true });
+  ], { stdio: 'ignore', detached: true }));
   const readyAt = await until200(`https://127.0.0.1:${port}/healthz`);
   rmSync(dataDir, { recursive: true, force: true });
   return { etcd, apiserver, spawnedAt, etcdReadyAt, readyAt };
@@ -172,7 +182,7 @@ export async function testEnv(): Promise<void> {
     figure('test-env', `baseline: ${PARALLEL} bare Node processes at once, started and ended`, ms(bareProcessesMs));
     const launchers = await Promise.all(Array.from({ length: PARALLEL }, () => freePort()));
     const t2 = performance.now();
-    const children = launchers.map((port) => spawn(join(assets, 'kube-apiserver'), [`--secure-port=${port}`, '--allow-privileged=true'], { stdio: 'ignore' }));
+    const children = launchers.map((port) => tracked(spawn(join(assets, 'kube-apiserver'), [`--secure-port=${port}`, '--allow-privileged=true'], { stdio: 'ignore' })));
     await Promise.all(launchers.map((port) => until200(`https://127.0.0.1:${port}/healthz`)));
     const launchersMs = performance.now() - t2;
     await Promise.all(children.map((c) => new Promise((resolve) => {
@@ -189,6 +199,7 @@ export async function testEnv(): Promise<void> {
     figure('test-env', 'reset() after a test (ns, 40 ConfigMaps, 5 Services, a CRD)', `${ms(resetMs)} median of 20, max ${ms(Math.max(...reset.timings))}`, { text: `<= ${RESET_TARGET_MS} ms`, met: resetMs <= RESET_TARGET_MS });
     console.log(`test-env: start ${ms(first)} first in a process / ${ms(warm)} later; kube-apiserver ${ms(apiserverMs)}; ${PARALLEL} at once ${ms(parallel.ms)}; reset ${ms(resetMs)} (${status(resetMs <= RESET_TARGET_MS)})`);
   } finally {
+    for (const child of running) child.kill('SIGKILL');
     rmSync(work, { recursive: true, force: true });
   }
 }
