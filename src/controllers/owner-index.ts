@@ -3,44 +3,41 @@
 import type { JsonObject } from '../json.js';
 import { controllerOf } from './kit/owned.js';
 
-export interface Indexed {
-  namespace: string;
-  name: string;
-  /** The controller's uid; '' for an orphan. */
-  owner: string;
-}
-
 export class OwnerIndex {
-  private readonly byKey = new Map<string, Indexed>();
+  /**
+   * Each object's controller uid ('' for an orphan) by `namespace/name`: a string, not an entry
+   * object, as the ReplicaSet and ReplicationController controllers each index every pod.
+   */
+  private readonly byKey = new Map<string, string>();
   private readonly byOwner = new Map<string, Set<string>>();
   private readonly orphans = new Map<string, Set<string>>();
 
-  /** Indexes the object's current version; returns the entry it replaced. */
-  set(namespace: string, name: string, obj: JsonObject): Indexed | undefined {
+  /** Indexes the object's current version; returns the controller uid it had before ('' for an orphan), undefined when new. */
+  set(namespace: string, name: string, obj: JsonObject): string | undefined {
     const key = `${namespace}/${name}`;
     const before = this.remove(namespace, name);
     const ref = controllerOf(obj);
     const owner = ref && typeof ref['uid'] === 'string' ? ref['uid'] : '';
-    const entry: Indexed = { namespace, name, owner };
-    this.byKey.set(key, entry);
+    this.byKey.set(key, owner);
     if (owner) add(this.byOwner, owner, key);
     else add(this.orphans, namespace, name);
     return before;
   }
 
-  remove(namespace: string, name: string): Indexed | undefined {
+  /** Drops the object; returns the controller uid it had ('' for an orphan), undefined when not indexed. */
+  remove(namespace: string, name: string): string | undefined {
     const key = `${namespace}/${name}`;
-    const entry = this.byKey.get(key);
-    if (!entry) return undefined;
+    const owner = this.byKey.get(key);
+    if (owner === undefined) return undefined;
     this.byKey.delete(key);
-    if (entry.owner) drop(this.byOwner, entry.owner, key);
+    if (owner) drop(this.byOwner, owner, key);
     else drop(this.orphans, namespace, name);
-    return entry;
+    return owner;
   }
 
   /** The uid of the object's controller; '' for an orphan or an unknown pod. */
   ownerOf(namespace: string, name: string): string {
-    return this.byKey.get(`${namespace}/${name}`)?.owner ?? '';
+    return this.byKey.get(`${namespace}/${name}`) ?? '';
   }
 
   /** The `namespace/name` keys of the objects the controller of that uid owns. */

@@ -153,16 +153,16 @@ export class ReplicaSetController {
       this.queueMatching(namespace, pod);
     }
     // A pod released or taken by another: its former owner recounts.
-    if (before?.owner && before.owner !== uid) {
-      const former = this.owners.get(before.owner);
+    if (before && before !== uid) {
+      const former = this.owners.get(before);
       if (former) this.queue.add(former.key);
     }
   }
 
   private podDeleted(p: ObjectVersion): void {
     const namespace = p.namespace ?? '';
-    const entry = this.pods.remove(namespace, p.name);
-    const owner = entry?.owner ? this.owners.get(entry.owner) : undefined;
+    const formerOwner = this.pods.remove(namespace, p.name);
+    const owner = formerOwner ? this.owners.get(formerOwner) : undefined;
     if (owner) {
       this.expectations.deleted(owner.key, keyOf(namespace, p.name));
       this.queue.add(owner.key);

@@ -106,15 +106,15 @@ export class DeploymentController {
         if (known?.matcher?.matches(labels)) this.queue.add(known.key);
       }
     }
-    if (before?.owner && before.owner !== uid) {
-      const former = this.deployments.get(before.owner);
+    if (before && before !== uid) {
+      const former = this.deployments.get(before);
       if (former) this.queue.add(former.key);
     }
   }
 
   private replicaSetDeleted(o: ObjectVersion): void {
-    const entry = this.replicaSets.remove(o.namespace ?? '', o.name);
-    const owner = entry?.owner ? this.deployments.get(entry.owner) : undefined;
+    const formerOwner = this.replicaSets.remove(o.namespace ?? '', o.name);
+    const owner = formerOwner ? this.deployments.get(formerOwner) : undefined;
     if (owner) this.queue.add(owner.key);
   }
 
