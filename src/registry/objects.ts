@@ -57,6 +57,12 @@ export function specOf(obj: JsonObject): JsonObject {
   return out;
 }
 
+/** metadata.annotations to read: a new empty object when there are none, and nothing added to `obj`. */
+export function annotationsIn(obj: JsonObject | undefined): Record<string, unknown> {
+  const meta = obj?.['metadata'];
+  return isObject(meta) && isObject(meta['annotations']) ? meta['annotations'] : {};
+}
+
 /** metadata.annotations, made an object when it was none (to be written into). */
 export function annotationsOf(obj: JsonObject): Record<string, string> {
   const meta = metadataOf(obj);

@@ -36,9 +36,8 @@ export function child(obj: JsonObject, key: string): JsonObject {
   return obj[key] as JsonObject;
 }
 
-export function annotationsOf(obj: JsonObject | undefined): Record<string, unknown> {
-  return objectOf(obj && objectOf(obj['metadata'])?.['annotations']) ?? {};
-}
+/** metadata.annotations to read (registry/objects.ts annotationsIn). */
+export { annotationsIn as annotationsOf } from '../../registry/objects.js';
 
 export function labelsOf(obj: JsonObject | undefined): Record<string, unknown> {
   return objectOf(obj && objectOf(obj['metadata'])?.['labels']) ?? {};

@@ -1,7 +1,7 @@
 // What the deployment controller's steps share: reading a Deployment's and its ReplicaSets' fields,
 // the rollout bounds (maxSurge rounds up, maxUnavailable down, as the reference), the annotations
 // it keeps on ReplicaSets, and templates compared ignoring the pod-template-hash label.
-import { metadataOf } from '../../registry/objects.js';
+import { annotationsIn, metadataOf } from '../../registry/objects.js';
 import { type JsonObject, isObject, jsonEqual, copyJson } from '../../json.js';
 
 export const HASH_LABEL = 'pod-template-hash';
@@ -27,10 +27,8 @@ export function nameOf(obj: JsonObject): string {
   return String(metadataOf(obj)['name']);
 }
 
-export function annotationsOf(obj: JsonObject): Record<string, string> {
-  const a = metadataOf(obj)['annotations'];
-  return isObject(a) ? (a as Record<string, string>) : {};
-}
+/** metadata.annotations to read (registry/objects.ts annotationsIn), as the strings they are. */
+export const annotationsOf = annotationsIn as (obj: JsonObject) => Record<string, string>;
 
 /** spec.replicas (1 when absent, as defaulted). */
 export function replicasOf(obj: JsonObject): number {

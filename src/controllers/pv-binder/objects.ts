@@ -1,6 +1,6 @@
 // What the persistentvolume-binder reads from claims, volumes and classes, and the names the
 // reference writes: annotations, phases, event reasons.
-import { metadataOf } from '../../registry/objects.js';
+import { annotationsIn as annotationsOf, metadataOf } from '../../registry/objects.js';
 import { type JsonObject, isObject } from '../../json.js';
 
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
@@ -24,10 +24,8 @@ export function statusOf(obj: JsonObject): JsonObject {
   return isObject(obj['status']) ? obj['status'] : {};
 }
 
-export function annotationsOf(obj: JsonObject): Record<string, unknown> {
-  const a = metadataOf(obj)['annotations'];
-  return isObject(a) ? a : {};
-}
+/** metadata.annotations to read (registry/objects.ts annotationsIn). */
+export { annotationsOf };
 
 export function hasAnnotation(obj: JsonObject, key: string): boolean {
   return Object.hasOwn(annotationsOf(obj), key);

@@ -5,11 +5,11 @@ import {
   validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validateDeployment, validateDeploymentUpdate,
   validateReplicaSet, validateReplicaSetUpdate, validateStatefulSet, validateStatefulSetUpdate,
 } from '../../api/validation/apps.js';
-import { annotationsOf, metadataOf } from '../objects.js';
+import { annotationsIn, annotationsOf, metadataOf } from '../objects.js';
 import type { Strategy } from '../strategies.js';
 import { podTemplateAt } from './pod-template.js';
 import type { BuiltinGroup, BuiltinSpec } from './types.js';
-import { isObject, type JsonObject } from '../../json.js';
+import { type JsonObject } from '../../json.js';
 
 // apps/v1 carries a DaemonSet's template generation in an annotation: read at decoding (0 when
 // absent), 1 at creation, and one more for every change of the template.
@@ -28,10 +28,7 @@ const daemonSetStrategy: Strategy = {
     annotationsOf(obj)[TEMPLATE_GENERATION] = '1';
   },
   prepareForUpdate(next, current) {
-    // Read without annotationsOf, which would add the maps it reads to the stored object.
-    const meta = current['metadata'];
-    const annotations = isObject(meta) && isObject(meta['annotations']) ? meta['annotations'] : {};
-    const before = Number(annotations[TEMPLATE_GENERATION]) || 0;
+    const before = Number(annotationsIn(current)[TEMPLATE_GENERATION]) || 0;
     const changed = JSON.stringify(templateOf(next)) !== JSON.stringify(templateOf(current));
     annotationsOf(next)[TEMPLATE_GENERATION] = String(changed ? before + 1 : before);
   },
