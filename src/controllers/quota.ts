@@ -214,7 +214,7 @@ export class ResourceQuotaController {
     const next: JsonObject = {};
     if (hard.size) next['hard'] = resourceListJson(hard);
     if (used.size) next['used'] = resourceListJson(used);
-    const meta = metadataOf(copyJson(quota));
+    const meta = copyJson(metadataOf(quota));
     await this.registry.update(this.quotaInfo(), namespace, String(meta['name']), { ...quota, metadata: meta, status: next }, 'status', CONTROLLER_WRITER);
   }
 }

@@ -85,7 +85,7 @@ function quotaInfo(registry: Registry): ResourceInfo {
 /** Writes a quota's new status.used, on the condition that the quota has not changed since it was read. */
 async function recordUsage(registry: Registry, charge: Charge): Promise<void> {
   const quota = charge.quota;
-  const meta = metadataOf(copyJson(quota));
+  const meta = copyJson(metadataOf(quota));
   const status = { ...(quota['status'] as JsonObject | undefined), used: resourceListJson(charge.used) };
   await registry.update(quotaInfo(registry), String(meta['namespace']), String(meta['name']), { ...quota, metadata: meta, status }, 'status', SYSTEM_WRITER);
 }
