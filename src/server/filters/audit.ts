@@ -20,9 +20,10 @@ import type { Filter, RequestContext } from './context.js';
 /** The request's audit ID (its Audit-ID header's, or a new UUID), kept on its context and answered in Audit-Id. */
 function setAuditId(ctx: RequestContext): string {
   const given = headerValue(ctx.req, 'audit-id');
-  const id = given || newAuditId();
+  const made = given ? undefined : newAuditId();
+  const id = made?.text ?? given;
   ctx.auditID = id;
-  ctx.auditIDMade = !given;
+  ctx.auditIDMade = made;
   addAnswerHeader(ctx.res, 'Audit-Id', id);
   return id;
 }
@@ -128,8 +129,7 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
   const record = new AuditRecord(config, {
     auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
     userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros, bodyCache: bodyCacheOf(ctx.req),
-    // One of newAuditId()'s: written as it is.
-    auditIDPlain: ctx.auditIDMade,
+    madeID: ctx.auditIDMade,
   });
   record.attachTo(ctx.res);
   return record;

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from '../../api/request-info.js';
 import type { UserInfo } from '../../api/user.js';
+import type { MadeAuditId } from '../../audit/audit-id.js';
 import type { Output } from '../../endpoints/request.js';
 
 export class RequestContext {
@@ -17,8 +18,8 @@ export class RequestContext {
   private userValue: UserInfo | undefined;
   /** The request's audit ID (the Audit-Id of its answer): set by the audit ID filter. */
   auditID: string | undefined = undefined;
-  /** Whether the audit ID is the server's own (the request gave none). */
-  auditIDMade = false;
+  /** The audit ID when it is the server's own (the request gave none). */
+  auditIDMade: MadeAuditId | undefined = undefined;
 
   constructor(readonly req: IncomingMessage, readonly res: ServerResponse) {}
 
