@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { UserInfo } from '../../src/api/user.js';
+import { newAuditId } from '../../src/audit/audit-id.js';
 import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
 import type { Level, Stage } from '../../src/audit/policy.js';
 import { decodedLines } from './decoded-lines.js';
@@ -201,6 +202,25 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
       expected('Metadata', 'RequestReceived', a.facts, { stageMicros: RECEIVED }), expected('Metadata', 'RequestReceived', b.facts, { stageMicros: RECEIVED + 3 }),
       expected('Metadata', 'ResponseComplete', b.facts, { status: { code: 201 }, stageMicros: LATER }), expected('Metadata', 'ResponseComplete', a.facts, { status: { code: 200 }, stageMicros: LATER + 1 }),
     ]);
+  });
+
+  it('an ID the server made is copied from its bytes, in a line made whole or from the connection\'s last one', () => {
+    const bodyCache = new BodyCache();
+    const buf = Buffer.alloc(1 << 16, 0xff);
+    let at = 0;
+    // Made, given, made again (over the template a given ID left), and made without a connection's cache.
+    for (const [made, cache] of [[true, true], [true, true], [false, true], [true, true], [true, true], [true, false]] as const) {
+      const id = made ? newAuditId() : undefined;
+      const f = { ...facts(), auditID: id?.text ?? '3f1c2a4e-0000-4000-8000-00000000000g', madeID: id, bodyCache: cache ? bodyCache : undefined };
+      const record = new AuditRecord(config('Metadata'), f);
+      const first = written(record, 'RequestReceived', RECEIVED, 1, buf, at);
+      assert.equal(first, expected('Metadata', 'RequestReceived', f, { stageMicros: RECEIVED }));
+      at += first.length;
+      record.responded(200);
+      const second = written(record, 'ResponseComplete', LATER, 1, buf, at);
+      assert.equal(second, expected('Metadata', 'ResponseComplete', f, { status: { code: 200 }, stageMicros: LATER }));
+      at += second.length;
+    }
   });
 
   it('a second stage copies the first line\'s shared bytes only while their buffer has not been reused', () => {
