@@ -60,7 +60,12 @@ const TIME_ORIGIN_MS = performance.timeOrigin;
 
 /** Microseconds since the epoch (the reference's MicroTime). */
 export function nowMicros(): number {
-  return Math.round((TIME_ORIGIN_MS + performance.now()) * 1000);
+  return microsAt(performance.now());
+}
+
+/** A time read from performance.now() as microseconds since the epoch. */
+export function microsAt(time: number): number {
+  return Math.round((TIME_ORIGIN_MS + time) * 1000);
 }
 
 // The date and time to the second of the last time written: most events share it.

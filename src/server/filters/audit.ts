@@ -11,7 +11,7 @@ import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
 import { newAuditId } from '../../audit/audit-id.js';
 import { type Auditor } from '../../audit/auditor.js';
-import { AuditRecord, BodyCache, nowMicros, type ObjectRef } from '../../audit/record.js';
+import { AuditRecord, BodyCache, microsAt, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
 import { addAnswerHeader } from '../../endpoints/response.js';
 import { internalError, StatusError } from '../../errors.js';
@@ -116,7 +116,8 @@ function complete(auditor: Auditor, ctx: RequestContext, record: AuditRecord): v
 
 /** The request's event, attached to its response, unless the policy's level for it is None. */
 function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undefined): AuditRecord | undefined {
-  const receivedMicros = nowMicros();
+  // When the request arrived, as the reference's requestReceivedTimestamp (taken by its outermost filters): no second reading of the clock.
+  const receivedMicros = microsAt(ctx.received);
   // Set by auditId(), earlier in the chain.
   const auditID = ctx.auditID ?? setAuditId(ctx);
   const attributes = requestAttributes(user ?? NO_USER, ctx.info);
