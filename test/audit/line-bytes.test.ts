@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { UserInfo } from '../../src/api/user.js';
-import { newAuditId } from '../../src/audit/audit-id.js';
+import { newMadeAuditId } from '../../src/audit/audit-id.js';
 import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
 import type { Level, Stage } from '../../src/audit/policy.js';
 import { decodedLines } from './decoded-lines.js';
@@ -210,7 +210,7 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
     let at = 0;
     // Made, given, made again (over the template a given ID left), and made without a connection's cache.
     for (const [made, cache] of [[true, true], [true, true], [false, true], [true, true], [true, true], [true, false]] as const) {
-      const id = made ? newAuditId() : undefined;
+      const id = made ? newMadeAuditId() : undefined;
       const f = { ...facts(), auditID: id?.text ?? '3f1c2a4e-0000-4000-8000-00000000000g', madeID: id, bodyCache: cache ? bodyCache : undefined };
       const record = new AuditRecord(config('Metadata'), f);
       const first = written(record, 'RequestReceived', RECEIVED, 1, buf, at);

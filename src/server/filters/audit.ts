@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { isLongRunningRequest } from '../../api/long-running.js';
 import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
-import { newAuditId } from '../../audit/audit-id.js';
+import { newAuditId, newMadeAuditId } from '../../audit/audit-id.js';
 import { type Auditor } from '../../audit/auditor.js';
 import { AuditRecord, BodyCache, microsAt, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
@@ -17,13 +17,21 @@ import { addAnswerHeader } from '../../endpoints/response.js';
 import { internalError, StatusError } from '../../errors.js';
 import type { Filter, RequestContext } from './context.js';
 
-/** The request's audit ID (its Audit-ID header's, or a new UUID), kept on its context and answered in Audit-Id. */
-function setAuditId(ctx: RequestContext): string {
+/**
+ * The request's audit ID (its Audit-ID header's, or a new UUID), kept on its context and answered
+ * in Audit-Id; a new one made with its bytes when the server audits (`audited`).
+ */
+function setAuditId(ctx: RequestContext, audited: boolean): string {
   const given = headerValue(ctx.req, 'audit-id');
-  const made = given ? undefined : newAuditId();
-  const id = made?.text ?? given;
+  let id = given;
+  if (!given && audited) {
+    const made = newMadeAuditId();
+    ctx.auditIDMade = made;
+    id = made.text;
+  } else if (!given) {
+    id = newAuditId();
+  }
   ctx.auditID = id;
-  ctx.auditIDMade = made;
   addAnswerHeader(ctx.res, 'Audit-Id', id);
   return id;
 }
@@ -36,13 +44,13 @@ function setAuditId(ctx: RequestContext): string {
 export function auditId(auditor?: Auditor): Filter {
   if (!auditor) {
     return (ctx, next) => {
-      setAuditId(ctx);
+      setAuditId(ctx, false);
       return next();
     };
   }
   // Not an async function: its frame and its await cost every request more than the catch.
   return (ctx, next) => {
-    setAuditId(ctx);
+    setAuditId(ctx, true);
     let authenticated: Promise<void>;
     try {
       authenticated = next();
@@ -119,7 +127,7 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
   // When the request arrived, as the reference's requestReceivedTimestamp (taken by its outermost filters): no second reading of the clock.
   const receivedMicros = microsAt(ctx.received);
   // Set by auditId(), earlier in the chain.
-  const auditID = ctx.auditID ?? setAuditId(ctx);
+  const auditID = ctx.auditID ?? setAuditId(ctx, true);
   const attributes = requestAttributes(user ?? NO_USER, ctx.info);
   const config = auditor.policy.evaluate(user ? attributes : { ...attributes, user: undefined });
   if (config.level === 'None') return undefined;
