@@ -20,6 +20,15 @@ import { StorageMetrics } from './storage.js';
 /** The exposition's Content-Type (the text format 0.0.4, as the reference's handler answers). */
 export const EXPOSITION_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
+/**
+ * Sample values that are not a number written `NaN`, as the text format and the reference's Go
+ * client write them: prom-client writes `Nan` (the event loop's mean delay over a scrape interval
+ * with no sample in it is one), which Prometheus reads but stricter parsers refuse.
+ */
+export function withNaNSpelled(exposition: string): string {
+  return exposition.replace(/^([^#\n][^\n]* )Nan$/gm, '$1NaN');
+}
+
 let processRegistry: Registry | undefined;
 
 /** The process's metrics, collected from the first server on (their monitors live as long as the process). */
@@ -121,7 +130,7 @@ export class ServerMetrics {
   /** The text exposition: this server's families, then the process's. */
   async exposition(): Promise<string> {
     const own = await this.registry.metrics();
-    return `${own}${await processMetrics().metrics()}`;
+    return withNaNSpelled(`${own}${await processMetrics().metrics()}`);
   }
 
   /** Every family of this server back to nothing (the reference's DELETE /metrics). */
