@@ -131,6 +131,11 @@ export class AuditRecord {
     (res as { [RECORD]?: AuditRecord })[RECORD] = this;
   }
 
+  /** Makes it unreachable again: the request is no longer audited. */
+  detachFrom(res: object): void {
+    (res as { [RECORD]?: AuditRecord })[RECORD] = undefined;
+  }
+
   get auditID(): string {
     return this.facts.auditID;
   }

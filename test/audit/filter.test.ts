@@ -1,5 +1,6 @@
 // The audit filter on its own: a panic (an error that is no Status) is the event's last stage,
-// the legacy format, omitManagedFields, source IPs and users request after request.
+// the legacy format, omitManagedFields, source IPs and users request after request (with the
+// audit ID filter around the user, as the server has it: that one completes the events).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openAuditor, type AuditSettings } from '../../src/audit/auditor.js';
 import { sendBytes } from '../../src/endpoints/request.js';
-import { audit } from '../../src/server/filters/audit.js';
+import { audit, auditId } from '../../src/server/filters/audit.js';
 import { filterChain, RequestContext, type Filter } from '../../src/server/filters/context.js';
 import { recover } from '../../src/server/filters/recover.js';
 import { requestInfo } from '../../src/server/filters/request-info.js';
@@ -32,7 +33,7 @@ describe('audit filter', { timeout: 30_000 }, () => {
       policyFile: join(dir, 'policy.yaml'), logPath: log, logFormat: 'json', logMode: 'blocking', logMaxAge: 0, logMaxBackup: 0, logMaxSize: 0,
       logCompress: false, logBatchBufferSize: 100, logBatchMaxSize: 1, ...settings,
     }))!;
-    const handle = filterChain([recover(), requestInfo(), who, audit(auditor)], async (ctx) => {
+    const handle = filterChain([recover(), requestInfo(), auditId(auditor), who, audit(auditor)], async (ctx) => {
       if (ctx.info.path.endsWith('/boom')) throw new Error('boom');
       sendBytes(ctx.res, 200, Buffer.from(JSON.stringify(OBJECT)), ctx.out);
     });

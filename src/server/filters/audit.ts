@@ -11,7 +11,7 @@ import type { UserInfo } from '../../api/user.js';
 import { requestAttributes } from '../../auth/attributes.js';
 import { newAuditId, newMadeAuditId } from '../../audit/audit-id.js';
 import { type Auditor } from '../../audit/auditor.js';
-import { AuditRecord, BodyCache, microsAt, type ObjectRef } from '../../audit/record.js';
+import { auditOf, AuditRecord, BodyCache, microsAt, type ObjectRef } from '../../audit/record.js';
 import { sendStatusError } from '../../endpoints/request.js';
 import { addAnswerHeader } from '../../endpoints/response.js';
 import { internalError, StatusError } from '../../errors.js';
@@ -38,8 +38,10 @@ function setAuditId(ctx: RequestContext, audited: boolean): string {
 
 /**
  * Before authentication (the reference's WithAuditID): every answer carries an Audit-Id. With an
- * auditor, a request refused 401 is audited as the reference's WithFailedAuthenticationAudit does
- * it — matched with no user, one ResponseStarted event.
+ * auditor, this is also where a request's event is completed once the rest of the chain settles
+ * (the audit filter, after authentication, only starts it: one promise step per request instead
+ * of one here and one there), and where a request refused 401 is audited as the reference's
+ * WithFailedAuthenticationAudit does it — matched with no user, one ResponseStarted event.
  */
 export function auditId(auditor?: Auditor): Filter {
   if (!auditor) {
@@ -48,17 +50,30 @@ export function auditId(auditor?: Auditor): Filter {
       return next();
     };
   }
-  // Not an async function: its frame and its await cost every request more than the catch.
+  // Not an async function: its frame and its await cost every request more than the promise step.
   return (ctx, next) => {
     setAuditId(ctx, true);
-    let authenticated: Promise<void>;
+    let handled: Promise<void>;
     try {
-      authenticated = next();
+      handled = next();
     } catch (err) {
-      authenticated = Promise.reject(err);
+      handled = Promise.reject(err);
     }
-    return authenticated.catch((err: unknown) => failedAuthentication(auditor, ctx, err));
+    return handled.then(() => settled(auditor, ctx), (err: unknown) => settledWithError(auditor, ctx, err));
   };
+}
+
+/** The chain after the audit ID settled: the request's event, when it has one, is completed. */
+function settled(auditor: Auditor, ctx: RequestContext): void | Promise<void> {
+  const record = auditOf(ctx.res);
+  if (record) return completed(auditor, ctx, record);
+}
+
+/** The chain after the audit ID failed: the request's event sees the answer, or a 401 before any user is audited. */
+function settledWithError(auditor: Auditor, ctx: RequestContext, err: unknown): void | Promise<void> {
+  const record = auditOf(ctx.res);
+  if (record) return failed(auditor, ctx, record, err);
+  failedAuthentication(auditor, ctx, err);
 }
 
 /** A request refused 401 before its user was known: audited as the reference's WithFailedAuthenticationAudit. */
@@ -71,25 +86,24 @@ function failedAuthentication(auditor: Auditor, ctx: RequestContext, err: unknow
   auditor.emit(record, 'ResponseStarted');
 }
 
-/** After authentication: the request's event, as the policy's level for it says. */
+/**
+ * After authentication: the request's event, as the policy's level for it says, started here
+ * (RequestReceived, and ResponseStarted announced for a long-running request); auditId(), around
+ * authentication, completes it once the chain settles.
+ */
 export function audit(auditor?: Auditor): Filter {
   if (!auditor) return (_ctx, next) => next();
-  // Not an async function (its frame and awaits cost every request): the rest once next() settles.
   return (ctx, next) => {
     const record = newRecord(auditor, ctx, ctx.user);
     if (!record) return next();
     if (!auditor.emit(record, 'RequestReceived') && auditor.strict) {
+      // Refused, and no more of its event written.
+      record.detachFrom(ctx.res);
       sendStatusError(ctx.res, internalError('failed to store audit event'), ctx.out);
       return Promise.resolve();
     }
     if (isLongRunningRequest(ctx.info)) announceResponseStart(ctx.res, () => auditor.emit(record, 'ResponseStarted'), record);
-    let handled: Promise<void>;
-    try {
-      handled = next();
-    } catch (err) {
-      handled = Promise.reject(err);
-    }
-    return handled.then(() => completed(auditor, ctx, record), (err: unknown) => failed(auditor, ctx, record, err));
+    return next();
   };
 }
 
