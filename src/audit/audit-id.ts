@@ -3,8 +3,8 @@
 // a slice of it. randomUUID builds each ID from 20 small strings joined (~700 bytes of garbage,
 // and a flattening when the ID is first read character by character: the header, the log line).
 // Each batch's text stays as bytes too, for an auditing server's log lines to copy
-// (newMadeAuditId): writing the string into a line was a call into Node's C++ per line, about a
-// tenth of the audit work of a GET.
+// (newMadeAuditId, copyMadeId): writing the string into a line was a call into Node's C++ per line,
+// about a tenth of the audit work of a GET.
 import { randomFillSync } from 'node:crypto';
 
 const BATCH = 256;
@@ -13,14 +13,25 @@ const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const random = Buffer.allocUnsafeSlow(BATCH * 16);
 /** The batch's text as bytes: a new buffer each batch, as the IDs given out keep theirs. */
 let text = Buffer.alloc(0);
+let textView: DataView = new DataView(text.buffer, text.byteOffset, 0);
 let batch = '';
 let next = BATCH;
 
 /** An ID the server made: its text, and its ASCII bytes at `at` of `bytes` (never written again). */
 export interface MadeAuditId {
   readonly text: string;
-  readonly bytes: Uint8Array;
+  readonly bytes: DataView;
   readonly at: number;
+}
+
+/**
+ * The ID's 36 bytes written at `to` of `view`, as nine 32-bit words: a byte at a time (with a
+ * bounds check each) took four times as long, a copy through a subarray or Buffer.copy three.
+ */
+export function copyMadeId(made: MadeAuditId, view: DataView, to: number): void {
+  const bytes = made.bytes;
+  const at = made.at;
+  for (let i = 0; i < UUID_CHARS; i += 4) view.setUint32(to + i, bytes.getUint32(at + i, true), true);
 }
 
 /** A new random UUID (RFC 4122 version 4), lowercase: what crypto.randomUUID() gives. */
@@ -32,7 +43,7 @@ export function newAuditId(): string {
 /** newAuditId()'s, with its bytes: for a server that audits (its lines copy them). */
 export function newMadeAuditId(): MadeAuditId {
   const at = take();
-  return { text: batch.slice(at, at + UUID_CHARS), bytes: text, at };
+  return { text: batch.slice(at, at + UUID_CHARS), bytes: textView, at };
 }
 
 /** Where the next ID starts in the batch. */
@@ -58,5 +69,6 @@ function refill(): void {
     }
   }
   batch = text.toString('latin1', 0, BATCH * UUID_CHARS);
+  textView = new DataView(text.buffer, text.byteOffset, text.length);
   next = 0;
 }

@@ -18,14 +18,14 @@ describe('audit IDs', { timeout: 20_000 }, () => {
       const id = made?.text ?? newAuditId();
       assert.match(id, UUID_V4);
       // Its bytes, which the log's lines copy, are its text.
-      if (made) assert.equal(Buffer.from(made.bytes.subarray(made.at, made.at + 36)).toString('latin1'), id);
+      if (made) assert.equal(Buffer.from(made.bytes.buffer, made.bytes.byteOffset + made.at, 36).toString('latin1'), id);
       assert.equal(id.length, 36);
       assert.ok(!seen.has(id), `${id} repeated`);
       seen.add(id);
       for (let c = 0; c < 36; c++) digits[c]!.add(id[c]!);
     }
     // A batch's bytes are not written again by later batches (a watch's last line copies its ID late).
-    assert.equal(Buffer.from(first.bytes.subarray(first.at, first.at + 36)).toString('latin1'), first.text);
+    assert.equal(Buffer.from(first.bytes.buffer, first.bytes.byteOffset + first.at, 36).toString('latin1'), first.text);
     for (const c of [0, 7, 9, 15, 20, 35]) assert.equal(digits[c]!.size, 16, `position ${c}`);
     assert.deepEqual([...digits[14]!], ['4']);
     assert.deepEqual([...digits[19]!].sort(), ['8', '9', 'a', 'b']);
