@@ -114,6 +114,10 @@ export class AuditRecord {
   private headStart = 0;
   /** The shared fields' strings counted once (lineRoom). */
   private bodyChars: number | undefined;
+  /** The user's JSON as kept for its name, looked up once. */
+  private known: KnownUser | undefined;
+  /** The connection cache's generation that held this record's shared fields when a line last found it so (-1: none yet). */
+  private heldBody = -1;
   private impersonatedUser: UserInfo | undefined;
   private responseStatus: ResponseStatus | undefined;
   private requestObject: string | undefined;
@@ -163,15 +167,25 @@ export class AuditRecord {
 
   logImpersonatedUser(user: UserInfo): void {
     this.impersonatedUser = user;
+    this.sharedFieldsChanged();
+  }
+
+  /** What was kept of the shared fields' bytes or length is stale. */
+  private sharedFieldsChanged(): void {
     this.shared = undefined;
     this.bodyChars = undefined;
+    this.heldBody = -1;
+  }
+
+  /** The request's user as knownUser() keeps it. */
+  private get user(): KnownUser {
+    return (this.known ??= knownUser(this.facts.user));
   }
 
   /** A decoded request body (create, update): completes the object reference; kept at Request and above. */
   logRequestObject(obj: JsonObject): void {
     const ref = (this.facts.objectRef ??= {});
-    this.shared = undefined;
-    this.bodyChars = undefined;
+    this.sharedFieldsChanged();
     const meta = (obj['metadata'] ?? {}) as JsonObject;
     if (!ref.namespace && typeof meta['namespace'] === 'string' && meta['namespace']) ref.namespace = meta['namespace'];
     if (!ref.name && typeof meta['name'] === 'string' && meta['name']) ref.name = meta['name'];
@@ -280,7 +294,7 @@ export class AuditRecord {
   /** The strings of the fields every stage shares, counted in UTF-16 units (for lineRoom). */
   private countBodyChars(): number {
     const f = this.facts;
-    let chars = f.auditID.length + f.requestURI.length + f.verb.length + f.userAgent.length + userJson(f.user).length;
+    let chars = f.auditID.length + f.requestURI.length + f.verb.length + f.userAgent.length + this.user.json.length;
     if (this.impersonatedUser) chars += userJson(this.impersonatedUser).length;
     for (const ip of f.sourceIPs) chars += ip.length + 3;
     const ref = f.objectRef;
@@ -324,7 +338,7 @@ export class AuditRecord {
       const headEnd = o;
       o = put(buf, o, stageBytes(stage));
       const bodyStart = o;
-      const user = knownUser(f.user);
+      const user = this.user;
       const cache = f.bodyCache;
       if (cache === undefined || this.impersonatedUser !== undefined || !user.kept) o = this.writeBody(buf, o, user);
       else if (cache.holds(f, user)) o = cache.copyTo(buf, o);
@@ -411,8 +425,12 @@ export class AuditRecord {
     if (stage === 'RequestReceived') template = cache.receivedLine;
     else if (stage === 'ResponseComplete') template = cache.completeLine;
     else return undefined;
-    const user = knownUser(this.facts.user);
+    // Asked once a request: a later stage's line finds the cache as the first left it, unless
+    // another request of the connection (pipelined) changed it since.
+    if (this.heldBody === cache.bodyGeneration) return template;
+    const user = this.user;
     if (!user.kept || !cache.holds(this.facts, user)) return undefined;
+    this.heldBody = cache.bodyGeneration;
     return template;
   }
 

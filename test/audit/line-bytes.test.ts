@@ -202,6 +202,23 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
       expected('Metadata', 'RequestReceived', a.facts, { stageMicros: RECEIVED }), expected('Metadata', 'RequestReceived', b.facts, { stageMicros: RECEIVED + 3 }),
       expected('Metadata', 'ResponseComplete', b.facts, { status: { code: 201 }, stageMicros: LATER }), expected('Metadata', 'ResponseComplete', a.facts, { status: { code: 200 }, stageMicros: LATER + 1 }),
     ]);
+    // And pipelined requests for different objects: the second changes the connection's cache
+    // between the first one's stages, whose last line still has its own fields.
+    for (const order of [['c', 'd'], ['d', 'c']] as const) {
+      const records = {
+        c: new AuditRecord(config('Metadata'), { ...base, auditID: 'cccccccc-0000-4000-8000-000000000001', bodyCache }),
+        d: new AuditRecord(config('Metadata'), { ...base, auditID: 'dddddddd-0000-4000-8000-000000000001', requestURI: '/api/v1/namespaces/default/configmaps/y', objectRef: { ...base.objectRef, name: 'y' }, bodyCache }),
+      };
+      const got = [written(records.c, 'RequestReceived', RECEIVED), written(records.d, 'RequestReceived', RECEIVED)];
+      for (const k of order) {
+        records[k].responded(200);
+        got.push(written(records[k], 'ResponseComplete', LATER));
+      }
+      assert.deepEqual(got, [
+        expected('Metadata', 'RequestReceived', records.c.facts, { stageMicros: RECEIVED }), expected('Metadata', 'RequestReceived', records.d.facts, { stageMicros: RECEIVED }),
+        ...order.map((k) => expected('Metadata', 'ResponseComplete', records[k].facts, { status: { code: 200 }, stageMicros: LATER })),
+      ], order.join(' then '));
+    }
   });
 
   it('an ID the server made is copied from its bytes, in a line made whole or from the connection\'s last one', () => {
