@@ -22,7 +22,7 @@ import type { Filter, RequestContext } from './context.js';
  * in Audit-Id; a new one made with its bytes when the server audits (`audited`).
  */
 function setAuditId(ctx: RequestContext, audited: boolean): string {
-  const given = headerValue(ctx.req, 'audit-id');
+  const given = single(ctx.req.headers['audit-id']);
   let id = given;
   if (!given && audited) {
     const made = newMadeAuditId();
@@ -142,16 +142,15 @@ function newRecord(auditor: Auditor, ctx: RequestContext, user: UserInfo | undef
   const receivedMicros = microsAt(ctx.received);
   // Set by auditId(), earlier in the chain.
   const auditID = ctx.auditID ?? setAuditId(ctx, true);
+  // Made for this event alone: a resource request's attributes are its object reference too (the
+  // event writes the reference's fields by name, and completes them from a request's body).
   const attributes = requestAttributes(user ?? NO_USER, ctx.info);
   const config = auditor.policy.evaluate(user ? attributes : { ...attributes, user: undefined });
   if (config.level === 'None') return undefined;
-  let objectRef: ObjectRef | undefined;
-  if (attributes.resourceRequest) {
-    objectRef = { resource: attributes.resource, namespace: attributes.namespace, name: attributes.name, apiGroup: attributes.apiGroup, apiVersion: attributes.apiVersion, subresource: attributes.subresource };
-  }
+  const objectRef: ObjectRef | undefined = attributes.resourceRequest ? attributes : undefined;
   const record = new AuditRecord(config, {
     auditID, requestURI: ctx.req.url ?? '/', verb: attributes.verb, user: user ?? NO_USER, sourceIPs: sourceIPs(ctx.req),
-    userAgent: headerValue(ctx.req, 'user-agent'), objectRef, receivedMicros, bodyCache: bodyCacheOf(ctx.req),
+    userAgent: single(ctx.req.headers['user-agent']), objectRef, receivedMicros, bodyCache: bodyCacheOf(ctx.req),
     madeID: ctx.auditIDMade,
   });
   record.attachTo(ctx.res);
@@ -179,9 +178,12 @@ function announceResponseStart(res: ServerResponse, started: () => void, record:
   } as ServerResponse['writeHead'];
 }
 
-function headerValue(req: IncomingMessage, name: string): string {
-  const v = req.headers[name];
-  return (Array.isArray(v) ? v[0] : v) ?? '';
+/**
+ * A header's value as read by name at each place (one property read there, where a function
+ * given the name made every read a keyed lookup): its first when repeated, '' when absent.
+ */
+function single(v: string | string[] | undefined): string {
+  return typeof v === 'string' ? v : (v?.[0] ?? '');
 }
 
 /** An IPv4 address mapped into IPv6 is written as IPv4, as Go writes it. */
@@ -204,8 +206,9 @@ function bodyCacheOf(req: IncomingMessage): BodyCache | undefined {
 
 /** The reference's source IPs: X-Forwarded-For's, X-Real-Ip's when new, then the peer's unless it is the last. */
 function sourceIPs(req: IncomingMessage): string[] {
-  const forwarded = headerValue(req, 'x-forwarded-for');
-  const real = headerValue(req, 'x-real-ip');
+  const headers = req.headers;
+  const forwarded = single(headers['x-forwarded-for']);
+  const real = single(headers['x-real-ip']);
   if (!forwarded && !real && req.httpVersionMajor === 1) {
     // Only the peer: one list per connection, which every event of its requests shares (and none changes).
     const socket = req.socket as Socket & { [PEER_IPS]?: string[] };
