@@ -64,11 +64,7 @@ export class LogBackend implements AuditBackend {
     const queue = this.queue;
     if (this.options.format !== 'json') return queue.push(record.legacyLine(stage));
     // Written as bytes straight into the queue's buffer (no line made as a string), unless it is huge.
-    const room = record.lineRoom(stage);
-    if (room > MAX_IN_PLACE) return queue.push(record.line(stage, stageMicros));
-    const buffer = queue.reserve(room);
-    if (buffer === undefined) return false;
-    return queue.commit(record.writeLine(stage, stageMicros, buffer, queue.offset, queue.epoch));
+    return record.writeTo(queue, stage, stageMicros, MAX_IN_PLACE);
   }
 
   async close(): Promise<void> {

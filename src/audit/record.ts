@@ -45,6 +45,20 @@ export interface RequestFacts {
   madeID?: MadeAuditId;
 }
 
+/** Where lines are written as bytes (the log's queue): a line reserved, written in place, committed; or pushed as text. */
+export interface LineSink {
+  /** A buffer with `room` bytes free from `offset`, or undefined when the line is dropped. */
+  reserve(room: number): Buffer | undefined;
+  /** Where the line reserved starts. */
+  readonly offset: number;
+  /** The count of buffers handed back for reuse (writeLine's `epoch`). */
+  readonly epoch: number;
+  /** The line reserved ends at `end`; false when the writer is broken. */
+  commit(end: number): boolean;
+  /** A line as text; false when it was dropped or the writer is broken. */
+  push(line: string): boolean;
+}
+
 // On the response itself: a WeakMap of every response audited costs the garbage collector far more.
 // The server's responses (endpoints/response.ts AnswerResponse) have the slot from the start, so
 // that attaching a record changes no response's shape (a new hidden class, a grown property store).
@@ -306,6 +320,44 @@ export class AuditRecord {
   }
 
   /**
+   * The line at `stage` written into `sink`: the connection's last line at this stage with this
+   * one's ID and timestamps when it can be (its length is the room it takes: lineRoom() is not
+   * counted), else as writeLine() writes it, or made as text when it would take more than
+   * `maxRoom`. False when the sink dropped it or its writer is broken.
+   */
+  writeTo(sink: LineSink, stage: Stage, stageMicros: number, maxRoom: number): boolean {
+    const f = this.facts;
+    const cache = f.bodyCache;
+    const code = this.templateCode(stage);
+    const template = cache !== undefined && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
+    if (template !== undefined && this.fits(template, cache!, code)) {
+      const buf = sink.reserve(template.length);
+      if (buf === undefined) return false;
+      const end = template.writeInto(buf, sink.offset, f.auditID, f.madeID, f.receivedMicros, stageMicros);
+      if (end >= 0) return sink.commit(this.wroteTemplate(stage, end));
+      // A timestamp in another second than the template's (once a second): written whole, below.
+    }
+    const room = this.lineRoom(stage);
+    if (room > maxRoom) return sink.push(this.line(stage, stageMicros));
+    const buf = sink.reserve(room);
+    if (buf === undefined) return false;
+    return sink.commit(this.writeLine(stage, stageMicros, buf, sink.offset, sink.epoch));
+  }
+
+  /** Whether the line can be `template`'s with its own ID written in: the same makings, and an ID of the same length written as it is. */
+  private fits(template: LineTemplate, cache: BodyCache, code: number): boolean {
+    const f = this.facts;
+    return template.fits(this.level, cache, this.annotationsKey(cache), code, f.auditID.length)
+      && (this.plainID ??= f.madeID !== undefined || PLAIN_JSON_TEXT.test(f.auditID));
+  }
+
+  /** A line written from its template, ending at `end`. */
+  private wroteTemplate(stage: Stage, end: number): number {
+    if (stage !== 'RequestReceived') this.shared = undefined;
+    return end;
+  }
+
+  /**
    * The line at `stage` (byte for byte what line() gives, in UTF-8) written into `buf` from `at`,
    * lineRoom(stage) bytes at most; returns its end. `epoch` is the buffer's owner's count of
    * buffers handed back for reuse: while it is the same, what an earlier line of this record wrote
@@ -319,12 +371,9 @@ export class AuditRecord {
     const cache = f.bodyCache;
     const code = this.templateCode(stage);
     const template = cache !== undefined && epoch !== NOT_SHARED && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
-    if (template !== undefined && template.fits(this.level, cache!, this.annotationsKey(cache!), code) && (this.plainID ??= f.madeID !== undefined || PLAIN_JSON_TEXT.test(f.auditID))) {
+    if (template !== undefined && this.fits(template, cache!, code)) {
       const end = template.writeInto(buf, at, f.auditID, f.madeID, f.receivedMicros, stageMicros);
-      if (end >= 0) {
-        if (stage !== 'RequestReceived') this.shared = undefined;
-        return end;
-      }
+      if (end >= 0) return this.wroteTemplate(stage, end);
     }
     let o = at;
     const shared = this.shared;
@@ -905,6 +954,10 @@ class KeptBytes {
     return this.kept.length === 0;
   }
 
+  get length(): number {
+    return this.kept.length;
+  }
+
   /** Keeps `from`..`to` of `buf`; a run too long to be worth keeping leaves nothing kept (false). */
   keep(buf: Buffer, from: number, to: number): boolean {
     const length = to - from;
@@ -957,9 +1010,15 @@ class LineTemplate {
   private stageAt = 0;
   private stageSecond = -1;
 
-  /** Whether a line of this level, annotations and code over `cache`'s shared fields is this template's (but for the ID and timestamps). */
-  fits(level: Level, cache: BodyCache, annotations: number, code: number): boolean {
-    return !this.line.empty && this.level === level && this.body === cache.bodyGeneration && this.annotations === annotations && annotations !== NO_TEMPLATE && this.code === code;
+  /** Whether a line of this level, annotations and code over `cache`'s shared fields, with an ID of `idLength`, is this template's (but for the ID and timestamps). */
+  fits(level: Level, cache: BodyCache, annotations: number, code: number, idLength: number): boolean {
+    return !this.line.empty && this.level === level && this.body === cache.bodyGeneration && this.annotations === annotations && annotations !== NO_TEMPLATE
+      && this.code === code && this.idLength === idLength;
+  }
+
+  /** The line's length (a line of the same makings has it too). */
+  get length(): number {
+    return this.line.length;
   }
 
   /**

@@ -1,4 +1,4 @@
-// An event written as bytes straight into the log's buffer (AuditRecord.writeLine) is byte for
+// An event written as bytes straight into the log's buffer (AuditRecord.writeLine, and writeTo through a sink) is byte for
 // byte JSON.stringify of the same audit.k8s.io/v1 Event, in the reference's field order, for odd
 // inputs: unicode, quotes and backslashes, control characters, lone surrogates, long URIs,
 // missing fields; and a second stage copied from the first line is still right once the buffer
@@ -10,7 +10,7 @@ import { newMadeAuditId } from '../../src/audit/audit-id.js';
 import { EncodedLineQueue, type EncodedLines } from '../../src/audit/encoded-queue.js';
 import type { Level, Stage } from '../../src/audit/policy.js';
 import { decodedLines } from './decoded-lines.js';
-import { AuditRecord, BodyCache, microTime, type ObjectRef, type RequestFacts } from '../../src/audit/record.js';
+import { AuditRecord, BodyCache, microTime, type LineSink, type ObjectRef, type RequestFacts } from '../../src/audit/record.js';
 
 const RECEIVED = 1_795_000_000_000_007; // µs
 const LATER = RECEIVED + 1_234_567;
@@ -68,6 +68,34 @@ function written(record: AuditRecord, stage: Stage, micros: number, epoch = 0, b
   const end = record.writeLine(stage, micros, b, at, epoch);
   assert.ok(end - at <= room, `${end - at} bytes written, ${room} reserved`);
   return b.toString('utf8', at, end);
+}
+
+/**
+ * The line writeTo writes through a sink over `buf` at `at` (as the log's queue, in `epoch`),
+ * checked to stay within the room it reserved; or the text it pushed.
+ */
+function writtenTo(record: AuditRecord, stage: Stage, micros: number, epoch: number, buf: Buffer, at: number, maxRoom = 1 << 20): string {
+  let reserved = -1;
+  let line: string | undefined;
+  const sink: LineSink = {
+    reserve: (room) => {
+      reserved = room;
+      return buf;
+    },
+    offset: at,
+    epoch,
+    commit: (end) => {
+      assert.ok(end - at <= reserved, `${end - at} bytes written, ${reserved} reserved`);
+      line = buf.toString('utf8', at, end);
+      return true;
+    },
+    push: (text) => {
+      line = text;
+      return true;
+    },
+  };
+  assert.equal(record.writeTo(sink, stage, micros, maxRoom), true);
+  return line!;
 }
 
 describe('audit lines written as bytes', { timeout: 20_000 }, () => {
@@ -153,7 +181,7 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
     }
   });
 
-  it('a connection\'s repeated requests, written from its last line at each stage, get their own ID, timestamps, status and annotations', () => {
+  for (const via of ['writeLine', 'writeTo'] as const) it(`a connection's repeated requests, written from its last line at each stage, get their own ID, timestamps, status and annotations (${via})`, () => {
     const bodyCache = new BodyCache();
     const base = facts();
     const allow = { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' };
@@ -172,12 +200,12 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
       const f = { ...base, auditID: r.auditID, requestURI: r.requestURI, receivedMicros: r.received, objectRef: { ...base.objectRef }, bodyCache };
       const record = new AuditRecord(config(r.level), f);
       const label = `request ${n++}: ${JSON.stringify(r)}`;
-      const first = written(record, 'RequestReceived', r.received, 1, buf, at);
+      const first = (via === 'writeTo' ? writtenTo : written)(record, 'RequestReceived', r.received, 1, buf, at);
       assert.equal(first, expected(r.level, 'RequestReceived', f, { stageMicros: r.received }), label);
       for (const [k, v] of Object.entries(r.annotations)) record.annotate(k, v);
       if (r.status?.['message']) record.logResponseJson(Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, ...r.status })));
       if (r.status) record.responded(r.status['code'] as number);
-      const second = written(record, 'ResponseComplete', r.stage, 1, buf, at + Buffer.byteLength(first));
+      const second = (via === 'writeTo' ? writtenTo : written)(record, 'ResponseComplete', r.stage, 1, buf, at + Buffer.byteLength(first));
       assert.equal(second, expected(r.level, 'ResponseComplete', f, { status: r.status, annotations: r.annotations, stageMicros: r.stage }), label);
       return at + Buffer.byteLength(first) + Buffer.byteLength(second);
     };
@@ -319,5 +347,23 @@ describe('audit lines written as bytes', { timeout: 20_000 }, () => {
     const got = decodedLines(writes);
     assert.equal(got.length, want.length);
     assert.deepEqual(got, want);
+  });
+  it('through a sink: a line the sink drops is not written, and one past the largest room is pushed as text', () => {
+    const bodyCache = new BodyCache();
+    const f = { ...facts(), bodyCache };
+    const buf = Buffer.alloc(1 << 16, 0xff);
+    // The connection's template made first, then a request that could use it.
+    for (const id of ['3f1c2a4e-0000-4000-8000-000000000011', '3f1c2a4e-0000-4000-8000-000000000012']) {
+      const record = new AuditRecord(config('Metadata'), { ...f, auditID: id });
+      assert.equal(writtenTo(record, 'RequestReceived', RECEIVED, 1, buf, 0), expected('Metadata', 'RequestReceived', record.facts, { stageMicros: RECEIVED }));
+    }
+    const record = new AuditRecord(config('Metadata'), { ...f, auditID: '3f1c2a4e-0000-4000-8000-000000000013' });
+    let committed = 0;
+    const full: LineSink = { reserve: () => undefined, offset: 0, epoch: 1, commit: () => (committed++, true), push: () => (committed++, true) };
+    assert.equal(record.writeTo(full, 'RequestReceived', RECEIVED, 1 << 20), false);
+    assert.equal(committed, 0);
+    // Past the largest room (100 bytes here), the line is made as text.
+    const big = new AuditRecord(config('Metadata'), { ...f, auditID: '3f1c2a4e-0000-4000-8000-000000000014', requestURI: '/api/v1/namespaces/default/configmaps/big' });
+    assert.equal(writtenTo(big, 'RequestReceived', RECEIVED, 1, buf, 0, 100), expected('Metadata', 'RequestReceived', big.facts, { stageMicros: RECEIVED }));
   });
 });
