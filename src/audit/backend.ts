@@ -109,7 +109,15 @@ export abstract class BatchingQueue<T> {
 
   private schedule(): void {
     if (this.held >= this.scheduling.batchSize || this.closing) this.start();
-    else this.timer ??= setTimeout(() => this.start(), this.scheduling.gatherMs);
+    else if (this.timer === undefined) this.gather();
+  }
+
+  /**
+   * The write started once what is held has waited `gatherMs` for company. A function of its own:
+   * the arrow's `this` made schedule() allocate a context at every call, timer or not.
+   */
+  private gather(): void {
+    this.timer = setTimeout(() => this.start(), this.scheduling.gatherMs);
   }
 
   private start(): void {
