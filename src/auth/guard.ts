@@ -151,11 +151,11 @@ export class Guard {
     return impersonated;
   }
 
-  /** Authorizes `user`'s request; returns its attributes; throws 403. `decided` hears the decision (for the audit annotations). */
-  authorize(user: UserInfo, info: RequestInfo, decided?: (decision: Decision) => void): Attributes {
+  /** Authorizes `user`'s request; returns its attributes; throws 403. `decided` hears the decision, with `about` (for the audit annotations). */
+  authorize<T>(user: UserInfo, info: RequestInfo, decided?: (decision: Decision, about: T) => void, about?: T): Attributes {
     const attributes = requestAttributes(user, info);
     const decision = this.authorizer.authorize(attributes);
-    decided?.(decision);
+    if (decided !== undefined) decided(decision, about as T);
     if (!decision.allowed) throw forbidden(attributes, decision.reason);
     return attributes;
   }
