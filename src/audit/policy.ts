@@ -278,13 +278,25 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** Whether any of `these` is among `those`. */
+function anyOf(these: readonly string[], those: readonly string[]): boolean {
+  for (const x of these) if (those.includes(x)) return true;
+  return false;
+}
+
+// Matched at every audited request: no closure here over the rule (one cost each call a context, made or not).
 function ruleMatches(r: PolicyRule, a: PolicyAttributes): boolean {
   if (r.users.length > 0 && (!a.user || !r.users.includes(a.user.name))) return false;
-  if (r.userGroups.length > 0 && (!a.user || !a.user.groups.some((g) => r.userGroups.includes(g)))) return false;
+  if (r.userGroups.length > 0 && (!a.user || !anyOf(a.user.groups, r.userGroups))) return false;
   if (r.verbs.length > 0 && !r.verbs.includes(a.verb)) return false;
   if (r.namespaces.length > 0 || r.resources.length > 0) return resourceMatches(r, a);
-  if (r.nonResourceURLs.length > 0) return !a.resourceRequest && r.nonResourceURLs.some((spec) => pathMatches(a.path ?? '', spec));
+  if (r.nonResourceURLs.length > 0) return !a.resourceRequest && anyPathMatches(a.path ?? '', r.nonResourceURLs);
   return true;
+}
+
+function anyPathMatches(path: string, specs: readonly string[]): boolean {
+  for (const spec of specs) if (pathMatches(path, spec)) return true;
+  return false;
 }
 
 function pathMatches(path: string, spec: string): boolean {
