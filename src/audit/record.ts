@@ -327,15 +327,14 @@ export class AuditRecord {
    */
   writeTo(sink: LineSink, stage: Stage, stageMicros: number, maxRoom: number): boolean {
     const f = this.facts;
-    const cache = f.bodyCache;
-    const code = this.templateCode(stage);
-    const template = cache !== undefined && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
-    if (template !== undefined && this.fits(template, cache!, code)) {
+    const template = this.candidate(stage, sink.epoch);
+    if (template !== undefined && this.fits(template, stage)) {
       const buf = sink.reserve(template.length);
       if (buf === undefined) return false;
       const end = template.writeInto(buf, sink.offset, f.auditID, f.madeID, f.receivedMicros, stageMicros);
       if (end >= 0) return sink.commit(this.wroteTemplate(stage, end));
-      // A timestamp in another second than the template's (once a second): written whole, below.
+      // A timestamp in another second than the template's (once a second): written whole, below
+      // (writeLine tries the template again and keeps this line as the next one's).
     }
     const room = this.lineRoom(stage);
     if (room > maxRoom) return sink.push(this.line(stage, stageMicros));
@@ -344,10 +343,21 @@ export class AuditRecord {
     return sink.commit(this.writeLine(stage, stageMicros, buf, sink.offset, sink.epoch));
   }
 
-  /** Whether the line can be `template`'s with its own ID written in: the same makings, and an ID of the same length written as it is. */
-  private fits(template: LineTemplate, cache: BodyCache, code: number): boolean {
+  /**
+   * The connection's template for the line at `stage` when this line could be one (templateFor):
+   * a buffer the line is kept in (not NOT_SHARED), and a status of a code alone.
+   */
+  private candidate(stage: Stage, epoch: number): LineTemplate | undefined {
+    const cache = this.facts.bodyCache;
+    if (cache === undefined || epoch === NOT_SHARED || this.templateCode(stage) === NO_TEMPLATE) return undefined;
+    return this.templateFor(stage, cache);
+  }
+
+  /** Whether the line at `stage` can be its candidate `template` with its own ID written in: the same makings, and an ID of the same length written as it is. */
+  private fits(template: LineTemplate, stage: Stage): boolean {
     const f = this.facts;
-    return template.fits(this.level, cache, this.annotationsKey(cache), code, f.auditID.length)
+    const cache = f.bodyCache!;
+    return template.fits(this.level, cache, this.annotationsKey(cache), this.templateCode(stage), f.auditID.length)
       && (this.plainID ??= f.madeID !== undefined || PLAIN_JSON_TEXT.test(f.auditID));
   }
 
@@ -368,10 +378,8 @@ export class AuditRecord {
     const f = this.facts;
     // The connection's last line at this stage, when this one differs from it only in its ID and
     // the microseconds of its timestamps: copied whole, those written into it.
-    const cache = f.bodyCache;
-    const code = this.templateCode(stage);
-    const template = cache !== undefined && epoch !== NOT_SHARED && code !== NO_TEMPLATE ? this.templateFor(stage, cache) : undefined;
-    if (template !== undefined && this.fits(template, cache!, code)) {
+    const template = this.candidate(stage, epoch);
+    if (template !== undefined && this.fits(template, stage)) {
       const end = template.writeInto(buf, at, f.auditID, f.madeID, f.receivedMicros, stageMicros);
       if (end >= 0) return this.wroteTemplate(stage, end);
     }
@@ -454,9 +462,10 @@ export class AuditRecord {
     // Kept as the connection's template for this stage when its shared fields were the cache's
     // (a repeat): a connection whose requests differ each time pays no copy for it.
     if (template !== undefined) {
-      const annotations = this.annotationsKey(cache!);
+      const cache = f.bodyCache!;
+      const annotations = this.annotationsKey(cache);
       if (annotations !== NO_TEMPLATE) {
-        template.keep(buf, at, o, this.level, cache!, annotations, code, f.auditID, receivedAt - at, f.receivedMicros, stageAt - at, stageMicros);
+        template.keep(buf, at, o, this.level, cache, annotations, this.templateCode(stage), f.auditID, receivedAt - at, f.receivedMicros, stageAt - at, stageMicros);
       }
     }
     return o;

@@ -63,6 +63,11 @@ export function annotationsIn(obj: JsonObject | undefined): Record<string, unkno
   return isObject(meta) && isObject(meta['annotations']) ? meta['annotations'] : {};
 }
 
+/** annotationsIn for an object read from the store, whose annotations were validated as strings. */
+export function storedAnnotationsIn(obj: JsonObject): Record<string, string> {
+  return annotationsIn(obj) as Record<string, string>;
+}
+
 /** metadata.annotations, made an object when it was none (to be written into). */
 export function annotationsOf(obj: JsonObject): Record<string, string> {
   const meta = metadataOf(obj);

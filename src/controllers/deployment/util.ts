@@ -1,7 +1,7 @@
 // What the deployment controller's steps share: reading a Deployment's and its ReplicaSets' fields,
 // the rollout bounds (maxSurge rounds up, maxUnavailable down, as the reference), the annotations
 // it keeps on ReplicaSets, and templates compared ignoring the pod-template-hash label.
-import { annotationsIn, metadataOf } from '../../registry/objects.js';
+import { metadataOf, storedAnnotationsIn } from '../../registry/objects.js';
 import { type JsonObject, isObject, jsonEqual, copyJson } from '../../json.js';
 
 export const HASH_LABEL = 'pod-template-hash';
@@ -27,8 +27,8 @@ export function nameOf(obj: JsonObject): string {
   return String(metadataOf(obj)['name']);
 }
 
-/** metadata.annotations to read (registry/objects.ts annotationsIn), as the strings they are. */
-export const annotationsOf = annotationsIn as (obj: JsonObject) => Record<string, string>;
+/** metadata.annotations to read. */
+export const annotationsOf = storedAnnotationsIn;
 
 /** spec.replicas (1 when absent, as defaulted). */
 export function replicasOf(obj: JsonObject): number {

@@ -8,7 +8,7 @@ import type { ResourceInfo } from '../../registry/definitions.js';
 import type { Informer, ObjectVersion, Subscription } from '../../registry/informers.js';
 import { familyOfIp } from '../../registry/allocators/ip-range.js';
 import { StatusError } from '../../errors.js';
-import { annotationsIn, metadataOf } from '../../registry/objects.js';
+import { metadataOf, storedAnnotationsIn } from '../../registry/objects.js';
 import type { Registry } from '../../registry/store.js';
 import { type JsonObject, isObject, jsonEqual } from '../../json.js';
 import { EventRecorder } from '../kit/events.js';
@@ -30,8 +30,7 @@ const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuratio
 /** Addresses mirrored per subset; a subset maps to (at most) one slice. */
 export const MAX_MIRRORED_PER_SUBSET = 1000;
 
-/** metadata.annotations to read (registry/objects.ts annotationsIn), as the strings they are. */
-const annotationsOf = annotationsIn as (obj: JsonObject) => Record<string, string>;
+const annotationsOf = storedAnnotationsIn;
 
 function shouldMirror(endpoints: JsonObject): boolean {
   return labelsOf(endpoints)[SKIP_MIRROR_LABEL] !== 'true' && !(LEADER_ANNOTATION in annotationsOf(endpoints));
